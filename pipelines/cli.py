@@ -1,0 +1,80 @@
+"""The ``straggler`` command line.
+
+Every subcommand lives in its own module under :mod:`pipelines.commands` and exposes
+``register(subparsers)``, which adds its parser and sets ``func`` (called with the parsed
+namespace, returning an exit code). Heavy imports happen inside ``func`` so that
+``straggler --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: (module under pipelines.commands, one-line purpose), in the order ``--help`` lists them.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("data", "fetch and check the public datasets"),
+    ("simulate", "run the cluster simulator with one policy"),
+    ("policies", "list the registered scheduling and speculation policies"),
+    ("collect", "collect a training trace from the simulator"),
+    ("train", "train a straggler predictor (Optuna grid, MLflow tracking)"),
+    ("evaluate", "the paper's Tables 1-2 on a trace"),
+    ("compare", "predictor-informed scheduling vs speculation (Tables 3-4)"),
+    ("reproduce", "reproduce a seed paper's figures on the engine"),
+    ("report", "an HTML report from result directories"),
+    ("demo", "the whole story end to end"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every subcommand that is installed."""
+    parser = argparse.ArgumentParser(
+        prog="straggler",
+        description="Straggler prediction: simulate clusters, train grouped multi-task SVMs, "
+        "and measure predictor-informed scheduling against replication policies.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, _purpose in COMMANDS:
+        modname = f"pipelines.commands.{name}"
+        try:
+            module = importlib.import_module(modname)
+        except ModuleNotFoundError as exc:  # the command is not built (yet); list the rest
+            if exc.name == modname:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"straggler-mtl {version('straggler-mtl')}"
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "straggler-mtl (not installed)"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``straggler`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        # User errors (bad files, bad parameters) come out as one clear line, no traceback.
+        print(f"straggler {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

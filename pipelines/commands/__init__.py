@@ -1,0 +1,1 @@
+"""One module per ``straggler`` subcommand, each exposing ``register(subparsers)``."""
