@@ -1,4 +1,7 @@
 """Grouped multi-task SVMs for straggler prediction (Yadwadkar et al.), the Wrangler baseline
 and the scheduler-facing predictor."""
 
-__all__: list[str] = []
+from ._grouped import GroupedMTLSVC
+from ._structure import VARIANTS
+
+__all__: list[str] = ["VARIANTS", "GroupedMTLSVC"]

@@ -1,0 +1,113 @@
+"""Helpers shared by :class:`~mtl.GroupedMTLSVC` and :class:`~mtl.WranglerSVC`."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+
+def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y_pm)`` with ``y_pm`` in {-1, +1}; the second class is the positive one."""
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs two classes")
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"Only binary classification is supported; y has {classes.shape[0]} classes"
+        )
+    return classes, np.where(y_idx == 1, 1.0, -1.0)
+
+
+def class_weights(class_weight, classes: np.ndarray, y_pm: np.ndarray) -> np.ndarray:
+    """Per-row loss weight from ``class_weight`` (None, ``"balanced"`` or ``{label: w}``)."""
+    n = y_pm.shape[0]
+    if class_weight is None:
+        return np.ones(n)
+    pos = y_pm > 0
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(
+                f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}"
+            )
+        n_pos = max(int(pos.sum()), 1)
+        n_neg = max(n - int(pos.sum()), 1)
+        return np.where(pos, n / (2.0 * n_pos), n / (2.0 * n_neg))
+    if isinstance(class_weight, dict):
+        w = np.ones(2)
+        for k, label in enumerate(classes):
+            value = class_weight.get(label, class_weight.get(str(label), 1.0))
+            if not (isinstance(value, numbers.Real) and value > 0 and np.isfinite(value)):
+                raise ValueError(
+                    f"class_weight[{label!r}] must be a positive number, got {value!r}"
+                )
+            w[k] = float(value)
+        return np.where(pos, w[1], w[0])
+    raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+
+
+def standardiser(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and scale (std, 1 where a counter is constant) of the training counters."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
+    return mean, scale
+
+
+def stratified_folds(y_pm: np.ndarray, n_folds: int, seed) -> np.ndarray:
+    """Fold index of every row: each class shuffled by a seeded Generator, dealt round robin.
+
+    Examples
+    --------
+    >>> f = stratified_folds(np.array([1, 1, 1, -1, -1, -1]), 3, 0)
+    >>> sorted(f[:3].tolist()), sorted(f[3:].tolist())
+    ([0, 1, 2], [0, 1, 2])
+    """
+    rng = np.random.default_rng(seed)
+    folds = np.empty(y_pm.shape[0], dtype=np.intp)
+    offset = 0
+    for label in (-1.0, 1.0):
+        idx = np.flatnonzero(y_pm == label)
+        idx = idx[rng.permutation(idx.shape[0])]
+        folds[idx] = (np.arange(idx.shape[0]) + offset) % n_folds
+        offset += idx.shape[0]
+    return folds
+
+
+def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
+    """Validate a positive (optionally infinite) real parameter, naming it in the error."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0
+    if ok and not allow_inf:
+        ok = bool(np.isfinite(value))
+    if not ok:
+        kind = "a positive number or inf" if allow_inf else "a positive finite number"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return float(value)
+
+
+def check_threshold(value) -> float:
+    if not (isinstance(value, numbers.Real) and 0.0 < value < 1.0):
+        raise ValueError(f"threshold must be a probability in (0, 1), got {value!r}")
+    return float(value)
+
+
+def check_cv(value) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 2:
+        return int(value)
+    raise ValueError(f"calibration_cv must be None or an integer >= 2, got {value!r}")
+
+
+def rowwise_dot(X: np.ndarray, W: np.ndarray, which: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """``out[i] = X[i] . W[which[i]]`` in chunks (never an n x d gathered copy)."""
+    n = X.shape[0]
+    out = np.empty(n)
+    for s in range(0, n, chunk):
+        e = min(s + chunk, n)
+        np.einsum("ij,ij->i", X[s:e], W[which[s:e]], out=out[s:e])
+    return out

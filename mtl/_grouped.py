@@ -1,0 +1,423 @@
+"""The grouped multi-task SVM (seed 004, eq. 3.15-3.16) as a scikit-learn classifier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, logit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._calibration import fit_platt
+from ._common import (
+    binary_target,
+    check_cv,
+    check_positive,
+    check_threshold,
+    class_weights,
+    rowwise_dot,
+    standardiser,
+    stratified_folds,
+)
+from ._frame import encode_ids, lookup_ids, split_ids
+from ._solver import objective, solve_explicit, solve_implicit
+from ._structure import VARIANTS, TaskStructure, active_blocks, structure_from_codes
+
+
+@dataclass
+class _Core:
+    """One solved grouped model over the ids present in its training rows.
+
+    ``node_codes`` / ``workload_codes`` list the global id codes present (their position is the
+    local code used by ``structure``); ``blocks`` are in standardised units.
+    """
+
+    node_codes: np.ndarray
+    workload_codes: np.ndarray
+    structure: TaskStructure
+    blocks: dict[str, np.ndarray]
+    intercept: float
+    objective: float
+    n_iter: int
+    converged: bool
+
+    def combined(self, node_local: np.ndarray, wl_local: np.ndarray) -> np.ndarray:
+        """Weight vectors for (node, workload) local codes; -1 means unseen (block skipped)."""
+        d = next(iter(self.blocks.values())).shape[1]
+        W = np.zeros((node_local.shape[0], d))
+        if "w0" in self.blocks:
+            W += self.blocks["w0"][0]
+        if "node" in self.blocks:
+            ok = node_local >= 0
+            W[ok] += self.blocks["node"][node_local[ok]]
+        if "workload" in self.blocks:
+            ok = wl_local >= 0
+            W[ok] += self.blocks["workload"][wl_local[ok]]
+        if "task" in self.blocks:
+            s = self.structure
+            key = s.task_node.astype(np.int64) * s.n_workloads + s.task_workload
+            ok = (node_local >= 0) & (wl_local >= 0)
+            q = node_local.astype(np.int64) * s.n_workloads + wl_local
+            pos = np.searchsorted(key, q)
+            pos = np.minimum(pos, key.shape[0] - 1)
+            hit = ok & (key[pos] == q)
+            W[hit] += self.blocks["task"][pos[hit]]
+        return W
+
+    def margin(self, Xs: np.ndarray, node_code: np.ndarray, wl_code: np.ndarray) -> np.ndarray:
+        """Raw SVM score ``x . W_t + b`` for standardised rows with global id codes."""
+        node_local = _to_local(self.node_codes, node_code)
+        wl_local = _to_local(self.workload_codes, wl_code)
+        pair = np.stack([node_local, wl_local], axis=1)
+        uniq, inv = np.unique(pair, axis=0, return_inverse=True)
+        W = self.combined(uniq[:, 0], uniq[:, 1])
+        return rowwise_dot(Xs, W, inv.ravel()) + self.intercept
+
+
+def _to_local(present: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Map global codes to positions in the sorted array ``present`` (-1 when absent)."""
+    if present.shape[0] == 0:
+        return np.full(codes.shape, -1, dtype=np.intp)
+    pos = np.minimum(np.searchsorted(present, codes), present.shape[0] - 1)
+    return np.where((present[pos] == codes) & (codes >= 0), pos, -1).astype(np.intp)
+
+
+class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
+    """Grouped multi-task linear SVM of Yadwadkar et al. (seed 004, eq. 3.15-3.16).
+
+    Every (node, workload) pair ``t`` is a task with weight vector
+    ``W_t = w0 + w_node + w_workload + v_t`` (eq. 3.15) and the model minimises::
+
+        lambda0 ||w0||^2 + sum_n c_n ||w_n||^2 + sum_l c_l ||w_l||^2 + tau/T sum_t ||v_t||^2
+            + C sum_i class_weight(y_i) * loss(y_i (x_i . W_t(i) + b))
+
+    with ``c_n = nu #(n) / T`` and ``c_l = omega #(l) / T``, ``#(g)`` the number of pairs present
+    in group ``g`` and ``T`` the number of pairs present (eq. 3.6; on a full N x L grid these are
+    the ``nu / N`` and ``omega / L`` of eq. 3.16). The seed's objective has ``C = 1``.
+
+    Parameters
+    ----------
+    variant : {"f0", "fn", "fl", "f0nl", "f0t", "f0tl", "f0nlt"}, default="f0nl"
+        Which blocks exist (seed section 4.1; ``f0nlt`` has all four).
+    lambda0, nu, omega, tau : float, default=1.0
+        Regularisers of the w0, node, workload and task blocks; ``np.inf`` removes the block
+        (a block outside ``variant`` is absent whatever its regulariser).
+    C : float, default=1.0
+        Weight of the loss term.
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        ``solver="implicit"`` optimises the squared hinge only; ``"hinge"`` (the seed's
+        ``xi``) needs ``solver="explicit"`` (LinearSVC, dual coordinate descent).
+    solver : {"implicit", "explicit"}, default="implicit"
+        ``"implicit"``: exact trust-region Newton on the squared hinge without building the
+        feature map (fast, memory ~ the data). ``"explicit"``: the CSR block feature map of
+        eq. 3.10 and :class:`sklearn.svm.LinearSVC` (the reference; its intercept carries a
+        negligible penalty ``b^2 / (2 intercept_scaling^2)``).
+    class_weight : None, "balanced" or dict, default=None
+        Loss weight per class (``"balanced"``: ``n / (2 n_class)``).
+    threshold : float, default=0.5
+        ``predict`` says "straggler" (``classes_[1]``) when the calibrated probability exceeds it
+        (Wrangler acts only on confident predictions).
+    calibration_cv : int or None, default=3
+        Platt scaling is fitted on cross-fitted decision values from this many stratified folds,
+        then the model is refit on all data. ``None`` (or a minority class smaller than the
+        fold count) uses in-sample decision values instead (optimistic; see
+        ``calibration_mode_``).
+    tol : float, default=1e-4
+        Stopping tolerance (implicit: gradient norm relative to its value at zero; explicit:
+        LinearSVC's ``tol``).
+    max_iter : int, default=1000
+        Newton iterations (implicit) or LinearSVC's ``max_iter``.
+    intercept_scaling : float, default=100.0
+        Explicit solver only (see ``solver``).
+    random_state : int or None, default=0
+        Seed of the calibration folds (a local :class:`numpy.random.Generator`).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive ("straggler") class.
+    n_features_in_ : int
+        Number of counter columns (``node``/``workload`` excluded).
+    feature_names_in_ : ndarray of str
+        Counter names, when fitted on a DataFrame with string column names.
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        Counter standardisation fitted on the training data.
+    w0_ : ndarray of shape (n_features_in_,) or None
+        Shared weights in original counter units (``None`` when the block is absent).
+    node_weights_, workload_weights_ : dict
+        Node id -> vector and workload id -> vector, original units (empty when absent).
+    task_weights_ : dict
+        ``(node, workload)`` -> ``v_t``, original units (empty when absent).
+    intercept_ : float
+        Unpenalised intercept ``b`` shared by all tasks. Units: the raw margin (eq. 3.11) is
+        ``(x - mean_) . (w0_ + node_weights_[n] + workload_weights_[l] + task_weights_[(n, l)])
+        + intercept_``; blocks that are absent or ids unseen in training contribute zero.
+    calibration_slope_, calibration_intercept_ : float
+        Platt sigmoid ``P(straggler) = 1 / (1 + exp(-(slope * margin + intercept)))``.
+    calibration_mode_ : {"cross-fitted", "in-sample"}
+    objective_ : float
+        Objective (above, intercept unpenalised) at the final fit, standardised units.
+    n_iter_ : int
+        Solver iterations of the final fit.
+
+    Notes
+    -----
+    Unseen ids: a pair unseen in training is scored with the blocks that exist -- ``f0nl``
+    uses ``w0 + w_node + w_workload`` (seed section 3.4), ``f0t`` falls back to ``w0``, an unseen
+    node contributes no node block, and so on. With no block left the score is the intercept.
+
+    ``decision_function`` returns the calibrated log-odds minus ``logit(threshold)``, an
+    increasing affine function of the raw margin that is positive exactly when ``predict``
+    says straggler; :meth:`margin` gives the raw SVM score.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["c_cpu", "c_io", "c_mem"])
+    >>> X["node"] = rng.choice(["n1", "n2", "n3"], 300)
+    >>> X["workload"] = rng.choice(["FB2009", "FB2010"], 300)
+    >>> y = (X["c_cpu"] + (X["node"] == "n1") * X["c_io"] > 0.5).astype(int)
+    >>> model = GroupedMTLSVC(variant="f0nl").fit(X, y)
+    >>> sorted(model.node_weights_)
+    ['n1', 'n2', 'n3']
+    >>> p = model.predict_proba(X)[:, 1]
+    >>> bool(((p > 0.5) == model.predict(X)).all()), model.score(X, y) > 0.85
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        variant="f0nl",
+        lambda0=1.0,
+        nu=1.0,
+        omega=1.0,
+        tau=1.0,
+        C=1.0,
+        loss="squared_hinge",
+        solver="implicit",
+        class_weight=None,
+        threshold=0.5,
+        calibration_cv=3,
+        tol=1e-4,
+        max_iter=1000,
+        intercept_scaling=100.0,
+        random_state=0,
+    ):
+        self.variant = variant
+        self.lambda0 = lambda0
+        self.nu = nu
+        self.omega = omega
+        self.tau = tau
+        self.C = C
+        self.loss = loss
+        self.solver = solver
+        self.class_weight = class_weight
+        self.threshold = threshold
+        self.calibration_cv = calibration_cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self) -> tuple[dict[str, float], tuple[str, ...]]:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {self.variant!r}")
+        regs = {
+            "w0": check_positive("lambda0", self.lambda0, allow_inf=True),
+            "node": check_positive("nu", self.nu, allow_inf=True),
+            "workload": check_positive("omega", self.omega, allow_inf=True),
+            "task": check_positive("tau", self.tau, allow_inf=True),
+        }
+        blocks = active_blocks(self.variant, regs)
+        if not blocks:
+            raise ValueError(
+                f"variant {self.variant!r} with lambda0={self.lambda0}, nu={self.nu}, "
+                f"omega={self.omega}, tau={self.tau} leaves no block (all regularisers inf)"
+            )
+        check_positive("C", self.C)
+        check_positive("tol", self.tol)
+        check_positive("intercept_scaling", self.intercept_scaling)
+        if not (isinstance(self.max_iter, int | np.integer) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if self.solver not in ("implicit", "explicit"):
+            raise ValueError(f"solver must be 'implicit' or 'explicit', got {self.solver!r}")
+        if self.loss not in ("squared_hinge", "hinge"):
+            raise ValueError(f"loss must be 'squared_hinge' or 'hinge', got {self.loss!r}")
+        if self.loss == "hinge" and self.solver == "implicit":
+            raise ValueError(
+                "loss='hinge' needs solver='explicit' (the implicit solver is smooth Newton "
+                "on the squared hinge)"
+            )
+        check_threshold(self.threshold)
+        check_cv(self.calibration_cv)
+        return regs, blocks
+
+    def _prepare(self, X, *, reset: bool, y=None):
+        counters, nodes, workloads = split_ids(X)
+        if reset:
+            Xc, y = validate_data(self, counters, y, dtype=np.float64)
+        else:
+            Xc = validate_data(self, counters, reset=False, dtype=np.float64)
+        return Xc, nodes, workloads, y
+
+    # ------------------------------------------------------------------ fitting
+    def _fit_core(self, Xs, y_pm, sample_c, node_code, wl_code, regs, blocks) -> _Core:
+        node_present, node_local = np.unique(node_code, return_inverse=True)
+        wl_present, wl_local = np.unique(wl_code, return_inverse=True)
+        structure, row_task = structure_from_codes(
+            node_local, wl_local, node_present.shape[0], wl_present.shape[0]
+        )
+        args = (Xs, y_pm, sample_c, row_task, structure, blocks, regs)
+        if self.solver == "implicit":
+            sol = solve_implicit(*args, tol=self.tol, max_iter=self.max_iter)
+        else:
+            sol = solve_explicit(
+                *args,
+                loss=self.loss,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                intercept_scaling=self.intercept_scaling,
+            )
+        obj = objective(
+            Xs, y_pm, sample_c, row_task, structure, sol.blocks, sol.intercept, regs, self.loss
+        )
+        return _Core(
+            node_present,
+            wl_present,
+            structure,
+            sol.blocks,
+            sol.intercept,
+            obj,
+            sol.n_iter,
+            sol.converged,
+        )
+
+    def fit(self, X, y):
+        """Fit the blocks on all rows and the Platt calibration on cross-fitted margins.
+
+        Parameters
+        ----------
+        X : DataFrame with ``node``, ``workload`` and counter columns, or array (n, d)
+        y : array-like of shape (n,), two classes
+
+        Returns
+        -------
+        self
+        """
+        regs, blocks = self._check_params()
+        Xc, nodes, workloads, y = self._prepare(X, reset=True, y=y)
+        classes, y_pm = binary_target(y)
+        sample_c = float(self.C) * class_weights(self.class_weight, classes, y_pm)
+        mean, scale = standardiser(Xc)
+        Xs = (Xc - mean) / scale
+        n = Xs.shape[0]
+        node_index, node_code = encode_ids(nodes, n)
+        wl_index, wl_code = encode_ids(workloads, n)
+
+        cv = check_cv(self.calibration_cv)
+        n_minority = int(min((y_pm > 0).sum(), (y_pm < 0).sum()))
+        if cv is not None and n_minority >= cv:
+            folds = stratified_folds(y_pm, cv, self.random_state)
+            scores = np.empty(n)
+            for k in range(cv):
+                tr, te = folds != k, folds == k
+                core = self._fit_core(
+                    Xs[tr], y_pm[tr], sample_c[tr], node_code[tr], wl_code[tr], regs, blocks
+                )
+                scores[te] = core.margin(Xs[te], node_code[te], wl_code[te])
+            mode = "cross-fitted"
+            core = self._fit_core(Xs, y_pm, sample_c, node_code, wl_code, regs, blocks)
+        else:
+            core = self._fit_core(Xs, y_pm, sample_c, node_code, wl_code, regs, blocks)
+            scores = core.margin(Xs, node_code, wl_code)
+            mode = "in-sample"
+        a, c = fit_platt(scores, (y_pm > 0).astype(int))
+
+        self.classes_ = classes
+        self.mean_, self.scale_ = mean, scale
+        self._node_index = node_index
+        self._workload_index = wl_index
+        self._core = core
+        self._blocks_active = blocks
+        self.intercept_ = core.intercept
+        self.calibration_slope_, self.calibration_intercept_ = a, c
+        self.calibration_mode_ = mode
+        self.objective_ = core.objective
+        self.n_iter_ = core.n_iter
+        self._set_public_blocks()
+        return self
+
+    def _set_public_blocks(self) -> None:
+        core, scale = self._core, self.scale_
+        nodes = [self._node_index[i] for i in core.node_codes]
+        wls = [self._workload_index[i] for i in core.workload_codes]
+        b = core.blocks
+        self.w0_ = b["w0"][0] / scale if "w0" in b else None
+        self.node_weights_ = (
+            {nodes[g]: b["node"][g] / scale for g in range(len(nodes))} if "node" in b else {}
+        )
+        self.workload_weights_ = (
+            {wls[g]: b["workload"][g] / scale for g in range(len(wls))} if "workload" in b else {}
+        )
+        s = core.structure
+        self.task_weights_ = (
+            {
+                (nodes[s.task_node[t]], wls[s.task_workload[t]]): b["task"][t] / scale
+                for t in range(s.n_tasks)
+            }
+            if "task" in b
+            else {}
+        )
+
+    # ------------------------------------------------------------------ prediction
+    def margin(self, X) -> np.ndarray:
+        """Raw SVM score ``x . W_t + b`` (eq. 3.11) in standardised units, one per row."""
+        check_is_fitted(self)
+        Xc, nodes, workloads, _ = self._prepare(X, reset=False)
+        n = Xc.shape[0]
+        Xs = (Xc - self.mean_) / self.scale_
+        return self._core.margin(
+            Xs,
+            lookup_ids(self._node_index, nodes, n),
+            lookup_ids(self._workload_index, workloads, n),
+        )
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Calibrated probabilities, columns ordered as ``classes_``."""
+        check_is_fitted(self)
+        p = expit(self.calibration_slope_ * self.margin(X) + self.calibration_intercept_)
+        return np.column_stack([1.0 - p, p])
+
+    def decision_function(self, X) -> np.ndarray:
+        """Calibrated log-odds minus ``logit(threshold)``; positive means straggler."""
+        check_is_fitted(self)
+        z = self.calibration_slope_ * self.margin(X) + self.calibration_intercept_
+        return z - float(logit(self.threshold))
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where the calibrated probability exceeds ``threshold``."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def combined_weights(self, node, workload) -> tuple[np.ndarray, float]:
+        """``(W, b')`` in original units such that the raw margin is ``x . W + b'``.
+
+        ``node``/``workload`` may be unseen; the unseen-id rule of the class applies.
+        """
+        check_is_fitted(self)
+        n_code = lookup_ids(self._node_index, np.array([node], dtype=object), 1)
+        l_code = lookup_ids(self._workload_index, np.array([workload], dtype=object), 1)
+        core = self._core
+        W = core.combined(
+            _to_local(core.node_codes, n_code), _to_local(core.workload_codes, l_code)
+        )[0]
+        W = W / self.scale_
+        return W, float(self.intercept_ - W @ self.mean_)

@@ -1,0 +1,28 @@
+"""scikit-learn's estimator checks on the mtl estimators (expected failures listed with reasons)."""
+
+from __future__ import annotations
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mtl import GroupedMTLSVC
+
+_CALIBRATED_THRESHOLD = (
+    "predict thresholds the Platt-calibrated probability, fitted on the true labels; "
+    "class_weight reshapes the SVM margin but calibration maps it back to honest "
+    "probabilities, so extreme class weights do not force one class (use `threshold`)"
+)
+
+
+def _expected_failures(estimator):
+    return {"check_class_weight_classifiers": _CALIBRATED_THRESHOLD}
+
+
+@parametrize_with_checks(
+    [
+        GroupedMTLSVC(),
+        GroupedMTLSVC(variant="f0nlt", solver="explicit", calibration_cv=None),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
