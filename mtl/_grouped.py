@@ -129,7 +129,8 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
     max_iter : int, default=1000
         Newton iterations (implicit) or LinearSVC's ``max_iter``.
     intercept_scaling : float, default=100.0
-        Explicit solver only (see ``solver``).
+        Explicit solver only (see ``solver``). liblinear's dual solver (``loss="hinge"``)
+        converges slowly when it is large; use ~1 there.
     random_state : int or None, default=0
         Seed of the calibration folds (a local :class:`numpy.random.Generator`).
 
@@ -317,10 +318,18 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         classes, y_pm = binary_target(y)
         sample_c = float(self.C) * class_weights(self.class_weight, classes, y_pm)
         mean, scale = standardiser(Xc)
-        Xs = (Xc - mean) / scale
-        n = Xs.shape[0]
+        n = Xc.shape[0]
         node_index, node_code = encode_ids(nodes, n)
         wl_index, wl_code = encode_ids(workloads, n)
+        # Rows sorted by (node, workload) once: every subset is then sorted by task as the
+        # implicit solver needs, without further copies of the counters.
+        order = np.argsort(node_code.astype(np.int64) * len(wl_index) + wl_code, kind="stable")
+        Xs = Xc[order]
+        del Xc
+        Xs -= mean
+        Xs /= scale
+        y_pm, sample_c = y_pm[order], sample_c[order]
+        node_code, wl_code = node_code[order], wl_code[order]
 
         cv = check_cv(self.calibration_cv)
         n_minority = int(min((y_pm > 0).sum(), (y_pm < 0).sum()))
