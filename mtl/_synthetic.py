@@ -35,7 +35,7 @@ def make_grouped_classification(
     Examples
     --------
     >>> X, y = make_grouped_classification(400, 5, 2, 3, seed=1)
-    >>> X.shape, sorted(X["workload"].unique()), 0.15 < y.mean() < 0.35
+    >>> X.shape, sorted(X["workload"].unique()), bool(0.15 < y.mean() < 0.35)
     ((400, 5), ['w0', 'w1'], True)
     """
     rng = np.random.default_rng(seed)
