@@ -1,4 +1,65 @@
 """An embedded slot-based discrete-event cluster simulator, its policies and the bridge that
-plugs a trained straggler predictor in as a placement policy."""
+plugs a trained straggler predictor in as a placement policy.
 
-__all__: list[str] = []
+Examples
+--------
+>>> import sim_bridge
+>>> r = sim_bridge.simulate("SYN", "late", nodes=20, hours=0.25, seed=1)
+>>> sorted(k for k in ("jobs", "p99_jct", "pocd", "events") if k in r.summary)
+['events', 'jobs', 'p99_jct', 'pocd']
+"""
+
+from sim_bridge import policies
+from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
+from sim_bridge._engine import Attempt, Job, SimView, Task
+from sim_bridge._errors import DataFormatError, PolicyError
+from sim_bridge._metrics import label_stragglers, straggler_share, summarize
+from sim_bridge._simulate import SimulationResult, simulate
+from sim_bridge._workloads import (
+    WORKLOAD_NAMES,
+    JobSpec,
+    Workload,
+    load_workload,
+    resolve_data_dir,
+)
+from sim_bridge.policies import (
+    Kill,
+    Launch,
+    PlacementPolicy,
+    SpeculationPolicy,
+    Wake,
+    get_policy,
+    list_policies,
+    register_policy,
+)
+
+__all__ = [
+    "COUNTER_NAMES",
+    "RESOURCES",
+    "WORKLOAD_NAMES",
+    "Attempt",
+    "Cluster",
+    "DataFormatError",
+    "Job",
+    "JobSpec",
+    "Kill",
+    "Launch",
+    "PlacementPolicy",
+    "PolicyError",
+    "SimView",
+    "SimulationResult",
+    "SpeculationPolicy",
+    "Task",
+    "Wake",
+    "Workload",
+    "get_policy",
+    "label_stragglers",
+    "list_policies",
+    "load_workload",
+    "policies",
+    "register_policy",
+    "resolve_data_dir",
+    "simulate",
+    "straggler_share",
+    "summarize",
+]

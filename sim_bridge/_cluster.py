@@ -1,0 +1,350 @@
+"""Cluster model: heterogeneous nodes, background contention paths, the rate at which an attempt
+progresses, and the sysstat-like counters observed on a node (DESIGN.md §4).
+
+Time is cut into steps of ``dt`` seconds (60 s, the sampling period of the Alibaba 2018 series).
+Each node has, per resource (cpu, mem, disk, net), a background contention level that is
+constant within a step: a 3-state Markov chain per node and resource (synthetic source) or a
+replay of a real machine's series (``alibaba2018`` source). A task of workload profile ``a``
+(sensitivity per resource) progresses on node ``n`` at rate
+
+    rate[n, k] = 1 / (speed[n] * (1 + kappa * sum_r a[r] * sens[n, r] * level[r, n, k]))
+
+nominal work-seconds per second, so its end time follows from the cumulative rate path, solved
+analytically at launch (no heartbeat events). The per-node sensitivity ``sens`` makes the
+relation between counters and slowdown differ by node; the profile makes it differ by workload.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
+
+__all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
+
+RESOURCES = ("cpu", "mem", "disk", "net")
+_STATE_LEVELS = np.array([0.08, 0.35, 0.75])
+_BLOCK = 1440  # steps per extension (one day at dt = 60 s)
+
+#: the node counters recorded at every launch (column ``c_<name>`` in the trace)
+COUNTER_NAMES: tuple[str, ...] = (
+    "cpu_user",
+    "cpu_sys",
+    "cpu_iowait",
+    "cpu_idle",
+    "run_queue",
+    "load1",
+    "load5",
+    "load15",
+    "running_tasks",
+    "free_slots",
+    "mem_used_pct",
+    "mem_cached_pct",
+    "swap_used_pct",
+    "page_faults",
+    "major_faults",
+    "mem_bw",
+    "cache_miss_pki",
+    "disk_util_pct",
+    "disk_queue",
+    "disk_read_kbs",
+    "disk_write_kbs",
+    "disk_await_ms",
+    "net_rx_kbs",
+    "net_tx_kbs",
+    "net_retrans",
+    "ctx_switches",
+    "interrupts",
+    "cpu_cores",
+    "cpu_mhz",
+)
+
+
+def _hash_normal(seed: int, node: np.ndarray, sample: np.ndarray, counter: int) -> np.ndarray:
+    """Standard normal noise that is a pure function of (seed, node, sample index, counter):
+    the same reading is seen by a policy querying a node and by the trace row of a launch at
+    that instant. SplitMix64 finaliser + Box-Muller."""
+    with np.errstate(over="ignore"):
+        x = (
+            np.uint64(seed & 0xFFFFFFFF) * np.uint64(0x9E3779B97F4A7C15)
+            ^ node.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9)
+            ^ sample.astype(np.uint64) * np.uint64(0x94D049BB133111EB)
+            ^ np.uint64(counter + 1) * np.uint64(0xD6E8FEB86659FD93)
+        )
+        out = []
+        for salt in (np.uint64(0x632BE59BD9B4E019), np.uint64(0x2545F4914F6CDD1D)):
+            z = x + salt
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            out.append(((z >> np.uint64(11)).astype(np.float64) + 0.5) * (1.0 / 2**53))
+    u1, u2 = out
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+class Cluster:
+    """Nodes, their background contention and the analytic attempt-duration solver.
+
+    Parameters
+    ----------
+    n_nodes, slots : int
+        Cluster size and slots per node.
+    seed : int
+        Seed of every draw of the cluster (node factors, contention paths, counter noise).
+    source : {"synthetic", "alibaba2018"}
+        Background contention: Markov-modulated synthetic levels, or replay of the 16 real
+        machines of the Alibaba 2018 subset (node ``i`` replays machine ``i mod 16`` from a
+        random offset).
+    data_dir : path, optional
+        Data directory holding ``alibaba-v2018-machine-usage-subset/`` (replay source).
+    ideal : bool
+        Homogeneous nodes, no contention: every rate is 1 (oracle tests).
+    dt : float
+        Step of the contention paths (s).
+    kappa : float
+        Strength of contention on the slowdown.
+    mean_hold : float
+        Mean number of steps a synthetic contention state lasts.
+
+    Examples
+    --------
+    >>> c = Cluster(4, 2, seed=1)
+    >>> pid = c.profile_id((1.0, 0.0, 0.0, 0.0))
+    >>> end = c.end_time(0, pid, 10.0, 30.0)
+    >>> end > 10.0 and abs(c.work_between(0, pid, 10.0, end) - 30.0) < 1e-9
+    True
+    >>> ideal = Cluster(2, 1, seed=0, ideal=True)
+    >>> ideal.end_time(1, ideal.profile_id((1, 1, 1, 1)), 5.0, 7.0)
+    12.0
+    """
+
+    def __init__(
+        self,
+        n_nodes: int,
+        slots: int,
+        seed: int = 0,
+        *,
+        source: str = "synthetic",
+        data_dir: str | Path | None = None,
+        ideal: bool = False,
+        dt: float = 60.0,
+        kappa: float = 1.0,
+        mean_hold: float = 20.0,
+    ):
+        if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
+            raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
+        if not (isinstance(slots, (int, np.integer)) and slots >= 1):
+            raise ValueError(f"parameter slots must be an integer >= 1, got {slots!r}")
+        if source not in ("synthetic", "alibaba2018"):
+            raise ValueError(
+                f"parameter counters must be 'synthetic' or 'alibaba2018', got {source!r}"
+            )
+        if not (dt > 0 and math.isfinite(dt)):
+            raise ValueError(f"parameter dt must be > 0, got {dt!r}")
+        self.n_nodes, self.slots, self.seed = int(n_nodes), int(slots), int(seed)
+        self.source, self.ideal, self.dt = source, bool(ideal), float(dt)
+        self.kappa, self.mean_hold = float(kappa), float(mean_hold)
+        rng = np.random.default_rng([self.seed, 101])
+        n = self.n_nodes
+        if self.ideal:
+            self.speed = np.ones(n)
+            self.sens = np.zeros((n, 4))
+        else:
+            self.speed = np.exp(rng.normal(0.0, 0.12, n))  # > 1: slower hardware
+            self.sens = np.exp(rng.normal(0.0, 0.45, (n, 4)))
+        self.cores = rng.choice(np.array([16, 24, 32]), n).astype(float)
+        #: per node multiplier of the noise tail exponent (< 1: a flaky node with heavier tail)
+        self.tail = np.where(rng.random(n) < 0.1, 0.6, 1.0) if not self.ideal else np.ones(n)
+        busy = rng.beta(2.0, 3.0, (4, n))
+        self._pi = np.stack([(1 - busy) ** 2, 2 * busy * (1 - busy), busy**2], axis=-1)
+        self._pi_cum = np.cumsum(self._pi, axis=-1)
+        self._state = (rng.random((4, n))[..., None] > self._pi_cum).sum(-1)
+        self._replay = None
+        if source == "alibaba2018" and not self.ideal:
+            if data_dir is None:
+                raise FileNotFoundError(
+                    "counters='alibaba2018' needs a data directory with " + MACHINE_USAGE_FILE
+                )
+            self.machine_ids, series = load_machine_levels(Path(data_dir) / MACHINE_USAGE_FILE, dt)
+            self._replay = series
+            self.machine = np.arange(n) % series.shape[1]
+            self.offset = rng.integers(0, series.shape[2], n)
+        self._levels = np.zeros((4, n, 0))
+        self._profiles: list[np.ndarray] = []
+        self._rate: list[np.ndarray] = []
+        self._cum: list[np.ndarray] = []
+        self._blocks = 0
+        self._extend()
+
+    # ----------------------------------------------------------------- contention paths
+    @property
+    def horizon_steps(self) -> int:
+        return self._levels.shape[2]
+
+    def _new_block(self) -> np.ndarray:
+        n, b = self.n_nodes, self._blocks
+        if self.ideal:
+            return np.zeros((4, n, _BLOCK))
+        if self._replay is not None:
+            k = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
+            k %= self._replay.shape[2]
+            return self._replay[:, self.machine[:, None], k]
+        rng = np.random.default_rng([self.seed, 202, b])
+        p_switch = 1.0 / self.mean_hold
+        switch = rng.random((_BLOCK, 4, n)) < p_switch
+        draw = (rng.random((_BLOCK, 4, n))[..., None] > self._pi_cum[None]).sum(-1)
+        jitter = rng.normal(0.0, 0.03, (_BLOCK, 4, n))
+        out = np.empty((4, n, _BLOCK))
+        state = self._state
+        for k in range(_BLOCK):
+            state = np.where(switch[k], draw[k], state)
+            out[:, :, k] = _STATE_LEVELS[state]
+        self._state = state
+        return np.clip(out + jitter.transpose(1, 2, 0), 0.0, 1.0)
+
+    def _extend(self) -> None:
+        block = self._new_block()
+        self._blocks += 1
+        self._levels = np.concatenate([self._levels, block], axis=2)
+        for pid, prof in enumerate(self._profiles):
+            self._extend_profile(pid, prof, block)
+
+    def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
+        load = np.einsum("r,nr,rnk->nk", prof, self.sens, block)
+        return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
+
+    def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray) -> None:
+        rate = self._block_rate(prof, block)
+        cum = self._cum[pid]
+        add = cum[:, -1:] + np.cumsum(rate * self.dt, axis=1)
+        self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
+        self._cum[pid] = np.concatenate([cum, add], axis=1)
+
+    def profile_id(self, sensitivity) -> int:
+        """Register a workload sensitivity profile (cpu, mem, disk, net) and return its id."""
+        prof = np.asarray(sensitivity, dtype=float)
+        if prof.shape != (4,) or not np.all(np.isfinite(prof)) or np.any(prof < 0):
+            raise ValueError(f"a sensitivity profile is 4 finite values >= 0, got {sensitivity!r}")
+        for pid, p in enumerate(self._profiles):
+            if np.array_equal(p, prof):
+                return pid
+        self._profiles.append(prof)
+        rate = self._block_rate(prof, self._levels)
+        self._rate.append(rate)
+        cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
+        np.cumsum(rate * self.dt, axis=1, out=cum[:, 1:])
+        self._cum.append(cum)
+        return len(self._profiles) - 1
+
+    def _ensure_step(self, k: int) -> None:
+        while k >= self.horizon_steps:
+            self._extend()
+
+    # ----------------------------------------------------------------- durations / progress
+    def cum_at(self, node: int, pid: int, t: float) -> float:
+        """Nominal work a task of profile ``pid`` would do on ``node`` from time 0 to ``t``."""
+        dt = self.dt
+        k = int(t // dt)
+        if k >= self.horizon_steps:
+            self._ensure_step(k)
+        return float(self._cum[pid][node, k] + (t - k * dt) * self._rate[pid][node, k])
+
+    def cum_at_nodes(self, pid: int, t: float) -> np.ndarray:
+        """:meth:`cum_at` for every node at once."""
+        dt = self.dt
+        k = int(t // dt)
+        self._ensure_step(k)
+        return self._cum[pid][:, k] + (t - k * dt) * self._rate[pid][:, k]
+
+    def work_between(self, node: int, pid: int, t0: float, t1: float) -> float:
+        """Nominal work done on ``node`` between ``t0`` and ``t1``."""
+        return self.cum_at(node, pid, t1) - self.cum_at(node, pid, t0)
+
+    def end_time(self, node: int, pid: int, t0: float, work: float) -> float:
+        """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done."""
+        dt = self.dt
+        k0 = int(t0 // dt)
+        if k0 >= self.horizon_steps:
+            self._ensure_step(k0)
+        r0 = self._rate[pid][node, k0]
+        t_fast = t0 + work / r0
+        if t_fast <= (k0 + 1) * dt:
+            return float(t_fast)
+        target = self._cum[pid][node, k0] + (t0 - k0 * dt) * r0 + work
+        while target >= self._cum[pid][node, -1]:
+            self._extend()
+        row = self._cum[pid][node]
+        k = int(np.searchsorted(row, target, side="right")) - 1
+        return float(k * dt + (target - row[k]) / self._rate[pid][node, k])
+
+    def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """Background levels ``(4, len(nodes))`` at the given nodes and times."""
+        k = (np.asarray(times, dtype=float) // self.dt).astype(np.int64)
+        if k.size:
+            self._ensure_step(int(k.max()))
+        return self._levels[:, np.asarray(nodes, dtype=np.int64), k]
+
+    # ----------------------------------------------------------------- counters
+    def counters(
+        self,
+        nodes: np.ndarray,
+        times: np.ndarray,
+        running: np.ndarray,
+        load1: np.ndarray,
+        load5: np.ndarray,
+        load15: np.ndarray,
+    ) -> dict[str, np.ndarray]:
+        """Sysstat-like counters on ``nodes`` at ``times`` (vectorised).
+
+        ``running`` is the number of attempts running on the node at that instant and
+        ``load*`` the exponentially averaged running counts (1, 5, 15 min). Readings are noisy,
+        partly redundant functions of the node's hidden state; the noise is a pure function of
+        (seed, node, 10-second sample, counter), so the same instant reads the same values.
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        times = np.asarray(times, dtype=float)
+        running = np.asarray(running, dtype=float)
+        cpu, mem, disk, net = self.levels_at(nodes, times)
+        sample = (times // 10.0).astype(np.int64)
+        occ = running / self.slots
+        cores = self.cores[nodes]
+
+        def eps(i: int) -> np.ndarray:
+            return _hash_normal(self.seed, nodes, sample, i)
+
+        c: dict[str, np.ndarray] = {}
+        user = np.clip(100 * (0.7 * cpu + 0.25 * occ) + 3 * eps(0), 0, 100)
+        sys_ = np.clip(100 * (0.06 * cpu + 0.04 * occ + 0.04 * net) + 1 * eps(1), 0, 100)
+        iow = np.clip(100 * 0.35 * disk**2 + 2 * eps(2), 0, 100)
+        c["cpu_user"], c["cpu_sys"], c["cpu_iowait"] = user, sys_, iow
+        c["cpu_idle"] = np.clip(100 - user - sys_ - iow, 0, 100)
+        bg_run = cores * cpu * 0.8
+        c["run_queue"] = np.clip(bg_run + running + 1.5 * eps(4), 0, None)
+        c["load1"] = np.clip(np.asarray(load1) + bg_run + 0.8 * eps(5), 0, None)
+        c["load5"] = np.clip(np.asarray(load5) + bg_run + 0.4 * eps(6), 0, None)
+        c["load15"] = np.clip(np.asarray(load15) + bg_run + 0.2 * eps(7), 0, None)
+        c["running_tasks"] = running.copy()
+        c["free_slots"] = self.slots - running
+        c["mem_used_pct"] = np.clip(100 * (0.25 + 0.65 * mem + 0.05 * occ) + 2 * eps(10), 0, 100)
+        c["mem_cached_pct"] = np.clip(100 * 0.3 * (1 - mem) + 2 * eps(11), 0, 100)
+        c["swap_used_pct"] = np.clip(150 * np.maximum(mem - 0.7, 0) + eps(12), 0, 100)
+        c["page_faults"] = 800 * (1 + 3 * mem + occ) * np.exp(0.2 * eps(13))
+        c["major_faults"] = np.clip(40 * np.maximum(mem - 0.5, 0) + 2 * eps(14), 0, None)
+        c["mem_bw"] = np.clip(0.05 + 0.8 * mem * cpu + 0.05 * eps(15), 0, None)
+        c["cache_miss_pki"] = np.clip(1 + 4 * cpu * mem + 0.3 * eps(16), 0, None)
+        c["disk_util_pct"] = np.clip(100 * disk + 5 * eps(17), 0, 100)
+        c["disk_queue"] = np.clip(4 * disk**2 / (1.05 - disk) + 0.3 * eps(18), 0, None)
+        c["disk_read_kbs"] = 40000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(19))
+        c["disk_write_kbs"] = 25000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(20))
+        c["disk_await_ms"] = np.clip(2 + 30 * disk**2 + 1.5 * eps(21), 0, None)
+        c["net_rx_kbs"] = 60000 * (net + 0.05 * occ) * np.exp(0.25 * eps(22))
+        c["net_tx_kbs"] = 50000 * (net + 0.05 * occ) * np.exp(0.25 * eps(23))
+        c["net_retrans"] = np.clip(8 * net**3 + 0.3 * eps(24), 0, None)
+        c["ctx_switches"] = 4000 * (1 + 2 * cpu + occ) * np.exp(0.15 * eps(25))
+        c["interrupts"] = 3000 * (1 + net + disk) * np.exp(0.15 * eps(26))
+        c["cpu_cores"] = cores.copy()
+        c["cpu_mhz"] = 2600.0 / self.speed[nodes] * np.exp(0.01 * eps(28))
+        return c

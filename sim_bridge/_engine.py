@@ -1,0 +1,843 @@
+"""The event core: one loop over a heap of (time, seq) events; all state on the simulator.
+
+Jobs arrive, their stages' tasks wait, the placement policy puts waiting tasks on free slots,
+attempts run for a duration solved analytically at launch from the node's contention path
+(``sim_bridge._cluster``), the speculation policy copies, restarts and kills attempts. A task
+completes with its first finished attempt; its other attempts are killed at that instant.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._workloads import JobSpec, Workload
+from sim_bridge.policies.base import (
+    Kill,
+    Launch,
+    PlacementPolicy,
+    PolicyError,
+    SpeculationPolicy,
+    Wake,
+)
+
+__all__ = ["Attempt", "FreeSlots", "Job", "SimView", "Simulator", "Task"]
+
+# task states
+BLOCKED, WAITING, RUNNING, DONE = 0, 1, 2, 3
+# attempt states
+A_RUNNING, A_FINISHED, A_KILLED = 0, 1, 2
+_OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
+# event kinds (also the tie order at equal times after seq: seq decides)
+EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
+_LOAD_TAUS = (60.0, 300.0, 900.0)
+
+FreeSlots = Mapping[int, int]
+"""Read-only mapping node -> number of free slots (only nodes with a free slot appear), in
+least-recently-freed order."""
+
+
+class Attempt:
+    """One run of a task on a node (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Global launch order.
+    task : Task
+    index : int
+        0 for the original, 1.. for copies (launch order within the task).
+    node : int
+    launch_time : float
+    start_fraction : float
+        Fraction of the task's input this attempt skipped (Shed+-style progress transfer).
+    state : int
+        0 running, 1 finished, 2 killed.
+    end_time : float or None
+        Set once the attempt is over (policies must not use the private ``_end``: it is the
+        future finish time of a running attempt).
+    """
+
+    __slots__ = (
+        "uid",
+        "task",
+        "index",
+        "node",
+        "launch_time",
+        "start_fraction",
+        "state",
+        "end_time",
+        "_end",
+        "_c0",
+        "_work",
+        "_rstate",
+    )
+
+    def __init__(self, uid, task, index, node, launch_time, start_fraction):
+        self.uid = uid
+        self.task = task
+        self.index = index
+        self.node = node
+        self.launch_time = launch_time
+        self.start_fraction = start_fraction
+        self.state = A_RUNNING
+        self.end_time = None
+        self._end = math.inf
+        self._c0 = 0.0
+        self._work = 0.0
+        self._rstate = None
+
+    @property
+    def job(self) -> Job:
+        return self.task.job
+
+    @property
+    def running(self) -> bool:
+        return self.state == A_RUNNING
+
+    def __repr__(self) -> str:
+        return (
+            f"Attempt({self.task.task_id}#{self.index} on node {self.node}, "
+            f"launched {self.launch_time:.3f}, "
+            f"state {('running', 'finished', 'killed')[self.state]})"
+        )
+
+
+class Task:
+    """A task of a job (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Global index.
+    job : Job
+    index : int
+        Index within the job.
+    stage : int
+        0 (``map``/``task``) or 1 (``reduce``).
+    phase : str
+    work : float
+        Base work (s on an idle nominal node, before noise).
+    state : int
+        0 blocked (its stage is not runnable yet), 1 waiting, 2 running, 3 done.
+    attempts : list[Attempt]
+        Every attempt in launch order.
+    live : dict[int, Attempt]
+        Running attempts by uid.
+    finish_time : float or None
+    """
+
+    __slots__ = (
+        "uid",
+        "job",
+        "index",
+        "stage",
+        "phase",
+        "work",
+        "state",
+        "attempts",
+        "live",
+        "finish_time",
+        "first_launch",
+        "_u0",
+    )
+
+    def __init__(self, uid, job, index, stage, phase, work, u0):
+        self.uid = uid
+        self.job = job
+        self.index = index
+        self.stage = stage
+        self.phase = phase
+        self.work = work
+        self.state = BLOCKED
+        self.attempts: list[Attempt] = []
+        self.live: dict[int, Attempt] = {}
+        self.finish_time: float | None = None
+        self.first_launch: float | None = None
+        self._u0 = u0
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.job.job_id}-{self.phase[0]}{self.index}"
+
+    @property
+    def done(self) -> bool:
+        return self.state == DONE
+
+    def __repr__(self) -> str:
+        return (
+            f"Task({self.task_id}, state {('blocked', 'waiting', 'running', 'done')[self.state]})"
+        )
+
+
+class Job:
+    """A job in the simulation (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Arrival order (0, 1, ...).
+    job_id, workload : str
+    submit_time : float
+    deadline : float
+        Absolute deadline (s) used for PoCD and by deadline-aware policies.
+    tasks : list[Task]
+    stages : list[list[Task]]
+    stage : int
+        The stage now runnable.
+    pending : dict[int, Task]
+        Waiting tasks by task index (insertion order: the order they became waiting).
+    running : dict[int, Attempt]
+        Live attempts by uid.
+    n_done : int
+        Finished tasks.
+    finish_time : float or None
+    """
+
+    __slots__ = (
+        "uid",
+        "spec",
+        "job_id",
+        "workload",
+        "submit_time",
+        "deadline",
+        "tasks",
+        "stages",
+        "stage",
+        "stage_left",
+        "pending",
+        "running",
+        "n_done",
+        "n_tasks",
+        "finish_time",
+        "alpha",
+        "pids",
+        "rng",
+        "_draws",
+    )
+
+    def __repr__(self) -> str:
+        return f"Job({self.job_id}, {self.n_done}/{self.n_tasks} done)"
+
+    @property
+    def done(self) -> bool:
+        return self.finish_time is not None
+
+    def originals_done_durations(self) -> list[float]:
+        """Durations of the finished original attempts (attempt 0) so far."""
+        return [
+            t.attempts[0].end_time - t.attempts[0].launch_time
+            for t in self.tasks
+            if t.attempts and t.attempts[0].state == A_FINISHED
+        ]
+
+
+class SimView:
+    """What policies may read: the clock, slots, jobs, attempts' progress, node counters.
+
+    Progress is what a task tracker reports: the fraction of the task's input processed so
+    far, computed analytically from the attempt's rate path (a copy launched with
+    ``start_fraction`` starts at that fraction).
+    """
+
+    __slots__ = ("_sim", "_cache_t", "_cache")
+
+    def __init__(self, sim: Simulator):
+        self._sim = sim
+        self._cache_t = -1.0
+        self._cache: dict[int, np.ndarray] = {}
+
+    # -- clock and slots
+    @property
+    def now(self) -> float:
+        """The simulated clock (s)."""
+        return self._sim.now
+
+    @property
+    def n_nodes(self) -> int:
+        return self._sim.cluster.n_nodes
+
+    @property
+    def slots_per_node(self) -> int:
+        return self._sim.cluster.slots
+
+    @property
+    def total_slots(self) -> int:
+        return self._sim.cluster.n_nodes * self._sim.cluster.slots
+
+    @property
+    def free(self) -> FreeSlots:
+        """node -> free slots (nodes with at least one), least recently freed first."""
+        return self._sim._free_proxy
+
+    @property
+    def free_slot_count(self) -> int:
+        return self._sim._n_free
+
+    @property
+    def running_count(self) -> int:
+        """Attempts running in the whole cluster."""
+        return self._sim._n_running
+
+    @property
+    def copies_running(self) -> int:
+        """Live attempts that are copies (attempt index >= 1) in the whole cluster."""
+        return self._sim._n_copies
+
+    def node_running(self, node: int) -> int:
+        """Attempts running on ``node``."""
+        return self._sim._node_running[node]
+
+    def node_attempts(self, node: int) -> list[Attempt]:
+        """Attempts running on ``node`` (launch order)."""
+        return list(self._sim._node_live[node].values())
+
+    # -- jobs
+    def active_jobs(self) -> Iterator[Job]:
+        """Jobs that arrived and are not finished, in arrival order."""
+        return iter(self._sim._active.values())
+
+    def waiting_jobs(self):
+        """Active jobs with at least one waiting task, in arrival order (a live view: iterate
+        it within the hook, do not keep it)."""
+        sim = self._sim
+        if sim._waiting_dirty:
+            sim._waiting = dict(sorted(sim._waiting.items()))
+            sim._waiting_dirty = False
+        return sim._waiting.values()
+
+    def waiting_count(self) -> int:
+        """Number of waiting tasks in the cluster."""
+        return self._sim._n_waiting
+
+    def running_attempts(self) -> Iterator[Attempt]:
+        """Every live attempt, job by job in arrival order."""
+        for job in self._sim._active.values():
+            yield from job.running.values()
+
+    # -- progress
+    def progress(self, attempt: Attempt) -> float:
+        """Fraction of the task done by ``attempt`` now (its ``start_fraction`` included)."""
+        if attempt.state == A_FINISHED:
+            return 1.0
+        sim = self._sim
+        t = sim.now if attempt.state == A_RUNNING else attempt.end_time
+        sf = attempt.start_fraction
+        if attempt._work <= 0.0:  # duration override: linear progress
+            span = attempt._end - attempt.launch_time
+            frac = 1.0 if span <= 0 else (t - attempt.launch_time) / span
+        else:
+            pid = attempt.task.job.pids[attempt.task.stage]
+            frac = (sim.cluster.cum_at(attempt.node, pid, t) - attempt._c0) / attempt._work
+        return sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
+
+    def progress_many(self, attempts) -> np.ndarray:
+        """:meth:`progress` of several running attempts at once (vectorised per profile)."""
+        sim = self._sim
+        now = sim.now
+        if self._cache_t != now:
+            self._cache_t = now
+            self._cache = {}
+        cache = self._cache
+        out = np.empty(len(attempts))
+        for i, a in enumerate(attempts):
+            sf = a.start_fraction
+            if a.state != A_RUNNING:
+                out[i] = self.progress(a)
+                continue
+            if a._work <= 0.0:
+                span = a._end - a.launch_time
+                frac = 1.0 if span <= 0 else (now - a.launch_time) / span
+            else:
+                pid = a.task.job.pids[a.task.stage]
+                cum = cache.get(pid)
+                if cum is None:
+                    cum = cache[pid] = sim.cluster.cum_at_nodes(pid, now)
+                frac = (cum[a.node] - a._c0) / a._work
+            out[i] = sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
+        return out
+
+    def progress_rate(self, attempt: Attempt) -> float:
+        """Progress per second since launch (0 at the launch instant)."""
+        el = self._sim.now - attempt.launch_time
+        if el <= 0:
+            return 0.0
+        return (self.progress(attempt) - attempt.start_fraction) / el
+
+    def elapsed(self, attempt: Attempt) -> float:
+        """Seconds the attempt has run (until now, or until it ended)."""
+        end = self._sim.now if attempt.state == A_RUNNING else attempt.end_time
+        return end - attempt.launch_time
+
+    # -- counters
+    def node_counters(self, node: int) -> dict[str, float]:
+        """The node's sysstat-like counters now (the same readings a launch would record)."""
+        sim = self._sim
+        if not (isinstance(node, (int, np.integer)) and 0 <= node < sim.cluster.n_nodes):
+            raise ValueError(f"node must be in [0, {sim.cluster.n_nodes}), got {node!r}")
+        sim._load_touch(node)
+        arr = sim.cluster.counters(
+            np.array([node]),
+            np.array([sim.now]),
+            np.array([sim._node_running[node]]),
+            np.array([sim._load[0][node]]),
+            np.array([sim._load[1][node]]),
+            np.array([sim._load[2][node]]),
+        )
+        return {name: float(v[0]) for name, v in arr.items()}
+
+    @property
+    def counter_names(self) -> tuple[str, ...]:
+        return COUNTER_NAMES
+
+
+class Simulator:
+    """The discrete-event engine. Use :func:`sim_bridge.simulate` rather than this directly.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    workloads : list[Workload]
+    speculation : SpeculationPolicy
+    placement : PlacementPolicy
+    seed : int
+    duration_dist : frozen scipy distribution, optional
+        If given, an attempt's duration is ``work * (1 - start_fraction) * X`` with ``X`` an
+        independent draw from it (nodes, contention and noise are then ignored).
+    noise : bool
+        Pareto noise on attempt durations (off: the duration follows the contention path only).
+    interference : float
+        Slowdown per unit of slot occupancy of the node at launch.
+    deadline_factor : float
+        A job without an explicit deadline gets ``submit + factor * critical path``.
+    """
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        workloads: list[Workload],
+        speculation: SpeculationPolicy,
+        placement: PlacementPolicy,
+        *,
+        seed: int = 0,
+        duration_dist: Any = None,
+        noise: bool = True,
+        interference: float = 0.25,
+        deadline_factor: float = 3.0,
+        max_events: int | None = None,
+    ):
+        self.cluster = cluster
+        self.speculation = speculation
+        self.placement = placement
+        self.seed = int(seed)
+        self.duration_dist = duration_dist
+        self.noise = bool(noise)
+        self.interference = float(interference)
+        self.deadline_factor = float(deadline_factor)
+        self.max_events = max_events
+        self.now = 0.0
+        self.events = 0
+        self._heap: list = []
+        self._seq = 0
+        # slots and nodes
+        n, s = cluster.n_nodes, cluster.slots
+        self._free: dict[int, int] = {i: s for i in range(n)}
+        self._free_proxy = MappingProxyType(self._free)
+        self._n_free = n * s
+        self._n_running = 0
+        self._n_copies = 0
+        self._node_running = [0] * n
+        self._node_live: list[dict[int, Attempt]] = [{} for _ in range(n)]
+        self._load = [[0.0] * n for _ in _LOAD_TAUS]
+        self._load_t = [0.0] * n
+        # jobs
+        self._active: dict[int, Job] = {}
+        self._waiting: dict[int, Job] = {}
+        self._waiting_dirty = False
+        self._n_waiting = 0
+        self._n_arrivals_left = 0
+        self._n_wakes = 0
+        self._tick_scheduled = False
+        self._attempt_uid = 0
+        self._task_uid = 0
+        self.jobs: list[Job] = []
+        self.attempts: list[Attempt] = []
+        self.view = SimView(self)
+        self._hook_launched = (
+            type(speculation).on_attempt_launched is not SpeculationPolicy.on_attempt_launched
+        )
+        self._hook_finished = (
+            type(speculation).on_attempt_finished is not SpeculationPolicy.on_attempt_finished
+        )
+        self._hook_arrival = (
+            type(speculation).on_job_arrival is not SpeculationPolicy.on_job_arrival
+        )
+        specs: list[tuple[JobSpec, Workload]] = []
+        for w in workloads:
+            specs.extend((j, w) for j in w.jobs)
+        specs.sort(key=lambda jw: jw[0].submit_time)  # stable: workload order breaks ties
+        self._specs = specs
+        for i, (spec, _w) in enumerate(specs):
+            self._push(spec.submit_time, EV_ARRIVAL, i)
+        self._n_arrivals_left = len(specs)
+
+    # ----------------------------------------------------------------- heap
+    def _push(self, t: float, kind: int, obj: Any) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (t, self._seq, kind, obj))
+
+    # ----------------------------------------------------------------- main loop
+    def run(self, progress_bar=None) -> None:
+        """Run until every job is done."""
+        heap = self._heap
+        pop = heapq.heappop
+        spec_pol = self.speculation
+        interval = spec_pol.interval
+        n_jobs = len(self._specs)
+        finished_before = 0
+        wall0 = time.perf_counter()
+        while heap:
+            t, _seq, kind, obj = pop(heap)
+            if kind == EV_FINISH:
+                if obj.state != A_RUNNING or obj._end != t:
+                    continue  # killed meanwhile: a stale event
+                self.now = t
+                self.events += 1
+                self._finish(obj)
+                if self._hook_finished:
+                    self._apply(spec_pol.on_attempt_finished(self.view, obj), spec_pol)
+            elif kind == EV_ARRIVAL:
+                self.now = t
+                self.events += 1
+                self._n_arrivals_left -= 1
+                job = self._arrive(obj)
+                if interval is not None and not self._tick_scheduled:
+                    self._tick_scheduled = True
+                    self._push(t + interval, EV_TICK, None)
+                if self._hook_arrival:
+                    self._apply(spec_pol.on_job_arrival(self.view, job), spec_pol)
+            elif kind == EV_TICK:
+                self.now = t
+                self.events += 1
+                if self._active:
+                    self._apply(spec_pol.on_tick(self.view), spec_pol)
+                    self._push(t + interval, EV_TICK, None)
+                else:
+                    self._tick_scheduled = False
+            else:  # EV_WAKE
+                self.now = t
+                self.events += 1
+                self._n_wakes -= 1
+                policy, tag = obj
+                self._apply(policy.on_wake(self.view, tag), policy)
+            if self._n_free and self._n_waiting:
+                self._apply(self.placement.assign(self.view, self._free_proxy), self.placement)
+            if not self._n_running and self._n_waiting:
+                self._check_stuck()
+            if progress_bar is not None and self.events % 4096 == 0:
+                n_fin = len(self.jobs) - len(self._active)
+                progress_bar.update(n_fin - finished_before)
+                finished_before = n_fin
+            if self.max_events is not None and self.events >= self.max_events:
+                raise RuntimeError(f"simulation stopped after max_events={self.max_events} events")
+        if progress_bar is not None:
+            progress_bar.update(n_jobs - finished_before)
+        if self._active:
+            raise PolicyError(
+                f"simulation ended with {len(self._active)} unfinished jobs: placement "
+                f"{self.placement.name!r} / speculation {self.speculation.name!r} "
+                "left tasks waiting"
+            )
+        self.wall_seconds = time.perf_counter() - wall0
+
+    def _check_stuck(self) -> None:
+        if self._n_arrivals_left or self._n_wakes or self._n_running:
+            return
+        raise PolicyError(
+            f"placement {self.placement.name!r} left {self._n_waiting} tasks waiting on "
+            f"{self._n_free} free slots at t={self.now:.3f} with nothing left to happen "
+            "(return a Wake to be called again)"
+        )
+
+    # ----------------------------------------------------------------- arrivals
+    def _arrive(self, i: int) -> Job:
+        spec, w = self._specs[i]
+        job = Job()
+        job.uid = len(self.jobs)
+        job.spec = spec
+        job.job_id = spec.job_id
+        job.workload = spec.workload
+        job.submit_time = spec.submit_time
+        if spec.deadline is not None:
+            job.deadline = float(spec.deadline)
+        else:
+            job.deadline = spec.submit_time + self.deadline_factor * spec.critical_path
+        rng = np.random.default_rng([self.seed, 7, i])
+        job.rng = rng
+        job.alpha = float(w.tail_alpha)
+        n_m, n_r = spec.map_work.size, spec.reduce_work.size
+        if self.duration_dist is not None:
+            draws = np.asarray(self.duration_dist.rvs(size=n_m + n_r, random_state=rng), float)
+            draws = draws.reshape(-1)
+            if not np.all(np.isfinite(draws)) or np.any(draws < 0):
+                raise ValueError("duration_dist drew a negative or non-finite duration")
+            u0 = draws
+        else:
+            u0 = rng.random(n_m + n_r)
+        job._draws = None
+        cl = self.cluster
+        job.pids = (
+            cl.profile_id(w.profile(spec.phases[0])),
+            cl.profile_id(w.profile(spec.phases[1])),
+        )
+        tasks = []
+        stages: list[list[Task]] = [[], []]
+        uid = self._task_uid
+        for k in range(n_m):
+            t = Task(uid + k, job, k, 0, spec.phases[0], float(spec.map_work[k]), float(u0[k]))
+            tasks.append(t)
+            stages[0].append(t)
+        for k in range(n_r):
+            t = Task(
+                uid + n_m + k,
+                job,
+                n_m + k,
+                1,
+                spec.phases[1],
+                float(spec.reduce_work[k]),
+                float(u0[n_m + k]),
+            )
+            tasks.append(t)
+            stages[1].append(t)
+        self._task_uid += n_m + n_r
+        job.tasks = tasks
+        job.stages = stages
+        job.stage = 0
+        job.stage_left = [n_m, n_r]
+        job.pending = {}
+        job.running = {}
+        job.n_done = 0
+        job.n_tasks = n_m + n_r
+        job.finish_time = None
+        self.jobs.append(job)
+        self._active[job.uid] = job
+        self._make_waiting(job, stages[0])
+        return job
+
+    def _make_waiting(self, job: Job, tasks) -> None:
+        pend = job.pending
+        for t in tasks:
+            t.state = WAITING
+            pend[t.index] = t
+        self._n_waiting += len(tasks)
+        if job.uid not in self._waiting:
+            if self._waiting and job.uid < next(reversed(self._waiting)):
+                self._waiting_dirty = True
+            self._waiting[job.uid] = job
+
+    # ----------------------------------------------------------------- slots / loads
+    def _load_touch(self, node: int) -> None:
+        now = self.now
+        dt = now - self._load_t[node]
+        if dt > 0.0:
+            n = self._node_running[node]
+            for i, tau in enumerate(_LOAD_TAUS):
+                lv = self._load[i]
+                lv[node] = n + (lv[node] - n) * math.exp(-dt / tau)
+            self._load_t[node] = now
+
+    def _take_slot(self, node: int) -> None:
+        c = self._free[node] - 1
+        if c:
+            self._free[node] = c
+        else:
+            del self._free[node]
+        self._n_free -= 1
+
+    def _release_slot(self, node: int) -> None:
+        c = self._free.get(node)
+        if c is None:
+            self._free[node] = 1
+        else:
+            self._free[node] = c + 1
+        self._n_free += 1
+
+    # ----------------------------------------------------------------- actions
+    def _apply(self, actions, policy) -> None:
+        if not actions:
+            return
+        for act in actions:
+            if type(act) is Launch:
+                self._launch(act, policy)
+            elif type(act) is Kill:
+                a = act.attempt
+                if not isinstance(a, Attempt) or a.state != A_RUNNING:
+                    raise PolicyError(
+                        f"policy {policy.name!r}: {act!r} at t={self.now:.3f}: "
+                        "the attempt is not running"
+                    )
+                self._kill(a)
+                task = a.task
+                if not task.live and task.state != DONE:
+                    self._requeue(task)
+            elif type(act) is Wake:
+                at = act.at
+                if not (isinstance(at, (int, float)) and math.isfinite(at) and at >= self.now):
+                    raise PolicyError(
+                        f"policy {policy.name!r}: {act!r} at t={self.now:.3f}: "
+                        "the wake-up time must be finite and not in the past"
+                    )
+                self._n_wakes += 1
+                self._push(float(at), EV_WAKE, (policy, act.tag))
+            else:
+                raise PolicyError(
+                    f"policy {policy.name!r} returned {act!r}, which is not a Launch, Kill or Wake"
+                )
+
+    def _requeue(self, task: Task) -> None:
+        job = task.job
+        task.state = WAITING
+        # back to the front of the job's waiting tasks
+        rest = job.pending
+        job.pending = {task.index: task}
+        job.pending.update(rest)
+        self._n_waiting += 1
+        if job.uid not in self._waiting:
+            if self._waiting and job.uid < next(reversed(self._waiting)):
+                self._waiting_dirty = True
+            self._waiting[job.uid] = job
+
+    def _pick_node(self, task: Task) -> int | None:
+        busy = {a.node for a in task.live.values()}
+        for node in self._free:
+            if node not in busy:
+                return node
+        for node in self._free:
+            return node
+        return None
+
+    def _launch(self, act: Launch, policy) -> None:
+        task = act.task
+        now = self.now
+        if not isinstance(task, Task):
+            raise PolicyError(f"policy {policy.name!r}: {act!r}: task is not a Task")
+        state = task.state
+        if state == DONE or state == BLOCKED or task.job.finish_time is not None:
+            why = "the task is already done" if state == DONE else "its stage is not runnable yet"
+            raise PolicyError(f"policy {policy.name!r}: {act!r} at t={now:.3f}: {why}")
+        sf = act.start_fraction
+        if not (isinstance(sf, (int, float)) and 0.0 <= sf < 1.0):
+            raise PolicyError(
+                f"policy {policy.name!r}: {act!r}: start_fraction must be in [0, 1), got {sf!r}"
+            )
+        node = act.node
+        if node is None:
+            node = self._pick_node(task)
+            if node is None:
+                raise PolicyError(
+                    f"policy {policy.name!r}: {act!r} at t={now:.3f}: no free slot in the cluster"
+                )
+        elif node not in self._free:
+            if not isinstance(node, (int, np.integer)) or not 0 <= node < self.cluster.n_nodes:
+                raise PolicyError(f"policy {policy.name!r}: {act!r}: no node {node!r}")
+            raise PolicyError(
+                f"policy {policy.name!r}: {act!r} at t={now:.3f}: node {node} has no free slot"
+            )
+        node = int(node)
+        job = task.job
+        if state == WAITING:
+            del job.pending[task.index]
+            self._n_waiting -= 1
+            if not job.pending:
+                self._waiting.pop(job.uid, None)
+            task.state = RUNNING
+            if task.first_launch is None:
+                task.first_launch = now
+        index = len(task.attempts)
+        att = Attempt(self._attempt_uid, task, index, node, now, float(sf))
+        self._attempt_uid += 1
+        self._load_touch(node)
+        running_before = self._node_running[node]
+        att._rstate = (
+            running_before,
+            self._load[0][node],
+            self._load[1][node],
+            self._load[2][node],
+        )
+        # duration
+        if self.duration_dist is not None:
+            x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
+            if not (math.isfinite(x) and x >= 0):
+                raise ValueError(f"duration_dist drew an invalid duration {x!r}")
+            att._end = now + task.work * (1.0 - sf) * x
+        else:
+            if self.noise:
+                u = task._u0 if index == 0 else job.rng.random()
+                alpha = job.alpha * self.cluster.tail[node]
+                mult = (1.0 - u) ** (-1.0 / alpha)
+            else:
+                mult = 1.0
+            work = task.work * mult * (1.0 - sf)
+            if self.interference:
+                work *= 1.0 + self.interference * running_before / self.cluster.slots
+            pid = job.pids[task.stage]
+            att._work = work
+            att._c0 = self.cluster.cum_at(node, pid, now)
+            att._end = self.cluster.end_time(node, pid, now, work)
+        task.attempts.append(att)
+        task.live[att.uid] = att
+        job.running[att.uid] = att
+        self._node_live[node][att.uid] = att
+        self._node_running[node] = running_before + 1
+        self._n_running += 1
+        if index:
+            self._n_copies += 1
+        self._take_slot(node)
+        self.attempts.append(att)
+        self._push(att._end, EV_FINISH, att)
+        if self._hook_launched:
+            self._apply(self.speculation.on_attempt_launched(self.view, att), self.speculation)
+
+    def _close(self, att: Attempt, state: int) -> None:
+        node = att.node
+        self._load_touch(node)
+        att.state = state
+        att.end_time = self.now
+        task = att.task
+        del task.live[att.uid]
+        del task.job.running[att.uid]
+        del self._node_live[node][att.uid]
+        self._node_running[node] -= 1
+        self._n_running -= 1
+        if att.index:
+            self._n_copies -= 1
+        self._release_slot(node)
+
+    def _kill(self, att: Attempt) -> None:
+        self._close(att, A_KILLED)
+
+    def _finish(self, att: Attempt) -> None:
+        self._close(att, A_FINISHED)
+        task = att.task
+        job = task.job
+        task.state = DONE
+        task.finish_time = self.now
+        for other in list(task.live.values()):
+            self._close(other, A_KILLED)
+        job.n_done += 1
+        st = task.stage
+        job.stage_left[st] -= 1
+        if job.stage_left[st] == 0 and st == 0 and job.stage_left[1] > 0:
+            job.stage = 1
+            self._make_waiting(job, job.stages[1])
+        if job.n_done == job.n_tasks:
+            job.finish_time = self.now
+            del self._active[job.uid]
+            self._waiting.pop(job.uid, None)

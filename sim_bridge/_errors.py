@@ -1,0 +1,21 @@
+"""Error types of the simulator."""
+
+from __future__ import annotations
+
+from sim_bridge.policies.base import PolicyError
+
+__all__ = ["DataFormatError", "PolicyError"]
+
+
+class DataFormatError(ValueError):
+    """A data file is malformed; the message names the file, the line and the column.
+
+    Examples
+    --------
+    >>> print(DataFormatError("a.tsv", 3, 2, "x is not a number"))
+    a.tsv: line 3, column 2: x is not a number
+    """
+
+    def __init__(self, path: object, line: int, column: int | str, problem: str):
+        self.path, self.line, self.column, self.problem = str(path), line, column, problem
+        super().__init__(f"{path}: line {line}, column {column}: {problem}")

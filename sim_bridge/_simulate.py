@@ -1,0 +1,332 @@
+"""``simulate``: the one-call entry point, and its result."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
+from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._engine import A_FINISHED, Simulator
+from sim_bridge._metrics import summarize
+from sim_bridge._workloads import (
+    DEFAULT_TAIL_ALPHA,
+    TAIL_ALPHA,
+    WORKLOAD_NAMES,
+    JobSpec,
+    Workload,
+    load_workload,
+    resolve_data_dir,
+)
+from sim_bridge.policies._registry import get_policy
+from sim_bridge.policies.base import PlacementPolicy, Policy, SpeculationPolicy
+
+__all__ = ["SimulationResult", "simulate"]
+
+log = logging.getLogger("sim_bridge")
+
+
+@dataclass
+class SimulationResult:
+    """What a simulation produced.
+
+    Attributes
+    ----------
+    jobs : DataFrame
+        One row per job: ``job_id, workload, submit_time, finish_time, jct, deadline,
+        met_deadline, n_tasks, n_attempts``.
+    tasks : DataFrame
+        One row per attempt (DESIGN.md §3): ``job_id, task_id, attempt, workload, node, phase,
+        submit_time, launch_time, end_time, duration, outcome`` and the ``c_*`` counters
+        snapshotted at launch.
+    summary : dict
+        ``jobs, tasks, attempts, mean_jct, p50_jct, p90_jct, p99_jct, task_seconds, makespan,
+        pocd, events, wall_seconds`` and more (policy names, parameters, straggler share).
+    """
+
+    jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"SimulationResult(jobs={s.get('jobs')}, attempts={s.get('attempts')}, "
+            f"p99_jct={s.get('p99_jct', float('nan')):.1f})"
+        )
+
+
+def _as_workloads(workload, *, data_dir, hours, scale, seed, swim_kw) -> list[Workload]:
+    items = workload if isinstance(workload, (list, tuple)) else [workload]
+    if not items:
+        raise ValueError("parameter workload is empty")
+    out: list[Workload] = []
+    loose: dict[str, list[JobSpec]] = {}
+    for k, item in enumerate(items):
+        if isinstance(item, str):
+            out.append(
+                load_workload(item, data_dir, hours=hours, scale=scale, seed=seed + k, **swim_kw)
+            )
+        elif isinstance(item, Workload):
+            out.append(item)
+        elif isinstance(item, JobSpec):
+            loose.setdefault(item.workload, []).append(item)
+        else:
+            raise ValueError(
+                f"parameter workload: expected a name ({', '.join(WORKLOAD_NAMES)}), a Workload "
+                f"or a JobSpec, got {item!r}"
+            )
+    for name, jobs in loose.items():
+        out.append(Workload(name, jobs, tail_alpha=TAIL_ALPHA.get(name, DEFAULT_TAIL_ALPHA)))
+    seen: set[str] = set()
+    for w in out:
+        for j in w.jobs:
+            if j.job_id in seen:
+                raise ValueError(f"parameter workload: job id {j.job_id!r} appears twice")
+            seen.add(j.job_id)
+    return out
+
+
+def _resolve_policy(value, params, kind: type[Policy], what: str) -> Policy:
+    pol = get_policy(value, **(params or {}))
+    if not isinstance(pol, kind):
+        raise ValueError(
+            f"parameter {what}: {getattr(pol, 'name', pol)!r} is a {pol.kind} policy, "
+            f"not a {kind.kind} policy"
+        )
+    pol.validate()
+    pol.reset()
+    return pol
+
+
+def simulate(
+    workload: Any = "SYN",
+    policy: str | SpeculationPolicy = "none",
+    placement: str | PlacementPolicy = "fifo",
+    *,
+    nodes: int = 50,
+    slots: int = 2,
+    hours: float | None = None,
+    scale: float = 1.0,
+    seed: int = 0,
+    data_dir: str | Path | None = None,
+    counters: str = "synthetic",
+    beta: float = 1.3,
+    progress: bool | None = None,
+    policy_params: dict[str, Any] | None = None,
+    placement_params: dict[str, Any] | None = None,
+    duration_dist: Any = None,
+    ideal: bool = False,
+    noise: bool = True,
+    interference: float = 0.25,
+    kappa: float = 1.0,
+    deadline_factor: float = 3.0,
+    record_counters: bool = True,
+    max_events: int | None = None,
+    **swim_kw: Any,
+) -> SimulationResult:
+    """Run the cluster simulator once.
+
+    Parameters
+    ----------
+    workload : str, Workload, JobSpec or a list of them
+        ``"FB2009"``, ``"FB2010"``, ``"ALI2017"``, ``"SYN"`` (loaded from ``data_dir``; the
+        synthetic workload is used, with one warning line, when the file is missing),
+        explicit :class:`Workload`/:class:`JobSpec` objects, or a list mixing them: several
+        workloads then share the same cluster, interleaved by arrival time.
+    policy : str or SpeculationPolicy
+        A registered speculation policy name (``straggler policies``) or an instance.
+    placement : str or PlacementPolicy
+        A registered placement policy name or an instance.
+    nodes, slots : int
+        Cluster size: ``nodes`` nodes with ``slots`` slots each.
+    hours : float, optional
+        Keep the jobs submitted during the first ``hours`` hours (all when None).
+    scale : float
+        Data scale factor (SWIM bytes, Alibaba instance counts).
+    seed : int
+        Seed of every random draw; the same inputs and seed give identical tables.
+    data_dir : path, optional
+        Data directory (then ``$STRAGGLER_DATA_DIR``, then ``data/`` of the checkout).
+    counters : {"synthetic", "alibaba2018"}
+        Source of the nodes' background contention (replay needs the Alibaba 2018 subset).
+    beta : float
+        Straggler threshold for the summary's ``straggler_share``.
+    progress : bool, optional
+        Show a tqdm bar (default: for runs of more than 2,000 jobs; ``TQDM_DISABLE`` wins).
+    policy_params, placement_params : dict, optional
+        Constructor parameters when the policies are given by name.
+    duration_dist : frozen scipy distribution, optional
+        Replace the node model: an attempt lasts ``work * (1 - start_fraction) * X`` with ``X``
+        an independent draw (e.g. one job of n tasks of work 1 and i.i.d. durations).
+    ideal : bool
+        Homogeneous nodes without contention (and, with ``noise=False``, durations equal to
+        the base work exactly).
+    noise : bool
+        Pareto noise on durations.
+    interference, kappa : float
+        Slowdown per unit of slot occupancy at launch; strength of background contention.
+    deadline_factor : float
+        Deadline of a job without one: ``submit + factor * critical path`` (for PoCD).
+    record_counters : bool
+        Add the ``c_*`` counter columns to ``tasks``.
+    **swim_kw
+        Passed to the SWIM conversion (``block_size``, ``reduce_bytes``, ``map_mb_s``, ...).
+
+    Returns
+    -------
+    SimulationResult
+
+    Examples
+    --------
+    >>> from sim_bridge import JobSpec
+    >>> r = simulate([JobSpec("j", 0.0, [4.0, 6.0], [5.0])], nodes=2, slots=1, ideal=True,
+    ...              noise=False)
+    >>> r.summary["mean_jct"], r.tasks["duration"].tolist()
+    (11.0, [4.0, 6.0, 5.0])
+    """
+    wall0 = time.perf_counter()
+    if not isinstance(beta, (int, float)) or not beta > 0:
+        raise ValueError(f"parameter beta must be > 0, got {beta!r}")
+    if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        raise ValueError(f"parameter seed must be an integer >= 0, got {seed!r}")
+    for name, v in (
+        ("interference", interference),
+        ("kappa", kappa),
+        ("deadline_factor", deadline_factor),
+    ):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise ValueError(f"parameter {name} must be >= 0, got {v!r}")
+    if duration_dist is not None and not hasattr(duration_dist, "rvs"):
+        raise ValueError(f"parameter duration_dist needs an rvs method, got {duration_dist!r}")
+    spec_pol = _resolve_policy(policy, policy_params, SpeculationPolicy, "policy")
+    place_pol = _resolve_policy(placement, placement_params, PlacementPolicy, "placement")
+    workloads = _as_workloads(
+        workload, data_dir=data_dir, hours=hours, scale=scale, seed=seed, swim_kw=swim_kw
+    )
+    source_dir = None
+    if counters == "alibaba2018" and not ideal:
+        root = resolve_data_dir(data_dir)
+        if (root / MACHINE_USAGE_FILE).is_file():
+            source_dir = root
+        else:
+            log.warning(
+                "counters: no file %s in data directory %s; using synthetic contention",
+                MACHINE_USAGE_FILE,
+                root,
+            )
+            counters = "synthetic"
+    cluster = Cluster(
+        nodes, slots, seed, source=counters, data_dir=source_dir, ideal=ideal, kappa=kappa
+    )
+    sim = Simulator(
+        cluster,
+        workloads,
+        spec_pol,
+        place_pol,
+        seed=seed,
+        duration_dist=duration_dist,
+        noise=noise,
+        interference=interference,
+        deadline_factor=deadline_factor,
+        max_events=max_events,
+    )
+    n_jobs = len(sim._specs)
+    show = (n_jobs > 2000) if progress is None else bool(progress)
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n_jobs, unit="job", desc=f"simulate {spec_pol.name}")
+    try:
+        sim.run(progress_bar=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    jobs, tasks = _tables(sim, record_counters)
+    summary = summarize(jobs, tasks, beta=beta)
+    summary.update(
+        events=int(sim.events),
+        wall_seconds=time.perf_counter() - wall0,
+        engine_seconds=float(sim.wall_seconds),
+        policy=spec_pol.name,
+        policy_params=spec_pol.get_params(),
+        placement=place_pol.name,
+        placement_params=place_pol.get_params(),
+        workloads=[w.name for w in workloads],
+        workload_sources=[w.source for w in workloads],
+        nodes=int(nodes),
+        slots=int(slots),
+        hours=hours,
+        scale=float(scale),
+        seed=int(seed),
+        counters=counters,
+    )
+    return SimulationResult(jobs=jobs, tasks=tasks, summary=summary)
+
+
+def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    atts = sim.attempts
+    n = len(atts)
+    node = np.fromiter((a.node for a in atts), np.int64, n)
+    launch = np.fromiter((a.launch_time for a in atts), float, n)
+    end = np.fromiter((a.end_time for a in atts), float, n)
+    tasks_of = [a.task for a in atts]
+    jobs_of = [t.job for t in tasks_of]
+    job_ids = np.array([j.job_id for j in sim.jobs], dtype=object)
+    job_uid = np.fromiter((j.uid for j in jobs_of), np.int64, n)
+    phase_ch = np.array([t.phase for t in tasks_of], dtype=object)
+    tidx = np.fromiter((t.index for t in tasks_of), np.int64, n)
+    task_id = [
+        f"{jid}-{ph[0]}{i}" for jid, ph, i in zip(job_ids[job_uid], phase_ch, tidx, strict=True)
+    ]
+    node_names = np.array([f"n{i:04d}" for i in range(sim.cluster.n_nodes)], dtype=object)
+    tasks = pd.DataFrame(
+        {
+            "job_id": job_ids[job_uid],
+            "task_id": task_id,
+            "attempt": np.fromiter((a.index for a in atts), np.int64, n),
+            "workload": np.array([j.workload for j in sim.jobs], dtype=object)[job_uid],
+            "node": node_names[node],
+            "phase": phase_ch,
+            "submit_time": np.array([j.submit_time for j in sim.jobs], float)[job_uid]
+            if n
+            else np.empty(0),
+            "launch_time": launch,
+            "end_time": end,
+            "duration": end - launch,
+            "outcome": np.where(
+                np.fromiter((a.state == A_FINISHED for a in atts), bool, n), "finished", "killed"
+            ).astype(object),
+        }
+    )
+    if record_counters:
+        rs = np.array([a._rstate for a in atts], dtype=float).reshape(n, 4)
+        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
+        for name in COUNTER_NAMES:
+            tasks[f"c_{name}"] = c[name]
+    jobs = sim.jobs
+    submit = np.array([j.submit_time for j in jobs], float)
+    finish = np.array([j.finish_time for j in jobs], float)
+    deadline = np.array([j.deadline for j in jobs], float)
+    jobs_df = pd.DataFrame(
+        {
+            "job_id": job_ids,
+            "workload": np.array([j.workload for j in jobs], dtype=object),
+            "submit_time": submit,
+            "finish_time": finish,
+            "jct": finish - submit,
+            "deadline": deadline,
+            "met_deadline": finish <= deadline,
+            "n_tasks": np.array([j.n_tasks for j in jobs], np.int64),
+            "n_attempts": np.array([sum(len(t.attempts) for t in j.tasks) for j in jobs], np.int64),
+        }
+    )
+    return jobs_df, tasks

@@ -1,0 +1,57 @@
+"""Scheduling policies as plug-ins: the interface, the registry and the built-in baselines.
+
+Register a new policy with :func:`register_policy` (a class decorator); it then appears in
+``straggler policies``, can be named in :func:`sim_bridge.simulate` and is covered by the
+conformance test suite. See ``sim_bridge/POLICY_API.md``.
+"""
+
+from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
+from sim_bridge.policies._registry import get_policy, list_policies, register_policy, registry
+from sim_bridge.policies._speculation import (
+    LATE,
+    BackupTasks,
+    HadoopSpeculator,
+    Mantri,
+    NoSpeculation,
+    Spark4Speculation,
+    SparkSpeculation,
+)
+from sim_bridge.policies.base import (
+    Action,
+    Kill,
+    Launch,
+    PlacementPolicy,
+    Policy,
+    PolicyError,
+    SpeculationPolicy,
+    Wake,
+    check_fraction,
+    check_positive,
+)
+
+__all__ = [
+    "LATE",
+    "Action",
+    "BackupTasks",
+    "FIFOPlacement",
+    "FairPlacement",
+    "HadoopSpeculator",
+    "Kill",
+    "Launch",
+    "Mantri",
+    "NoSpeculation",
+    "PlacementPolicy",
+    "Policy",
+    "PolicyError",
+    "SparkSpeculation",
+    "Spark4Speculation",
+    "SpeculationPolicy",
+    "Wake",
+    "check_fraction",
+    "check_positive",
+    "get_policy",
+    "iter_free_slots",
+    "list_policies",
+    "register_policy",
+    "registry",
+]

@@ -1,0 +1,81 @@
+"""The policy registry: names -> policy classes, for the CLI and the conformance tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim_bridge.policies.base import Policy
+
+#: name -> policy class (speculation and placement policies share one namespace)
+registry: dict[str, type[Policy]] = {}
+
+
+def register_policy(cls: type[Policy]) -> type[Policy]:
+    """Class decorator adding ``cls`` to :data:`registry` under ``cls.name``.
+
+    Registering another class under a taken name raises ``ValueError``.
+
+    Examples
+    --------
+    >>> from sim_bridge.policies.base import SpeculationPolicy
+    >>> @register_policy
+    ... class _Doc(SpeculationPolicy):
+    ...     "A doctest policy."
+    ...     name = "_doctest_policy"
+    >>> get_policy("_doctest_policy").describe()
+    'A doctest policy.'
+    >>> _ = registry.pop("_doctest_policy")
+    """
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"policy class {cls.__qualname__} has no usable `name`: {name!r}")
+    other = registry.get(name)
+    if other is not None and other is not cls:
+        raise ValueError(
+            f"policy name {name!r} is already registered by {other.__module__}.{other.__qualname__}"
+        )
+    registry[name] = cls
+    return cls
+
+
+def get_policy(name: str | Policy, **params: Any) -> Policy:
+    """Instantiate the registered policy ``name`` with ``params`` (an instance passes through).
+
+    Examples
+    --------
+    >>> get_policy("spark", quantile=0.9, multiplier=3.0).multiplier
+    3.0
+    >>> get_policy("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    KeyError: "unknown policy 'nope'; registered: ..."
+    """
+    if isinstance(name, Policy):
+        if params:
+            raise ValueError(f"parameters {sorted(params)} given with a policy instance {name!r}")
+        return name
+    try:
+        cls = registry[name]
+    except KeyError:
+        known = ", ".join(sorted(registry))
+        raise KeyError(f"unknown policy {name!r}; registered: {known}") from None
+    return cls(**params)
+
+
+def list_policies(kind: str | None = None) -> dict[str, str]:
+    """Registered policy names -> one-line descriptions, sorted by name (``kind`` filters
+    ``"speculation"`` or ``"placement"``).
+
+    Examples
+    --------
+    >>> "late" in list_policies("speculation") and "fifo" in list_policies("placement")
+    True
+    """
+    out = {}
+    for name in sorted(registry):
+        cls = registry[name]
+        if kind is not None and cls.kind != kind:
+            continue
+        doc = (cls.__doc__ or name).strip().splitlines()[0].strip()
+        out[name] = doc
+    return out

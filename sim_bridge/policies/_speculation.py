@@ -1,0 +1,462 @@
+"""Reactive speculation baselines: none, Hadoop MRv2, LATE, Spark, MapReduce backups, Mantri.
+
+Each scan sees only what a real scheduler sees: attempts' progress (as reported by task
+trackers), elapsed times, finished attempts' durations, the task's input size (``task.work``)
+and node history. None reads an attempt's future end time.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, insort
+
+import numpy as np
+
+from sim_bridge.policies._registry import register_policy
+from sim_bridge.policies.base import (
+    Kill,
+    Launch,
+    SpeculationPolicy,
+    check_fraction,
+    check_positive,
+)
+
+__all__ = [
+    "BackupTasks",
+    "HadoopSpeculator",
+    "LATE",
+    "Mantri",
+    "NoSpeculation",
+    "SparkSpeculation",
+    "Spark4Speculation",
+]
+
+
+@register_policy
+class NoSpeculation(SpeculationPolicy):
+    """No speculation: every task runs its original attempt only."""
+
+    name = "none"
+
+
+class _StageStats(SpeculationPolicy):
+    """Keeps, per (job, stage), the sorted run times of the attempts that finished a task."""
+
+    def reset(self) -> None:
+        self._durs: dict[tuple[int, int], list[float]] = {}
+
+    def on_attempt_finished(self, view, attempt):
+        task = attempt.task
+        job = task.job
+        if job.done:
+            self._durs.pop((job.uid, 0), None)
+            self._durs.pop((job.uid, 1), None)
+            return []
+        insort(
+            self._durs.setdefault((job.uid, task.stage), []),
+            attempt.end_time - attempt.launch_time,
+        )
+        return []
+
+    def _stage_durations(self, job) -> list[float]:
+        return self._durs.get((job.uid, job.stage), [])
+
+
+def _median(sorted_vals: list[float]) -> float:
+    n = len(sorted_vals)
+    mid = n // 2
+    return sorted_vals[mid] if n % 2 else 0.5 * (sorted_vals[mid - 1] + sorted_vals[mid])
+
+
+@register_policy
+class HadoopSpeculator(_StageStats):
+    """Hadoop MRv2 default speculator: copy the task whose estimated end most exceeds
+    mean + 1.0 sd of finished tasks (caps max(10, 1% of tasks, 10% of running))."""
+
+    name = "hadoop"
+
+    def __init__(
+        self,
+        slowtask_threshold: float = 1.0,
+        min_allowed: int = 10,
+        proportion_running: float = 0.1,
+        proportion_total: float = 0.01,
+        min_done_fraction: float = 0.05,
+        interval: float = 1.0,
+        retry_after_speculate: float = 15.0,
+    ):
+        self.slowtask_threshold = slowtask_threshold
+        self.min_allowed = min_allowed
+        self.proportion_running = proportion_running
+        self.proportion_total = proportion_total
+        self.min_done_fraction = min_done_fraction
+        self.interval = interval
+        self.retry_after_speculate = retry_after_speculate
+
+    def validate(self) -> None:
+        check_positive(self, "slowtask_threshold", self.slowtask_threshold, allow_zero=True)
+        check_positive(self, "min_allowed", self.min_allowed, allow_zero=True)
+        check_fraction(self, "proportion_running", self.proportion_running)
+        check_fraction(self, "proportion_total", self.proportion_total)
+        check_fraction(self, "min_done_fraction", self.min_done_fraction)
+        check_positive(self, "interval", self.interval)
+        check_positive(self, "retry_after_speculate", self.retry_after_speculate, allow_zero=True)
+
+    def reset(self) -> None:
+        super().reset()
+        self._next_ok: dict[int, float] = {}
+
+    def on_tick(self, view):
+        free = view.free_slot_count
+        if not free:
+            return []
+        now = view.now
+        out = []
+        for job in view.active_jobs():
+            if not job.running or self._next_ok.get(job.uid, 0.0) > now:
+                continue
+            stage = job.stages[job.stage]
+            durs = self._stage_durations(job)
+            if not durs or len(durs) < self.min_done_fraction * len(stage):
+                continue
+            mean = sum(durs) / len(durs)
+            sd = math.sqrt(max(sum(d * d for d in durs) / len(durs) - mean * mean, 0.0))
+            threshold = mean + self.slowtask_threshold * sd
+            live = list(job.running.values())
+            n_spec = sum(1 for a in live if a.index > 0)
+            cap = max(
+                self.min_allowed,
+                self.proportion_running * len(live),
+                self.proportion_total * job.n_tasks,
+            )
+            if n_spec >= cap:
+                continue
+            cands = [
+                a
+                for a in live
+                if len(a.task.live) == 1 and len(a.task.attempts) == 1 and a.task.stage == job.stage
+            ]
+            if not cands:
+                continue
+            prog = view.progress_many(cands)
+            best, best_value = None, 0.0
+            for a, p in zip(cands, prog, strict=True):
+                if p <= 0.0:
+                    continue
+                est_run = (now - a.launch_time) / p
+                if est_run <= threshold:
+                    continue
+                value = (a.launch_time + est_run) - (now + mean)
+                if value > best_value:
+                    best, best_value = a, value
+            if best is not None:
+                out.append(Launch(best.task))
+                self._next_ok[job.uid] = now + self.retry_after_speculate
+                free -= 1
+                if not free:
+                    break
+        return out
+
+
+@register_policy
+class LATE(_StageStats):
+    """LATE (Zaharia et al. 2008): copy the slow task with the longest estimated time to end,
+    on a node that is not slow; at most 10% of the slots run copies."""
+
+    name = "late"
+
+    def __init__(
+        self,
+        speculative_cap: float = 0.1,
+        slow_task_threshold: float = 0.25,
+        slow_node_threshold: float = 0.25,
+        min_elapsed: float = 5.0,
+        interval: float = 5.0,
+    ):
+        self.speculative_cap = speculative_cap
+        self.slow_task_threshold = slow_task_threshold
+        self.slow_node_threshold = slow_node_threshold
+        self.min_elapsed = min_elapsed
+        self.interval = interval
+
+    def validate(self) -> None:
+        check_fraction(self, "speculative_cap", self.speculative_cap)
+        check_fraction(self, "slow_task_threshold", self.slow_task_threshold)
+        check_fraction(self, "slow_node_threshold", self.slow_node_threshold)
+        check_positive(self, "min_elapsed", self.min_elapsed, allow_zero=True)
+        check_positive(self, "interval", self.interval)
+
+    def reset(self) -> None:
+        super().reset()
+        self._node_work: np.ndarray | None = None
+        self._node_time: np.ndarray | None = None
+
+    def on_attempt_finished(self, view, attempt):
+        if self._node_work is None:
+            self._node_work = np.zeros(view.n_nodes)
+            self._node_time = np.zeros(view.n_nodes)
+        run = attempt.end_time - attempt.launch_time
+        if run > 0:
+            self._node_work[attempt.node] += attempt.task.work * (1.0 - attempt.start_fraction)
+            self._node_time[attempt.node] += run
+        return super().on_attempt_finished(view, attempt)
+
+    def _slow_nodes(self) -> np.ndarray | None:
+        if self._node_work is None:
+            return None
+        seen = self._node_time > 0
+        if seen.sum() < 4:
+            return None
+        speed = np.where(seen, self._node_work / np.where(seen, self._node_time, 1.0), np.nan)
+        cut = np.nanquantile(speed, self.slow_node_threshold)
+        return seen & (speed < cut)
+
+    def on_tick(self, view):
+        free = view.free_slot_count
+        if not free:
+            return []
+        cap = max(1, int(self.speculative_cap * view.total_slots))
+        budget = min(free, cap - view.copies_running)
+        if budget <= 0:
+            return []
+        now = view.now
+        ranked: list[tuple[float, int, object]] = []
+        for job in view.active_jobs():
+            running = job.running
+            if not running:
+                continue
+            stage = job.stage
+            live = [a for a in running.values() if a.task.stage == stage]
+            old = [a for a in live if now - a.launch_time >= self.min_elapsed]
+            if not old:
+                continue
+            durs = self._stage_durations(job)
+            if len(live) + len(durs) < 2:
+                continue  # nothing to compare a lone task with
+            prog = view.progress_many(live)
+            rates = [
+                (p - a.start_fraction) / (now - a.launch_time) if now > a.launch_time else 0.0
+                for a, p in zip(live, prog, strict=True)
+            ]
+            all_rates = sorted(rates + [1.0 / d for d in durs if d > 0])
+            k = self.slow_task_threshold * (len(all_rates) - 1)
+            lo = int(math.floor(k))
+            hi = min(lo + 1, len(all_rates) - 1)
+            cut = all_rates[lo] + (all_rates[hi] - all_rates[lo]) * (k - lo)
+            for a, p, r in zip(live, prog, rates, strict=True):
+                if (
+                    len(a.task.live) != 1
+                    or now - a.launch_time < self.min_elapsed
+                    or r >= cut
+                    or r <= 0.0
+                ):
+                    continue
+                ranked.append(((1.0 - p) / r, a.uid, a))
+        if not ranked:
+            return []
+        ranked.sort(key=lambda x: (-x[0], x[1]))
+        slow = self._slow_nodes()
+        out = []
+        cands = iter(ranked)
+        for node, count in view.free.items():
+            if slow is not None and slow[node]:
+                continue
+            for _ in range(count):
+                item = next(cands, None)
+                while item is not None and item[2].node == node:
+                    item = next(cands, None)
+                if item is None:
+                    return out
+                out.append(Launch(item[2].task, node))
+                budget -= 1
+                if budget <= 0:
+                    return out
+        return out
+
+
+@register_policy
+class SparkSpeculation(_StageStats):
+    """Spark speculation (classic defaults quantile 0.75, multiplier 1.5): once a quantile of
+    a stage's tasks finished, copy every task running longer than multiplier x their median."""
+
+    name = "spark"
+
+    def __init__(
+        self,
+        quantile: float = 0.75,
+        multiplier: float = 1.5,
+        min_runtime: float = 0.1,
+        interval: float = 1.0,
+    ):
+        self.quantile = quantile
+        self.multiplier = multiplier
+        self.min_runtime = min_runtime
+        self.interval = interval
+
+    def validate(self) -> None:
+        check_fraction(self, "quantile", self.quantile)
+        check_positive(self, "multiplier", self.multiplier)
+        check_positive(self, "min_runtime", self.min_runtime, allow_zero=True)
+        check_positive(self, "interval", self.interval)
+
+    def on_tick(self, view):
+        free = view.free_slot_count
+        if not free:
+            return []
+        now = view.now
+        out = []
+        for job in view.active_jobs():
+            if not job.running:
+                continue
+            n_stage = len(job.stages[job.stage])
+            durs = self._stage_durations(job)
+            need = max(1, math.floor(self.quantile * n_stage))
+            if len(durs) < need:
+                continue
+            threshold = max(self.multiplier * _median(durs), self.min_runtime)
+            for a in list(job.running.values()):
+                if (
+                    a.task.stage == job.stage
+                    and len(a.task.live) == 1
+                    and now - a.launch_time > threshold
+                ):
+                    out.append(Launch(a.task))
+                    free -= 1
+                    if not free:
+                        return out
+        return out
+
+
+@register_policy
+class Spark4Speculation(SparkSpeculation):
+    """Spark 4 speculation defaults: quantile 0.9, multiplier 3."""
+
+    name = "spark4"
+
+    def __init__(
+        self,
+        quantile: float = 0.9,
+        multiplier: float = 3.0,
+        min_runtime: float = 0.1,
+        interval: float = 1.0,
+    ):
+        super().__init__(quantile, multiplier, min_runtime, interval)
+
+
+@register_policy
+class BackupTasks(SpeculationPolicy):
+    """MapReduce backup tasks (Dean & Ghemawat 2004): near the end of a stage, back up every
+    task still in progress once."""
+
+    name = "backup"
+
+    def __init__(self, threshold: float = 0.9, interval: float = 5.0):
+        self.threshold = threshold
+        self.interval = interval
+
+    def validate(self) -> None:
+        check_fraction(self, "threshold", self.threshold)
+        check_positive(self, "interval", self.interval)
+
+    def on_tick(self, view):
+        free = view.free_slot_count
+        if not free:
+            return []
+        out = []
+        for job in view.active_jobs():
+            if job.pending or not job.running:
+                continue
+            n_stage = len(job.stages[job.stage])
+            left = job.stage_left[job.stage]
+            if n_stage - left < self.threshold * n_stage:
+                continue
+            for a in list(job.running.values()):
+                if len(a.task.attempts) == 1:
+                    out.append(Launch(a.task))
+                    free -= 1
+                    if not free:
+                        return out
+        return out
+
+
+@register_policy
+class Mantri(_StageStats):
+    """Mantri (Ananthanarayanan et al. 2010): duplicate when P(t_rem > 2 t_new) > delta = 0.25;
+    kill and restart an outlier whose remaining time exceeds a new copy's by a margin."""
+
+    name = "mantri"
+
+    def __init__(
+        self,
+        delta: float = 0.25,
+        restart_margin: float = 30.0,
+        max_copies: int = 3,
+        min_samples: int = 3,
+        interval: float = 5.0,
+    ):
+        self.delta = delta
+        self.restart_margin = restart_margin
+        self.max_copies = max_copies
+        self.min_samples = min_samples
+        self.interval = interval
+
+    def validate(self) -> None:
+        check_fraction(self, "delta", self.delta)
+        check_positive(self, "restart_margin", self.restart_margin, allow_zero=True)
+        check_positive(self, "max_copies", self.max_copies)
+        check_positive(self, "min_samples", self.min_samples)
+        check_positive(self, "interval", self.interval)
+
+    def on_tick(self, view):
+        now = view.now
+        free = view.free_slot_count
+        out = []
+        for job in view.active_jobs():
+            if not job.running:
+                continue
+            durs = self._stage_durations(job)
+            if len(durs) < self.min_samples:
+                continue
+            n = len(durs)
+            mean_new = sum(durs) / n
+            live = [a for a in job.running.values() if a.task.stage == job.stage]
+            prog = view.progress_many(live)
+            seen: set[int] = set()
+            for a, p in zip(live, prog, strict=True):
+                task = a.task
+                if task.uid in seen:
+                    continue
+                seen.add(task.uid)
+                el = now - a.launch_time
+                if el <= 0.0:
+                    continue
+                # remaining time of the task: the best of its live attempts
+                if len(task.live) > 1:
+                    t_rem = math.inf
+                    for b in task.live.values():
+                        pb = view.progress(b)
+                        eb = now - b.launch_time
+                        if pb > b.start_fraction and eb > 0:
+                            t_rem = min(t_rem, (1.0 - pb) * eb / (pb - b.start_fraction))
+                else:
+                    gained = p - a.start_fraction
+                    t_rem = (1.0 - p) * el / gained if gained > 0 else math.inf
+                c = len(task.live)
+                if math.isinf(t_rem):
+                    t_rem = el + mean_new  # no progress yet: at least as long as it has run
+                # P(t_rem > t_new (c+1)/c) from the stage's empirical t_new
+                p_dup = bisect_left(durs, t_rem * c / (c + 1)) / n
+                if free and c < self.max_copies and p_dup > self.delta:
+                    out.append(Launch(task))
+                    free -= 1
+                    continue
+                if (
+                    not free
+                    and c == 1
+                    and len(task.attempts) == 1
+                    and t_rem > mean_new + self.restart_margin
+                    and bisect_left(durs, t_rem) / n > 0.5
+                ):
+                    out.append(Kill(a))
+                    out.append(Launch(task))
+        return out
