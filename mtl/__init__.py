@@ -4,5 +4,6 @@ and the scheduler-facing predictor."""
 from ._grouped import GroupedMTLSVC
 from ._structure import VARIANTS
 from ._synthetic import make_grouped_classification
+from ._wrangler import WranglerSVC
 
-__all__: list[str] = ["VARIANTS", "GroupedMTLSVC", "make_grouped_classification"]
+__all__: list[str] = ["VARIANTS", "GroupedMTLSVC", "make_grouped_classification", "WranglerSVC"]
