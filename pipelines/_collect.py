@@ -1,0 +1,136 @@
+"""``straggler collect``: one training trace of several workloads sharing one cluster.
+
+As Wrangler replayed several production workloads on one 50-node cluster and snapshotted
+node counters at every task launch, this runs the simulator (no predictor, speculation as
+configured, ``none`` by default so that every original attempt runs to completion and its
+duration is the label's ground truth) on all the workloads at once and writes the attempt
+table (``tasks.parquet``, DESIGN.md §3), the job table and a summary: rows, (node, workload)
+pairs, straggler share per workload, jobs excluded for lack of a median.
+
+Workloads differ by orders of magnitude in tasks per hour (an FB-2010 hour at full scale has
+~50x more tasks than an FB-2009 hour), so each workload has its own data scale
+(:data:`DEFAULT_SCALES`, chosen so the four contribute thousands of tasks each in an hour).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers, validate_trace
+from pipelines._io import write_summary
+
+#: Per-workload data scale of ``straggler collect`` (SWIM bytes, Alibaba instance counts).
+DEFAULT_SCALES: dict[str, float] = {"FB2009": 10.0, "FB2010": 0.01, "ALI2017": 0.01, "SYN": 50.0}
+
+
+def parse_scales(spec: str | None, workloads: list[str]) -> dict[str, float]:
+    """``"2"`` (all workloads) or ``"FB2009=10,SYN=50"`` (others keep their default).
+
+    Examples
+    --------
+    >>> parse_scales("FB2009=3", ["FB2009", "SYN"])
+    {'FB2009': 3.0, 'SYN': 50.0}
+    >>> parse_scales("2", ["SYN"])
+    {'SYN': 2.0}
+    """
+    scales = {w: DEFAULT_SCALES.get(w, 1.0) for w in workloads}
+    if not spec:
+        return scales
+    if "=" not in spec:
+        value = _positive("--scale", spec)
+        return dict.fromkeys(workloads, value)
+    for item in spec.split(","):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if name not in scales:
+            raise ValueError(f"--scale names workload {name!r}, not one of {workloads}")
+        scales[name] = _positive(f"--scale {name}", value)
+    return scales
+
+
+def _positive(what: str, text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        raise ValueError(f"{what} must be a positive number, got {text!r}")
+    return v
+
+
+def collect(
+    out: str | Path,
+    workloads: list[str],
+    nodes: int = 50,
+    slots: int = 2,
+    hours: float = 1.0,
+    seed: int = 0,
+    scales: dict[str, float] | None = None,
+    policy: str = "none",
+    data_dir: str | None = None,
+    counters: str = "synthetic",
+    beta: float = DEFAULT_BETA,
+    min_tasks: int = DEFAULT_MIN_TASKS,
+) -> dict:
+    """Simulate ``workloads`` on one cluster and write the trace and its summary to ``out``.
+
+    Returns
+    -------
+    dict
+        The summary written to ``out/summary.json``.
+    """
+    import sim_bridge
+
+    if not workloads:
+        raise ValueError("--workloads is empty")
+    unknown = [w for w in workloads if w not in sim_bridge.WORKLOAD_NAMES]
+    if unknown:
+        raise ValueError(
+            f"--workloads: unknown {unknown}; choose from {list(sim_bridge.WORKLOAD_NAMES)}"
+        )
+    if len(set(workloads)) != len(workloads):
+        raise ValueError(f"--workloads lists a workload twice: {workloads}")
+    scales = scales or {w: DEFAULT_SCALES.get(w, 1.0) for w in workloads}
+    t0 = time.perf_counter()
+    loaded = [
+        sim_bridge.load_workload(w, data_dir, hours=hours, scale=scales[w], seed=seed + k)
+        for k, w in enumerate(workloads)
+    ]
+    result = sim_bridge.simulate(
+        loaded,
+        policy,
+        nodes=nodes,
+        slots=slots,
+        seed=seed,
+        data_dir=data_dir,
+        counters=counters,
+        beta=beta,
+    )
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in (("tasks", result.tasks), ("jobs", result.jobs)):
+        tmp = out / f".{name}.parquet.tmp"
+        table.to_parquet(tmp, index=False)
+        tmp.replace(out / f"{name}.parquet")
+    labelled = label_stragglers(validate_trace(result.tasks), beta, min_tasks)
+    data = labelled.summary()
+    sim = {k: v for k, v in result.summary.items() if not isinstance(v, (dict, list))}
+    summary = {
+        "command": "collect",
+        "workloads": workloads,
+        "sources": {w.name: w.source for w in loaded},
+        "scales": scales,
+        "nodes": nodes,
+        "slots": slots,
+        "hours": hours,
+        "seed": seed,
+        "policy": policy,
+        "counters_source": counters,
+        "attempt_rows": len(result.tasks),
+        **data,
+        "simulation": sim,
+        "wall_seconds": time.perf_counter() - t0,
+    }
+    write_summary(out, summary)
+    return summary

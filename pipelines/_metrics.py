@@ -1,0 +1,109 @@
+"""Classification metrics at a decision threshold, overall and per (node, workload) pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Metric names :func:`binary_metrics` returns (besides the counts).
+METRICS: tuple[str, ...] = ("accuracy", "precision", "recall", "f1", "roc_auc", "tpr", "fpr")
+
+
+def _roc_auc(y: np.ndarray, score: np.ndarray) -> float:
+    """Mann-Whitney AUC with ties counted one half; NaN with a single class."""
+    pos, neg = int(y.sum()), int(len(y) - y.sum())
+    if pos == 0 or neg == 0:
+        return float("nan")
+    ranks = pd.Series(score).rank(method="average").to_numpy()
+    return float((ranks[y == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
+    """Accuracy, precision, recall, F1, ROC-AUC, TPR and FPR when ``proba > threshold``.
+
+    Undefined ratios (no predicted positive, no positive, a single class for ROC-AUC) are NaN.
+
+    Parameters
+    ----------
+    y_true : array-like of 0/1
+    proba : array-like of float
+        Probability of the positive class (straggler).
+    threshold : float
+        Predict positive when ``proba > threshold`` (as ``GroupedMTLSVC.predict``).
+
+    Returns
+    -------
+    dict
+        The :data:`METRICS` plus ``rows``, ``positives`` and ``predicted_positives``.
+
+    Examples
+    --------
+    >>> m = binary_metrics([0, 0, 1, 1], [0.1, 0.6, 0.7, 0.9], threshold=0.5)
+    >>> m["accuracy"], m["precision"], m["recall"], m["roc_auc"]
+    (0.75, 0.6666666666666666, 1.0, 1.0)
+    """
+    y = np.asarray(y_true).astype(np.int64)
+    p = np.asarray(proba, dtype=np.float64)
+    if y.shape != p.shape:
+        raise ValueError(f"y_true and proba differ in shape: {y.shape} vs {p.shape}")
+    pred = p > threshold
+    tp = int((pred & (y == 1)).sum())
+    fp = int((pred & (y == 0)).sum())
+    fn = int((~pred & (y == 1)).sum())
+    tn = int((~pred & (y == 0)).sum())
+    n = len(y)
+
+    def ratio(a: int, b: int) -> float:
+        return a / b if b else float("nan")
+
+    precision, recall = ratio(tp, tp + fp), ratio(tp, tp + fn)
+    f1 = (
+        2 * precision * recall / (precision + recall)
+        if precision == precision and recall == recall and precision + recall > 0
+        else float("nan")
+    )
+    return {
+        "accuracy": ratio(tp + tn, n),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "roc_auc": _roc_auc(y, p),
+        "tpr": recall,
+        "fpr": ratio(fp, fp + tn),
+        "rows": n,
+        "positives": int(y.sum()),
+        "predicted_positives": tp + fp,
+    }
+
+
+def confusion(y_true, proba, threshold: float = 0.5) -> np.ndarray:
+    """2x2 counts ``[[tn, fp], [fn, tp]]`` (rows: truth, columns: prediction).
+
+    Examples
+    --------
+    >>> confusion([0, 1, 1], [0.9, 0.8, 0.1]).tolist()
+    [[0, 1], [1, 1]]
+    """
+    y = np.asarray(y_true).astype(np.int64)
+    pred = (np.asarray(proba, dtype=np.float64) > threshold).astype(np.int64)
+    out = np.zeros((2, 2), dtype=np.int64)
+    np.add.at(out, (y, pred), 1)
+    return out
+
+
+def per_pair_metrics(frame: pd.DataFrame, y_true, proba, threshold: float = 0.5) -> pd.DataFrame:
+    """:func:`binary_metrics` for every (node, workload) pair of ``frame`` (same row order).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"node": ["a", "a", "b"], "workload": ["W", "W", "W"]})
+    >>> per_pair_metrics(f, [0, 1, 1], [0.2, 0.9, 0.1])[["node", "accuracy"]].to_dict("list")
+    {'node': ['a', 'b'], 'accuracy': [1.0, 0.0]}
+    """
+    y = np.asarray(y_true)
+    p = np.asarray(proba, dtype=np.float64)
+    rows = []
+    groups = frame.reset_index(drop=True).groupby(["node", "workload"], sort=True).indices
+    for (node, wl), idx in groups.items():
+        rows.append({"node": node, "workload": wl, **binary_metrics(y[idx], p[idx], threshold)})
+    return pd.DataFrame(rows)
