@@ -1,9 +1,42 @@
 """Grouped multi-task SVMs for straggler prediction (Yadwadkar et al.), the Wrangler baseline
-and the scheduler-facing predictor."""
+and the scheduler-facing predictor.
+
+Public names
+------------
+GroupedMTLSVC
+    The grouped multi-task linear SVM ``w0 + w_node + w_workload + v_task`` (seed 004).
+WranglerSVC
+    One calibrated linear SVM per (node, workload) pair, with an insufficient-data record.
+Predictor, load_predictor, PredictorProtocol
+    What a scheduler imports; safe JSON + .npz artifact, MLflow URIs loaded lazily.
+ArtifactError, PredictorInputError
+    Errors for bad artifacts and bad predictor input (both ``ValueError``).
+make_grouped_classification
+    Synthetic node x workload structured data.
+VARIANTS
+    The blocks of every model variant.
+"""
 
 from ._grouped import GroupedMTLSVC
+from ._predictor import (
+    ArtifactError,
+    Predictor,
+    PredictorInputError,
+    PredictorProtocol,
+    load_predictor,
+)
 from ._structure import VARIANTS
 from ._synthetic import make_grouped_classification
 from ._wrangler import WranglerSVC
 
-__all__: list[str] = ["VARIANTS", "GroupedMTLSVC", "make_grouped_classification", "WranglerSVC"]
+__all__: list[str] = [
+    "VARIANTS",
+    "ArtifactError",
+    "GroupedMTLSVC",
+    "Predictor",
+    "PredictorInputError",
+    "PredictorProtocol",
+    "WranglerSVC",
+    "load_predictor",
+    "make_grouped_classification",
+]
