@@ -153,11 +153,11 @@ class Cluster:
             self.speed = np.ones(n)
             self.sens = np.zeros((n, 4))
         else:
-            self.speed = np.exp(rng.normal(0.0, 0.12, n))  # > 1: slower hardware
+            self.speed = np.exp(rng.normal(0.0, 0.08, n))  # > 1: slower hardware
             self.sens = np.exp(rng.normal(0.0, 0.45, (n, 4)))
         self.cores = rng.choice(np.array([16, 24, 32]), n).astype(float)
         #: per node multiplier of the noise tail exponent (< 1: a flaky node with heavier tail)
-        self.tail = np.where(rng.random(n) < 0.1, 0.6, 1.0) if not self.ideal else np.ones(n)
+        self.tail = np.where(rng.random(n) < 0.1, 0.7, 1.0) if not self.ideal else np.ones(n)
         busy = rng.beta(2.0, 3.0, (4, n))
         self._pi = np.stack([(1 - busy) ** 2, 2 * busy * (1 - busy), busy**2], axis=-1)
         self._pi_cum = np.cumsum(self._pi, axis=-1)
@@ -258,6 +258,14 @@ class Cluster:
         k = int(t // dt)
         self._ensure_step(k)
         return self._cum[pid][:, k] + (t - k * dt) * self._rate[pid][:, k]
+
+    def pressure(self, node: int, pid: int, t: float) -> float:
+        """Contention pressure in [0, 1) met by profile ``pid`` on ``node`` at ``t``:
+        ``1 - 1 / (1 + kappa * load)``, 0 on an idle node."""
+        k = int(t // self.dt)
+        if k >= self.horizon_steps:
+            self._ensure_step(k)
+        return float(1.0 - self._rate[pid][node, k] * self.speed[node])
 
     def work_between(self, node: int, pid: int, t0: float, t1: float) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""

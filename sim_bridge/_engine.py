@@ -415,6 +415,9 @@ class Simulator:
         Pareto noise on attempt durations (off: the duration follows the contention path only).
     interference : float
         Slowdown per unit of slot occupancy of the node at launch.
+    tail_pressure : float in [0, 1)
+        How much the contention pressure at launch (0..1, see ``Cluster.pressure``) lowers the
+        Pareto exponent of the noise: ``alpha * (1 - tail_pressure * pressure)``.
     deadline_factor : float
         A job without an explicit deadline gets ``submit + factor * critical path``.
     """
@@ -429,7 +432,8 @@ class Simulator:
         seed: int = 0,
         duration_dist: Any = None,
         noise: bool = True,
-        interference: float = 0.25,
+        interference: float = 0.15,
+        tail_pressure: float = 0.6,
         deadline_factor: float = 3.0,
         max_events: int | None = None,
     ):
@@ -440,6 +444,7 @@ class Simulator:
         self.duration_dist = duration_dist
         self.noise = bool(noise)
         self.interference = float(interference)
+        self.tail_pressure = float(tail_pressure)
         self.deadline_factor = float(deadline_factor)
         self.max_events = max_events
         self.now = 0.0
@@ -781,6 +786,11 @@ class Simulator:
             if self.noise:
                 u = task._u0 if index == 0 else job.rng.random()
                 alpha = job.alpha * self.cluster.tail[node]
+                if self.tail_pressure:
+                    # contention met at launch makes the tail heavier (workload-specific)
+                    alpha *= 1.0 - self.tail_pressure * self.cluster.pressure(
+                        node, job.pids[task.stage], now
+                    )
                 mult = (1.0 - u) ** (-1.0 / alpha)
             else:
                 mult = 1.0

@@ -125,7 +125,8 @@ def simulate(
     duration_dist: Any = None,
     ideal: bool = False,
     noise: bool = True,
-    interference: float = 0.25,
+    interference: float = 0.15,
+    tail_pressure: float = 0.6,
     kappa: float = 1.0,
     deadline_factor: float = 3.0,
     record_counters: bool = True,
@@ -173,6 +174,8 @@ def simulate(
         Pareto noise on durations.
     interference, kappa : float
         Slowdown per unit of slot occupancy at launch; strength of background contention.
+    tail_pressure : float in [0, 1)
+        How much contention met at launch makes the noise tail heavier.
     deadline_factor : float
         Deadline of a job without one: ``submit + factor * critical path`` (for PoCD).
     record_counters : bool
@@ -235,6 +238,7 @@ def simulate(
         duration_dist=duration_dist,
         noise=noise,
         interference=interference,
+        tail_pressure=tail_pressure,
         deadline_factor=deadline_factor,
         max_events=max_events,
     )

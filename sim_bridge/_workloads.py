@@ -41,15 +41,15 @@ ALI2017_FILE = "alibaba-v2017-batch-task/batch_task_v2017_with_header.csv.gz"
 
 #: sensitivity (cpu, mem, disk, net) of each workload's phases to background contention
 PROFILES: dict[str, dict[str, tuple[float, float, float, float]]] = {
-    "FB2009": {"map": (0.5, 0.2, 1.0, 0.2), "reduce": (0.3, 0.3, 0.5, 1.0)},
-    "FB2010": {"map": (0.9, 0.4, 0.6, 0.2), "reduce": (0.5, 0.6, 0.3, 0.8)},
-    "ALI2017": {"task": (1.0, 0.7, 0.2, 0.3)},
-    "SYN": {"map": (0.6, 0.3, 0.6, 0.4), "reduce": (0.3, 0.3, 0.4, 0.8)},
+    "FB2009": {"map": (0.3, 0.1, 1.2, 0.2), "reduce": (0.2, 0.2, 0.4, 1.2)},
+    "FB2010": {"map": (1.2, 0.3, 0.3, 0.1), "reduce": (0.4, 0.8, 0.2, 0.8)},
+    "ALI2017": {"task": (0.8, 1.0, 0.1, 0.1)},
+    "SYN": {"map": (0.6, 0.2, 0.8, 0.3), "reduce": (0.2, 0.3, 0.4, 1.0)},
 }
 DEFAULT_PROFILE = (0.5, 0.3, 0.5, 0.5)
 #: Pareto tail exponent of the per-attempt noise of each workload (smaller: heavier tail)
-TAIL_ALPHA = {"FB2009": 3.2, "FB2010": 2.8, "ALI2017": 3.6, "SYN": 3.2}
-DEFAULT_TAIL_ALPHA = 3.2
+TAIL_ALPHA = {"FB2009": 5.2, "FB2010": 4.8, "ALI2017": 5.6, "SYN": 5.2}
+DEFAULT_TAIL_ALPHA = 5.2
 
 
 @dataclass
