@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from ._common import rowwise_dot
@@ -314,7 +315,7 @@ class Predictor:
         bac = np.array([e[1:] for e in entries]).reshape(-1, 3)
         z = rowwise_dot(X, W, combo) + bac[combo, 0]
         t = bac[combo, 1] * z + bac[combo, 2]
-        return 1.0 / (1.0 + np.exp(-t))
+        return expit(t)
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory: str | os.PathLike[str]) -> Path:
