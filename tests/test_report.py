@@ -1,0 +1,235 @@
+"""``straggler report``: a self-contained, escaped HTML page from result directories."""
+
+from __future__ import annotations
+
+import base64
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipelines._report import ReportError, build_report, flatten_summary, render_csv, scan_run
+from pipelines.cli import main
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+class _Collector(HTMLParser):
+    """Every start tag with its attributes, the text, and whether end tags balance."""
+
+    VOID = {"meta", "img", "br", "hr", "link", "input"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.stack: list[str] = []
+        self.unbalanced: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        else:
+            self.unbalanced.append(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(path: Path) -> _Collector:
+    c = _Collector()
+    c.feed(path.read_text(encoding="utf-8"))
+    c.close()
+    return c
+
+
+def _png(path: Path, seed: int) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(seed)
+    fig, ax = plt.subplots(figsize=(2, 1.5))
+    ax.plot(rng.random(10))
+    fig.savefig(path, dpi=40)
+    plt.close(fig)
+    return path.read_bytes()
+
+
+def _run(tmp: Path, name: str, summary: dict, **files: str) -> Path:
+    d = tmp / name
+    d.mkdir()
+    (d / "summary.json").write_text(json.dumps(summary))
+    for fname, text in files.items():
+        (d / fname.replace("__", ".")).write_text(text)
+    return d
+
+
+@pytest.fixture
+def runs(tmp_path):
+    collect = _run(
+        tmp_path,
+        "collect",
+        {"command": "collect", "rows": 1234, "straggler_share_by_workload": {"SYN": 0.21}},
+    )
+    frame = pd.DataFrame({"pair": [HOSTILE, "n1/SYN"], HOSTILE: [0.123456, 2.0]})
+    frame.to_csv(collect / "per_pair.csv", index=False)
+    (collect / "per_pair.md").write_text("| markdown twin of the CSV, not repeated |\n")
+    (collect / "notes.md").write_text(f"free text {HOSTILE}\n")
+    png = _png(collect / "shares.png", 0)
+    train = _run(
+        tmp_path,
+        "train",
+        {"command": "train", "best_params": {"lambda0": 0.1}, "argv": ["train", "--out", "x"]},
+        trials__csv="lambda0,accuracy\n0.1,0.8\n1.0,0.7\n",
+    )
+    evaluate = _run(
+        tmp_path,
+        "evaluate",
+        {"command": "evaluate", "table1": {"mean_acc": 0.8}, "table2": {"mean_acc": 0.7}},
+        table1__csv="fraction,f0nl\n0.1,0.8\n",
+        table2__csv="pair,f0nl\nn1/SYN,0.7\n",
+    )
+    return {"collect": collect, "train": train, "evaluate": evaluate, "png": png}
+
+
+def test_report_is_self_contained_and_escaped(runs, tmp_path):
+    out = build_report([runs["train"], runs["evaluate"], runs["collect"]], tmp_path / "rep")
+    assert out == tmp_path / "rep" / "report.html"
+    html_text = out.read_text(encoding="utf-8")
+    c = _parse(out)
+    assert not c.stack and not c.unbalanced  # every element closed
+    names = [t for t, _ in c.tags]
+    assert "script" not in names and "link" not in names and "iframe" not in names
+    for _tag, attrs in c.tags:
+        for key in ("src", "href", "srcset", "data", "action"):
+            if key in attrs:
+                assert attrs[key].startswith(("data:", "#")), (key, attrs[key][:40])
+    assert "http://" not in html_text and "https://" not in html_text
+    assert "@import" not in html_text and "url(" not in html_text
+    # the hostile cell, header and Markdown text come out as text, not markup
+    text = "".join(c.text)
+    assert text.count(HOSTILE) >= 3
+    assert "&lt;script&gt;" in html_text
+    # the Markdown twin of a CSV is not repeated; the free Markdown file is shown
+    assert "markdown twin" not in text and "free text" in text
+    # numbers from the CSV and summary
+    assert "0.1235" in text and "1234" in text
+
+
+def test_report_embeds_images_bit_for_bit(runs, tmp_path):
+    out = build_report([runs["collect"]], tmp_path / "rep")
+    srcs = [a["src"] for t, a in _parse(out).tags if t == "img"]
+    assert len(srcs) == 1
+    prefix = "data:image/png;base64,"
+    assert srcs[0].startswith(prefix)
+    assert base64.b64decode(srcs[0][len(prefix) :]) == runs["png"]
+
+
+def test_sections_follow_the_story_order(runs, tmp_path):
+    out = build_report([runs["evaluate"], runs["train"], runs["collect"]], tmp_path / "rep")
+    ids = [a["id"] for t, a in _parse(out).tags if t == "h2" and "id" in a]
+    assert ids == ["s-collect", "s-train", "s-table1", "s-table2"]
+    html_text = out.read_text()
+    # Table 2's CSV sits in the Table 2 section, Table 1's in Table 1
+    t1, t2 = html_text.index('id="s-table1"'), html_text.index('id="s-table2"')
+    assert t1 < html_text.index("table1.csv") < t2 < html_text.index("table2.csv")
+    # recorded command lines are shown, unrecorded ones say so
+    assert "$ straggler train --out x" in html_text
+    assert "arguments not recorded" in html_text
+
+
+def test_demo_directory_expands_into_its_stages(runs, tmp_path):
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    stages = [
+        {"name": "collect", "status": "ok", "out": str(runs["collect"]), "wall_seconds": 1.5},
+        {"name": "train", "status": "ok", "out": str(runs["train"]), "argv": ["train", "-x"]},
+        {
+            "name": "compare",
+            "section": "compare",
+            "status": "skipped",
+            "reason": "command not built",
+            "out": None,
+        },
+    ]
+    (demo / "summary.json").write_text(
+        json.dumps({"command": "demo", "stages": stages, "wall_seconds": 3.0})
+    )
+    for out in (
+        build_report([], tmp_path / "a", from_demo=demo),
+        build_report([demo], tmp_path / "b"),
+    ):
+        c = _parse(out)
+        ids = [a["id"] for t, a in c.tags if t in ("h2", "section") and "id" in a]
+        assert ids == ["demo", "s-collect", "s-train", "s-compare"]
+        text = "".join(c.text)
+        assert "command not built" in text and "$ straggler train -x" in text
+
+
+def test_missing_summary_is_a_clear_error(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"empty has no summary\.json"):
+        build_report([empty], tmp_path / "rep")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        build_report([tmp_path / "nope"], tmp_path / "rep")
+    assert main(["report", str(empty), "--out", str(tmp_path / "rep")]) == 2
+    assert "no summary.json" in capsys.readouterr().err
+    assert not (tmp_path / "rep" / "report.html").exists()
+
+
+def test_bad_inputs(tmp_path):
+    with pytest.raises(ReportError, match="no result directory"):
+        build_report([], tmp_path / "rep")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "summary.json").write_text("{not json")
+    with pytest.raises(ReportError, match=r"bad[/\\]summary\.json: not valid JSON"):
+        build_report([bad], tmp_path / "rep")
+    lst = _run(tmp_path, "lst", {"command": "demo"})
+    with pytest.raises(ReportError, match="no 'stages' list"):
+        build_report([lst], tmp_path / "rep")
+
+
+def test_existing_report_survives_a_failed_run(runs, tmp_path):
+    out = build_report([runs["collect"]], tmp_path / "rep")
+    before = out.read_bytes()
+    with pytest.raises(FileNotFoundError):
+        build_report([runs["collect"], tmp_path / "missing"], tmp_path / "rep")
+    assert out.read_bytes() == before
+
+
+def test_long_csv_is_truncated_with_a_note(tmp_path):
+    p = tmp_path / "long.csv"
+    pd.DataFrame({"i": np.arange(500)}).to_csv(p, index=False)
+    rendered = render_csv(p, max_rows=25)
+    assert rendered.count("<tr") == 26  # header + 25 rows
+    assert "first 25 of 500 rows" in rendered
+    junk = tmp_path / "junk.csv"
+    junk.write_bytes(b"")
+    assert "not a readable CSV" in render_csv(junk)
+
+
+def test_scan_skips_model_and_hidden_directories(tmp_path):
+    d = _run(tmp_path, "r", {"command": "x"}, a__csv="a\n1\n")
+    for sub in ("predictor", ".hidden", "plots"):
+        (d / sub).mkdir()
+        (d / sub / "b.csv").write_text("b\n2\n")
+    run = scan_run(d)
+    assert [p.relative_to(d).as_posix() for p in run.tables] == ["a.csv", "plots/b.csv"]
+    assert run.command == "x"
+
+
+def test_flatten_summary_keeps_short_scalar_lists_only():
+    flat = dict(flatten_summary({"a": {"b": {"c": {"d": 1}}}, "l": [{"x": 1}], "s": "t"}))
+    assert flat == {"s": "t"}  # depth beyond 3 and lists of dicts are left to summary.json
