@@ -206,6 +206,8 @@ class Cluster:
         return np.clip(out + jitter.transpose(1, 2, 0), 0.0, 1.0)
 
     def _extend(self) -> None:
+        if self.ideal:
+            return
         block = self._new_block()
         self._blocks += 1
         self._levels = np.concatenate([self._levels, block], axis=2)
@@ -232,6 +234,8 @@ class Cluster:
             if np.array_equal(p, prof):
                 return pid
         self._profiles.append(prof)
+        if self.ideal:
+            return len(self._profiles) - 1
         rate = self._block_rate(prof, self._levels)
         self._rate.append(rate)
         cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
@@ -240,12 +244,16 @@ class Cluster:
         return len(self._profiles) - 1
 
     def _ensure_step(self, k: int) -> None:
+        if self.ideal:
+            return
         while k >= self.horizon_steps:
             self._extend()
 
     # ----------------------------------------------------------------- durations / progress
     def cum_at(self, node: int, pid: int, t: float) -> float:
         """Nominal work a task of profile ``pid`` would do on ``node`` from time 0 to ``t``."""
+        if self.ideal:
+            return float(t)
         dt = self.dt
         k = int(t // dt)
         if k >= self.horizon_steps:
@@ -254,6 +262,8 @@ class Cluster:
 
     def cum_at_nodes(self, pid: int, t: float) -> np.ndarray:
         """:meth:`cum_at` for every node at once."""
+        if self.ideal:
+            return np.full(self.n_nodes, float(t))
         dt = self.dt
         k = int(t // dt)
         self._ensure_step(k)
@@ -262,6 +272,8 @@ class Cluster:
     def pressure(self, node: int, pid: int, t: float) -> float:
         """Contention pressure in [0, 1) met by profile ``pid`` on ``node`` at ``t``:
         ``1 - 1 / (1 + kappa * load)``, 0 on an idle node."""
+        if self.ideal:
+            return 0.0
         k = int(t // self.dt)
         if k >= self.horizon_steps:
             self._ensure_step(k)
@@ -273,6 +285,8 @@ class Cluster:
 
     def end_time(self, node: int, pid: int, t0: float, work: float) -> float:
         """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done."""
+        if self.ideal:
+            return float(t0 + work)
         dt = self.dt
         k0 = int(t0 // dt)
         if k0 >= self.horizon_steps:
@@ -290,6 +304,8 @@ class Cluster:
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Background levels ``(4, len(nodes))`` at the given nodes and times."""
+        if self.ideal:
+            return np.zeros((4, np.size(nodes)))
         k = (np.asarray(times, dtype=float) // self.dt).astype(np.int64)
         if k.size:
             self._ensure_step(int(k.max()))

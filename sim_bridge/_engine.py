@@ -475,6 +475,7 @@ class Simulator:
         self.jobs: list[Job] = []
         self.attempts: list[Attempt] = []
         self.view = SimView(self)
+        self._just_launched: list[Attempt] = []
         self._hook_launched = (
             type(speculation).on_attempt_launched is not SpeculationPolicy.on_attempt_launched
         )
@@ -676,8 +677,19 @@ class Simulator:
 
     # ----------------------------------------------------------------- actions
     def _apply(self, actions, policy) -> None:
-        if not actions:
-            return
+        if actions:
+            self._apply_list(actions, policy)
+        # on_attempt_launched runs once the whole list is applied, so that the view it sees
+        # (free slots) is consistent; its own launches are handled the same way
+        while self._just_launched:
+            batch, self._just_launched = self._just_launched, []
+            spec = self.speculation
+            for att in batch:
+                acts = spec.on_attempt_launched(self.view, att)
+                if acts:
+                    self._apply_list(acts, spec)
+
+    def _apply_list(self, actions, policy) -> None:
         for act in actions:
             if type(act) is Launch:
                 self._launch(act, policy)
@@ -813,7 +825,7 @@ class Simulator:
         self.attempts.append(att)
         self._push(att._end, EV_FINISH, att)
         if self._hook_launched:
-            self._apply(self.speculation.on_attempt_launched(self.view, att), self.speculation)
+            self._just_launched.append(att)
 
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node

@@ -227,7 +227,13 @@ def simulate(
             )
             counters = "synthetic"
     cluster = Cluster(
-        nodes, slots, seed, source=counters, data_dir=source_dir, ideal=ideal, kappa=kappa
+        nodes,
+        slots,
+        seed,
+        source=counters,
+        data_dir=source_dir,
+        ideal=ideal or duration_dist is not None,  # the node model is not used then
+        kappa=kappa,
     )
     sim = Simulator(
         cluster,

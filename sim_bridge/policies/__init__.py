@@ -5,7 +5,9 @@ Register a new policy with :func:`register_policy` (a class decorator); it then 
 conformance test suite. See ``sim_bridge/POLICY_API.md``.
 """
 
+from sim_bridge.policies import _single_fork  # noqa: F401  (seed policies register themselves)
 from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
+from sim_bridge.policies._predictor import ConstantPredictor, PredictorPlacement, SlowdownOracle
 from sim_bridge.policies._registry import get_policy, list_policies, register_policy, registry
 from sim_bridge.policies._speculation import (
     LATE,
@@ -33,6 +35,7 @@ __all__ = [
     "LATE",
     "Action",
     "BackupTasks",
+    "ConstantPredictor",
     "FIFOPlacement",
     "FairPlacement",
     "HadoopSpeculator",
@@ -41,8 +44,10 @@ __all__ = [
     "Mantri",
     "NoSpeculation",
     "PlacementPolicy",
+    "PredictorPlacement",
     "Policy",
     "PolicyError",
+    "SlowdownOracle",
     "SparkSpeculation",
     "Spark4Speculation",
     "SpeculationPolicy",

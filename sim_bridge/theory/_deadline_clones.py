@@ -162,14 +162,17 @@ def deadline_clone_counts(
         r_i = max(ceil(ln(L_i sum_j (1/L_j) / C) / (alpha L_i)), 1),  L_i = ln(D / mu_i)
 
     It sets every ``alpha L_i g_i`` equal (``g_i = C / (L_i sum 1/L_j)``), i.e. it treats
-    the marginal resource ``f_i'`` as the same for every task; it is the exact optimum when
-    all ``mu_i`` are equal (the objective increases in ``r``, so the fewest copies meeting
-    (7) win) and a feasible approximation otherwise. It ignores (1b) and (1c).
+    the marginal resource ``f_i'`` as the same for every task, then rounds up. For equal
+    ``mu_i`` it is the best *uniform* count; the integer optimum can mix ``r`` and
+    ``r - 1`` copies and cost less. It satisfies (7) but ignores (1b) and (1c).
 
     ``"lagrangian"``: the primal-dual idea of the paper with the primal step solved exactly
     over integers (each task minimises ``f_i + k g_i + l r_i``) and the multipliers found
-    by bisection instead of fixed-step subgradient updates; falls back to the fewest-copies
-    solution if the dual search finds no feasible point.
+    by bisection instead of fixed-step subgradient updates (starting from the fewest-copies
+    solution if the dual search finds nothing better), then polished by best-improvement
+    moves (drop a copy / move a copy between tasks) that keep every constraint. It matched
+    brute-force enumeration on every small instance tested (tests/test_theory_xu_lau.py);
+    it is not proven exact in general.
 
     ``"paper"``: Theorem 1 when it satisfies (1b) and (1c), else ``"lagrangian"``.
 

@@ -81,9 +81,12 @@ def sda_straggler_cost(copies: int, alpha: float, sigma: float, scale: float = 1
 def sda_optimal_copies(alpha: float, sigma: float, r_max: int = 16) -> int:
     """Eq. 27 of seed 000: ``c* = argmin_c tau(c)`` over ``1 <= c <= r_max``.
 
-    Theorem 3 (seed 000) / Lemma 2 (seed 001): for Pareto tasks ``tau`` increases on
-    ``c >= 2``, so ``c*`` is 2 (one duplicate) whenever ``tau(2) < tau(1)`` and 1 otherwise;
-    this function searches all ``c`` and does not assume it.
+    Theorem 3 (seed 000) / Lemma 2 (seed 001) claim that for Pareto tasks ``tau``
+    increases on ``c >= 2`` for every ``alpha > 1``, so ``c*`` is 2 (one duplicate) once
+    ``tau(2) < tau(1)``. That holds for ``alpha >= 2`` but not below: as ``sigma`` grows,
+    ``tau(c) -> scale alpha c (c - 1) / (alpha c - alpha - 1)`` and ``tau(3) < tau(2)`` iff
+    ``alpha < 2`` (e.g. ``alpha = 1.5, sigma = 2`` gives ``c* = 3``). This function searches
+    all ``c`` and does not assume the theorem.
 
     Examples
     --------
