@@ -345,11 +345,13 @@ class Cluster:
         iow = np.clip(100 * 0.35 * disk**2 + 2 * eps(2), 0, 100)
         c["cpu_user"], c["cpu_sys"], c["cpu_iowait"] = user, sys_, iow
         c["cpu_idle"] = np.clip(100 - user - sys_ - iow, 0, 100)
-        bg_run = cores * cpu * 0.8
-        c["run_queue"] = np.clip(bg_run + running + 1.5 * eps(4), 0, None)
-        c["load1"] = np.clip(np.asarray(load1) + bg_run + 0.8 * eps(5), 0, None)
-        c["load5"] = np.clip(np.asarray(load5) + bg_run + 0.4 * eps(6), 0, None)
-        c["load15"] = np.clip(np.asarray(load15) + bg_run + 0.2 * eps(7), 0, None)
+        # background processes occupy a share of the cores; a task runs ~4 busy threads
+        bg_run = cores * cpu * 0.3
+        thr = 4.0
+        c["run_queue"] = np.clip(bg_run + thr * running + 1.5 * eps(4), 0, None)
+        c["load1"] = np.clip(thr * np.asarray(load1) + bg_run + 0.8 * eps(5), 0, None)
+        c["load5"] = np.clip(thr * np.asarray(load5) + bg_run + 0.4 * eps(6), 0, None)
+        c["load15"] = np.clip(thr * np.asarray(load15) + bg_run + 0.2 * eps(7), 0, None)
         c["running_tasks"] = running.copy()
         c["free_slots"] = self.slots - running
         c["mem_used_pct"] = np.clip(100 * (0.25 + 0.65 * mem + 0.05 * occ) + 2 * eps(10), 0, 100)
