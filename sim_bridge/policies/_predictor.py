@@ -1,0 +1,517 @@
+"""The bridge: any straggler predictor as a placement policy (Wrangler's scheduler, seed 004).
+
+Before a waiting task goes to a free slot, :class:`PredictorPlacement` asks the predictor for
+the probability that a task of that workload launched on that node *now* straggles, from the
+node's counters at this instant (exactly the readings a launch would record in the trace's
+``c_*`` columns). Above the threshold it does not launch there and tries the next free node;
+a task refused on every free node waits, but at most ``max_wait`` seconds (a per-task deadline,
+enforced with a :class:`~sim_bridge.policies.base.Wake`), after which it launches anyway on
+the free node with the lowest probability. No task starves. Placement composes with any
+speculation policy of the simulator (the paper measures the gain over speculation).
+
+The simulator never imports a model: a predictor is any object with the protocol of
+DESIGN.md §6 (``mtl.Predictor`` has it)::
+
+    threshold: float
+    feature_names: Sequence[str]                       # optional (default: every counter)
+    straggler_probability(node, workload, counters: Mapping[str, float]) -> float
+    predict_proba(frame: pandas.DataFrame) -> ndarray  # optional, used for batches
+
+Node ids are passed as the trace names them (``n0000``, ``n0001``, ...; ``node_format``) and
+counters under the trace's column names (``c_cpu_user``, ...; ``counter_prefix``), so a model
+trained on a collected trace scores the same features at decision time.
+
+Also here: :class:`ConstantPredictor` (the registry default and the "always a straggler"
+extreme) and :class:`SlowdownOracle`, a predictor that knows the node model's true expected
+slowdown (hardware speed, contention met by the workload's profile, slot interference and
+the contention-dependent noise tail) -- the upper bound a learned predictor can approach.
+
+Examples
+--------
+>>> import sim_bridge
+>>> always = ConstantPredictor(1.0)
+>>> r = sim_bridge.simulate("SYN", "late", PredictorPlacement(always, max_wait=5.0),
+...                         nodes=10, hours=0.1, seed=1)
+>>> bool(r.jobs["finish_time"].notna().all())
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sim_bridge.policies._registry import register_policy
+from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
+
+__all__ = [
+    "ConstantPredictor",
+    "PredictorPlacement",
+    "SlowdownOracle",
+    "node_name",
+]
+
+#: How the trace names node ``i`` (``sim_bridge._simulate`` writes the same names).
+NODE_FORMAT = "n{:04d}"
+_WAKE_TAG = "predictor-placement"
+_DIGITS = re.compile(r"(\d+)$")
+
+
+def node_name(node: int, node_format: str = NODE_FORMAT) -> str:
+    """The trace's name of simulator node ``node``.
+
+    Examples
+    --------
+    >>> node_name(7)
+    'n0007'
+    """
+    return node_format.format(int(node))
+
+
+def _node_index(node: Hashable) -> int:
+    if isinstance(node, (int, np.integer)):
+        return int(node)
+    m = _DIGITS.search(str(node))
+    if m is None:
+        raise ValueError(f"cannot read a node index from node id {node!r}")
+    return int(m.group(1))
+
+
+class ConstantPredictor:
+    """A predictor that gives every (node, workload, counters) the same probability.
+
+    ``ConstantPredictor(0.0)`` never refuses a node (placement then behaves as FIFO);
+    ``ConstantPredictor(1.0)`` always says "straggler" (every launch waits ``max_wait``).
+
+    Parameters
+    ----------
+    p : float in [0, 1]
+    threshold : float in (0, 1)
+
+    Examples
+    --------
+    >>> ConstantPredictor(1.0).straggler_probability("n0000", "SYN", {})
+    1.0
+    """
+
+    def __init__(self, p: float = 0.0, threshold: float = 0.5):
+        if not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
+            raise ValueError(f"parameter p must be in [0, 1], got {p!r}")
+        if not (isinstance(threshold, (int, float)) and 0.0 < threshold < 1.0):
+            raise ValueError(f"parameter threshold must be in (0, 1), got {threshold!r}")
+        self.p = float(p)
+        self.threshold = float(threshold)
+        self.feature_names: list[str] = []
+
+    def straggler_probability(self, node, workload, counters) -> float:
+        return self.p
+
+    def predict_proba(self, frame) -> np.ndarray:
+        return np.full(len(frame), self.p)
+
+    def __repr__(self) -> str:
+        return f"ConstantPredictor(p={self.p}, threshold={self.threshold})"
+
+
+class SlowdownOracle:
+    """Straggler probability from the node model's true state (an oracle for tests/benches).
+
+    It reads the *hidden* state a learned predictor only sees through noisy counters: for
+    a task of workload ``w`` launched now on node ``n``, the deterministic slowdown is
+
+        d_n = speed_n / (1 - pressure_n(w, t)) * (1 + interference * running_n / slots)
+
+    and the duration multiplier is ``d_n * X`` with ``X ~ Pareto(alpha_n)``, ``alpha_n =
+    alpha_w * tail_n * (1 - tail_pressure * pressure_n)`` (the engine's model). With the job's
+    median approximated by ``m = median_k(d_k) * 2**(1 / alpha_w)`` (the cluster-wide median
+    node, median noise), the probability of straggling is ``P(d_n X > beta m) =
+    min(1, (beta m / d_n) ** -alpha_n)``, averaged over the workload's phase profiles. The
+    contention is read at launch (it may change while the task runs), so even the oracle is
+    not perfect.
+
+    Parameters
+    ----------
+    cluster : sim_bridge.Cluster
+        A twin of the simulated cluster: ``Cluster(nodes, slots, seed, ...)`` with the
+        arguments :func:`sim_bridge.simulate` gets (its paths are a pure function of them).
+    workloads : mapping or sequence
+        Workload name -> :class:`~sim_bridge.Workload` (or a list of them): the phase
+        profiles and the noise tail exponent of each.
+    beta : float
+        Straggler threshold factor (1.3).
+    interference, tail_pressure : float
+        The simulation's values (defaults of :func:`sim_bridge.simulate`).
+    threshold : float in (0, 1)
+
+    Examples
+    --------
+    >>> import sim_bridge
+    >>> oracle = SlowdownOracle.for_simulation(["SYN"], nodes=10, slots=2, seed=1)
+    >>> r = sim_bridge.simulate("SYN", "late", PredictorPlacement(oracle), nodes=10,
+    ...                         hours=0.1, seed=1)
+    >>> r.summary["placement"]
+    'predictor'
+    """
+
+    feature_names: Sequence[str] = ("c_running_tasks",)
+
+    def __init__(
+        self,
+        cluster,
+        workloads,
+        *,
+        beta: float = 1.3,
+        interference: float = 0.15,
+        tail_pressure: float = 0.6,
+        threshold: float = 0.5,
+    ):
+        if not (isinstance(threshold, (int, float)) and 0.0 < threshold < 1.0):
+            raise ValueError(f"parameter threshold must be in (0, 1), got {threshold!r}")
+        if not (isinstance(beta, (int, float)) and beta > 1.0):
+            raise ValueError(f"parameter beta must be > 1, got {beta!r}")
+        self.cluster = cluster
+        wl = workloads.values() if isinstance(workloads, Mapping) else workloads
+        self._wl = {}
+        for w in wl:
+            phases = list(w.profiles) or ["map"]
+            pids = [cluster.profile_id(w.profile(ph)) for ph in phases]
+            self._wl[w.name] = (pids, float(w.tail_alpha))
+        self.beta = float(beta)
+        self.interference = float(interference)
+        self.tail_pressure = float(tail_pressure)
+        self.threshold = float(threshold)
+        self._view = None
+        self._ref: dict[tuple[int, int], float] = {}
+
+    @classmethod
+    def for_simulation(
+        cls,
+        workloads,
+        *,
+        nodes: int = 50,
+        slots: int = 2,
+        seed: int = 0,
+        kappa: float = 1.0,
+        counters: str = "synthetic",
+        data_dir=None,
+        hours: float | None = None,
+        **kw: Any,
+    ) -> SlowdownOracle:
+        """The oracle of the run ``simulate(workloads, nodes=, slots=, seed=, kappa=, ...)``.
+
+        ``workloads`` are :class:`~sim_bridge.Workload` objects or names (loaded as
+        :func:`sim_bridge.simulate` would, for their profiles).
+        """
+        from sim_bridge._cluster import Cluster
+        from sim_bridge._workloads import Workload, load_workload
+
+        items = workloads if isinstance(workloads, (list, tuple)) else [workloads]
+        wls = [
+            w if isinstance(w, Workload) else load_workload(w, data_dir, hours=hours, seed=seed)
+            for w in items
+        ]
+        cluster = Cluster(nodes, slots, seed, source=counters, data_dir=data_dir, kappa=kappa)
+        return cls(cluster, wls, **kw)
+
+    def bind_view(self, view) -> None:
+        """Called by :class:`PredictorPlacement` once per run: the oracle reads the clock."""
+        self._view = view
+        self._ref = {}
+
+    def _slowdowns(self, pid: int, t: float, nodes: np.ndarray, running: np.ndarray):
+        cl = self.cluster
+        press = np.array([cl.pressure(int(n), pid, t) for n in nodes])
+        d = cl.speed[nodes] / (1.0 - press) * (1.0 + self.interference * running / cl.slots)
+        return d, press
+
+    def _reference(self, pid: int, t: float) -> float:
+        key = (pid, int(t // self.cluster.dt))
+        ref = self._ref.get(key)
+        if ref is None:
+            if len(self._ref) > 4096:
+                self._ref.clear()
+            n = self.cluster.n_nodes
+            d, _ = self._slowdowns(pid, t, np.arange(n), np.zeros(n))
+            ref = self._ref[key] = float(np.median(d))
+        return ref
+
+    def probabilities(self, nodes, workload: Hashable, running) -> np.ndarray:
+        """Straggler probability of ``workload`` on each of ``nodes`` (ids or indices) now."""
+        if self._view is None:
+            raise RuntimeError("SlowdownOracle needs the simulation clock: use it in a run")
+        t = self._view.now
+        idx = np.array([_node_index(n) for n in nodes], dtype=np.int64)
+        running = np.asarray(running, dtype=float)
+        pids, alpha_w = self._wl.get(workload, (None, None))
+        if pids is None:
+            raise ValueError(f"SlowdownOracle knows no workload {workload!r}")
+        out = np.zeros(len(idx))
+        for pid in pids:
+            d, press = self._slowdowns(pid, t, idx, running)
+            alpha = alpha_w * self.cluster.tail[idx] * (1.0 - self.tail_pressure * press)
+            m = self._reference(pid, t) * 2.0 ** (1.0 / alpha_w)
+            c = self.beta * m / d
+            out += np.where(c <= 1.0, 1.0, c ** (-alpha))
+        return out / len(pids)
+
+    def straggler_probability(self, node, workload, counters) -> float:
+        run = float(counters.get("c_running_tasks", counters.get("running_tasks", 0.0)))
+        return float(self.probabilities([node], workload, [run])[0])
+
+    def predict_proba(self, frame) -> np.ndarray:
+        out = np.empty(len(frame))
+        wl = frame["workload"].to_numpy(dtype=object)
+        for w in dict.fromkeys(wl):
+            rows = np.flatnonzero(wl == w)
+            sub = frame.iloc[rows]
+            out[rows] = self.probabilities(sub["node"].tolist(), w, sub["c_running_tasks"])
+        return out
+
+    def __repr__(self) -> str:
+        return f"SlowdownOracle(nodes={self.cluster.n_nodes}, workloads={sorted(self._wl)})"
+
+
+@register_policy
+class PredictorPlacement(PlacementPolicy):
+    """Predictor-informed (Wrangler): skip free nodes where a straggler is predicted; launch
+    anyway after max_wait seconds."""
+
+    name = "predictor"
+
+    def __init__(
+        self,
+        predictor: Any = None,
+        threshold: float | None = None,
+        max_wait: float = 20.0,
+        refresh: float = 10.0,
+        node_format: str = NODE_FORMAT,
+        counter_prefix: str = "c_",
+        batch_min: int = 8,
+    ):
+        self.predictor = predictor
+        self.threshold = threshold
+        self.max_wait = max_wait
+        self.refresh = refresh
+        self.node_format = node_format
+        self.counter_prefix = counter_prefix
+        self.batch_min = batch_min
+
+    # ------------------------------------------------------------------ set-up
+    def validate(self) -> None:
+        pred = self.predictor
+        if pred is not None and not callable(getattr(pred, "straggler_probability", None)):
+            raise ValueError(
+                f"{self.name}: parameter predictor needs a straggler_probability(node, "
+                f"workload, counters) method, got {type(pred).__name__}"
+            )
+        thr = self._threshold()
+        if not (isinstance(thr, (int, float)) and 0.0 < thr < 1.0):
+            raise ValueError(f"{self.name}: parameter threshold must be in (0, 1), got {thr!r}")
+        check_positive(self, "max_wait", self.max_wait, allow_zero=True)
+        check_positive(self, "refresh", self.refresh, allow_zero=True)
+        check_positive(self, "batch_min", self.batch_min)
+        try:
+            node_name(0, self.node_format)
+        except (IndexError, KeyError, ValueError) as exc:
+            raise ValueError(
+                f"{self.name}: parameter node_format {self.node_format!r} cannot format a node "
+                f"index ({exc})"
+            ) from None
+
+    def _threshold(self) -> float:
+        if self.threshold is not None:
+            return self.threshold
+        return float(getattr(self._pred(), "threshold", 0.5))
+
+    def _pred(self):
+        return ConstantPredictor(0.0) if self.predictor is None else self.predictor
+
+    def reset(self) -> None:
+        self._view = None
+        self._p = self._pred()
+        self._thr = float(self._threshold())
+        self._deadline: dict[int, tuple[Any, float]] = {}
+        self._wake_at = math.inf
+        self._snap: float | None = None
+        self._rows: dict[int, dict[str, float]] = {}
+        self._exact: list[tuple[str, str]] = []
+        self._probs: dict[tuple[int, int, str], float] = {}
+        self._names: list[tuple[str, str]] = []
+        self._node_ids: list[str] = []
+        self._batch = callable(getattr(self._p, "predict_proba", None))
+        #: counts of the last run: decisions, refusals, forced launches, predictor calls
+        self.stats_: dict[str, int] = dict.fromkeys(
+            ("launches", "refused", "forced", "scored", "calls", "reads"), 0
+        )
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("stats_", None)
+        params["predictor"] = repr(self.predictor)  # summaries stay JSON-serialisable
+        return params
+
+    def _bind(self, view) -> None:
+        self._view = view
+        names = list(view.counter_names)
+        have = set(names)
+        pref = self.counter_prefix
+        features = list(getattr(self._p, "feature_names", None) or [pref + n for n in names])
+        pairs = []
+        for f in features:
+            if f in have:
+                pairs.append((f, f))
+            elif f.startswith(pref) and f[len(pref) :] in have:
+                pairs.append((f, f[len(pref) :]))
+            else:
+                raise ValueError(
+                    f"{self.name}: the predictor's feature {f!r} is not a node counter of the "
+                    f"simulator (counters are {pref}<name> for <name> in {names[:6]}...)"
+                )
+        self._names = pairs
+        self._exact = [(f, c) for f, c in pairs if c in ("running_tasks", "free_slots")]
+        self._node_ids = [node_name(i, self.node_format) for i in range(view.n_nodes)]
+        bind = getattr(self._p, "bind_view", None)
+        if callable(bind):
+            bind(view)
+
+    # ------------------------------------------------------------------ scoring
+    def _counters(self, view, node: int, running: int) -> dict[str, float]:
+        """The node's counters under the predictor's feature names: read once per node and
+        ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
+        ``running_tasks`` / ``free_slots`` set to their values now."""
+        row = self._rows.get(node)
+        if row is None:
+            raw = view.node_counters(node)
+            row = self._rows[node] = {f: raw[c] for f, c in self._names}
+            self.stats_["reads"] += 1
+        if self._exact:
+            row = dict(row)
+            for f, c in self._exact:
+                row[f] = float(running if c == "running_tasks" else view.slots_per_node - running)
+        return row
+
+    def _scores(self, view, workload: str, nodes: list[int]) -> list[float]:
+        """Probabilities for ``workload`` on ``nodes``, cached per (node, sample, running).
+
+        Uncached nodes are scored in one ``predict_proba`` batch when there are at least
+        ``batch_min`` of them (and the predictor has the method), else one call each.
+        """
+        now = view.now
+        snap = math.floor(now / self.refresh) if self.refresh > 0 else now
+        if snap != self._snap:
+            self._snap = snap
+            self._rows.clear()
+            self._probs.clear()
+        probs = self._probs
+        keys = [(n, view.node_running(n), workload) for n in nodes]
+        todo = [k for k in keys if k not in probs]
+        if todo:
+            st = self.stats_
+            st["scored"] += len(todo)
+            rows = [self._counters(view, n, r) for n, r, _w in todo]
+            ids = [self._node_ids[n] for n, _r, _w in todo]
+            if self._batch and len(todo) >= self.batch_min:
+                import pandas as pd
+
+                frame = pd.DataFrame(rows)
+                frame.insert(0, "workload", workload)
+                frame.insert(0, "node", ids)
+                values = np.asarray(self._p.predict_proba(frame), dtype=float).reshape(-1)
+                st["calls"] += 1
+            else:
+                f = self._p.straggler_probability
+                values = [float(f(i, workload, row)) for i, row in zip(ids, rows, strict=True)]
+                st["calls"] += len(todo)
+            for k, v in zip(todo, values, strict=True):
+                if not (0.0 <= v <= 1.0):
+                    raise ValueError(
+                        f"{self.name}: predictor returned {v!r} (not a probability) for node "
+                        f"{self._node_ids[k[0]]}, workload {workload!r}"
+                    )
+                probs[k] = float(v)
+        return [probs[k] for k in keys]
+
+    # ------------------------------------------------------------------ decisions
+    def assign(self, view, free):
+        """Launch waiting tasks (job arrival order) on the first free node, in
+        least-recently-freed order, whose probability is at most the threshold; a task
+        refused everywhere waits until its deadline, then takes the least risky free node.
+
+        Nodes are scored lazily (a node is read only when a task would go there), and a
+        workload's refused or full nodes are skipped for the rest of the pass.
+        """
+        if self._view is not view:
+            self._bind(view)
+        now = view.now
+        thr, max_wait = self._thr, self.max_wait
+        slots = dict(free)
+        nodes = list(slots)
+        n_free = sum(slots.values())
+        # per workload: index of the first node not yet known to be full or refused
+        ptr: dict[str, int] = {}
+        deadlines = self._deadline
+        out: list = []
+        earliest = math.inf
+        st = self.stats_
+        for job in view.waiting_jobs():
+            if not n_free:
+                break
+            w = job.workload
+            refused = 0
+            for task in job.pending.values():
+                if not n_free or refused >= n_free:
+                    break
+                node = None
+                i = ptr.get(w, 0)
+                while i < len(nodes):
+                    n = nodes[i]
+                    if slots[n] and self._scores(view, w, [n])[0] <= thr:
+                        node = n
+                        break
+                    i += 1
+                ptr[w] = i
+                if node is None:
+                    hit = deadlines.get(task.uid)
+                    due = now + max_wait if hit is None else hit[1]
+                    if due > now:
+                        if hit is None:
+                            deadlines[task.uid] = (task, due)
+                        earliest = min(earliest, due)
+                        refused += 1
+                        st["refused"] += 1
+                        continue
+                    left = [n for n in nodes if slots[n]]
+                    node = left[int(np.argmin(self._scores(view, w, left)))]
+                    st["forced"] += 1
+                deadlines.pop(task.uid, None)
+                out.append(Launch(task, node))
+                st["launches"] += 1
+                slots[node] -= 1
+                n_free -= 1
+        if len(deadlines) > 4 * (view.waiting_count() + 16):
+            self._prune()
+        if earliest < math.inf and n_free:
+            at = earliest
+            if self.refresh > 0:  # the counters (and maybe the decision) change then
+                at = min(at, (math.floor(now / self.refresh) + 1) * self.refresh)
+            if not (now < self._wake_at <= at):
+                self._wake_at = at
+                out.append(Wake(at, _WAKE_TAG))
+        return out
+
+    def _prune(self) -> None:
+        """Forget deadlines of tasks that are no longer waiting (launched by a speculator)."""
+        self._deadline = {
+            uid: (task, due)
+            for uid, (task, due) in self._deadline.items()
+            if not task.done and not task.live
+        }
+
+    def on_wake(self, view, tag):
+        if tag == _WAKE_TAG and view.now >= self._wake_at:
+            self._wake_at = math.inf
+        return []
