@@ -328,7 +328,13 @@ def ali2017_jobs(rows, *, hours: float | None, scale: float) -> list[JobSpec]:
 
 # --------------------------------------------------------------------------- synthetic
 def synthetic_jobs(
-    *, hours: float | None, scale: float, seed: int, rate_per_hour: float = 245.6, **swim_kw
+    *,
+    hours: float | None,
+    scale: float,
+    seed: int,
+    rate_per_hour: float = 245.6,
+    prefix: str = "job",
+    **swim_kw,
 ) -> list[JobSpec]:
     """Poisson arrivals and heavy-tailed sizes shaped after FB-2009 (about 246 jobs per hour;
     map input log-normal with median ~20 kB and a 1% tail in the TB range, a quarter of the
@@ -350,7 +356,7 @@ def synthetic_jobs(
     shuf = np.where(has_shuffle, inp * np.exp(rng.normal(-0.5, 1.5, n)), 0.0)
     out = np.where(has_shuffle, shuf, inp) * np.exp(rng.normal(-1.0, 1.5, n))
     rows = [
-        (f"job{i}", float(submit[i]), float(inp[i]), float(shuf[i]), float(out[i]))
+        (f"{prefix}{i}", float(submit[i]), float(inp[i]), float(shuf[i]), float(out[i]))
         for i in range(n)
     ]
     return swim_jobs(rows, "SYN", hours=None, scale=scale, **swim_kw)
@@ -400,7 +406,10 @@ def load_workload(
             rel,
             root,
         )
-    jobs = synthetic_jobs(hours=hours, scale=scale, seed=seed, **swim_kw)
+    # a fallback for another workload gets its own job ids, so that it can share a cluster
+    # with the synthetic workload proper
+    prefix = "job" if name == "SYN" else f"for{name}-job"
+    jobs = synthetic_jobs(hours=hours, scale=scale, seed=seed, prefix=prefix, **swim_kw)
     if not jobs:
         raise ValueError(f"the synthetic workload has no job within {hours} hours; use more hours")
     return Workload("SYN", jobs, tail_alpha=TAIL_ALPHA["SYN"], source="synthetic")

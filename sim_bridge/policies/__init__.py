@@ -5,6 +5,9 @@ Register a new policy with :func:`register_policy` (a class decorator); it then 
 conformance test suite. See ``sim_bridge/POLICY_API.md``.
 """
 
+import importlib as _importlib
+import pkgutil as _pkgutil
+
 from sim_bridge.policies import _single_fork  # noqa: F401  (seed policies register themselves)
 from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
 from sim_bridge.policies._predictor import ConstantPredictor, PredictorPlacement, SlowdownOracle
@@ -30,6 +33,18 @@ from sim_bridge.policies.base import (
     check_fraction,
     check_positive,
 )
+
+
+def _import_plugins() -> None:
+    """Import every other module of this package (sorted), so that a policy module dropped
+    into ``sim_bridge/policies/`` registers itself without editing this file."""
+    for info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name in {"base", "_registry", "_placement", "_speculation"}:
+            continue
+        _importlib.import_module(f"{__name__}.{info.name}")
+
+
+_import_plugins()
 
 __all__ = [
     "LATE",

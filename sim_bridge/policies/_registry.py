@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim_bridge.policies.base import Policy
+from sim_bridge.policies.base import Policy, first_paragraph
+
+
+class UnknownPolicyError(KeyError):
+    """No policy is registered under that name (the message lists the registered ones)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
 
 #: name -> policy class (speculation and placement policies share one namespace)
 registry: dict[str, type[Policy]] = {}
@@ -48,7 +56,7 @@ def get_policy(name: str | Policy, **params: Any) -> Policy:
     >>> get_policy("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    KeyError: "unknown policy 'nope'; registered: ..."
+    sim_bridge.policies._registry.UnknownPolicyError: unknown policy 'nope'; registered: ...
     """
     if isinstance(name, Policy):
         if params:
@@ -58,7 +66,7 @@ def get_policy(name: str | Policy, **params: Any) -> Policy:
         cls = registry[name]
     except KeyError:
         known = ", ".join(sorted(registry))
-        raise KeyError(f"unknown policy {name!r}; registered: {known}") from None
+        raise UnknownPolicyError(f"unknown policy {name!r}; registered: {known}") from None
     return cls(**params)
 
 
@@ -76,6 +84,5 @@ def list_policies(kind: str | None = None) -> dict[str, str]:
         cls = registry[name]
         if kind is not None and cls.kind != kind:
             continue
-        doc = (cls.__doc__ or name).strip().splitlines()[0].strip()
-        out[name] = doc
+        out[name] = first_paragraph(cls.__doc__ or name)
     return out

@@ -121,9 +121,8 @@ class Policy:
         """Forget state from a previous run (called once before each simulation)."""
 
     def describe(self) -> str:
-        """The first line of the class docstring."""
-        doc = (type(self).__doc__ or self.name).strip()
-        return doc.splitlines()[0].strip()
+        """The first paragraph of the class docstring, on one line."""
+        return first_paragraph(type(self).__doc__ or self.name)
 
     def get_params(self) -> dict[str, Any]:
         """Constructor parameters (public attributes not starting with ``_``)."""
@@ -186,6 +185,22 @@ class PlacementPolicy(Policy):
         """A :class:`Wake` this policy asked for is due (default: nothing extra; the engine
         runs a placement pass anyway)."""
         return []
+
+
+def first_paragraph(doc: str) -> str:
+    """The first paragraph of a docstring on one line.
+
+    Examples
+    --------
+    >>> first_paragraph("  Two\n    lines.\n\n    Rest.")
+    'Two lines.'
+    """
+    lines = []
+    for line in doc.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
 
 
 def check_positive(owner: Policy, name: str, value: float, *, allow_zero: bool = False) -> None:
