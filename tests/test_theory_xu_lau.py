@@ -25,6 +25,7 @@ from sim_bridge.theory import (
     mg1_task_delay,
     sca_clone_counts,
     sca_job_value,
+    sca_relaxed_solution,
     sda_expected_resource,
     sda_optimal_copies,
     sda_sigma_star,
@@ -138,6 +139,21 @@ def test_sca_greedy_is_exact_with_equal_job_sizes(size, mu, extra, r_max, gamma)
     assert p2_value(greedy, m, mu, 2.0, gamma) == pytest.approx(
         brute_force_p2(m, mu, 2.0, n_free, r_max, gamma), rel=1e-12, abs=1e-12
     )
+
+
+@settings(max_examples=12, deadline=None)
+@given(sca_instances)
+def test_sca_relaxation_bounds_the_integer_optimum(inst):
+    m, mu, extra, r_max, gamma = inst
+    n_free = sum(m) + extra
+    c, nu, bound = sca_relaxed_solution(m, mu, 2.0, n_free, r_max, gamma)
+    best = brute_force_p2(m, mu, 2.0, n_free, r_max, gamma)
+    assert np.all((c >= 1 - 1e-9) & (c <= r_max + 1e-9)) and nu >= 0
+    assert float(np.dot(m, c)) <= n_free + 1e-6
+    assert bound >= best - 1e-9  # weak duality
+    floored = sca_clone_counts(m, mu, 2.0, n_free, r_max, gamma, method="relaxed")
+    assert int(np.dot(floored, m)) <= n_free
+    assert p2_value(floored, m, mu, 2.0, gamma) <= best + 1e-12
 
 
 def test_sca_greedy_can_lose_with_unequal_job_sizes():

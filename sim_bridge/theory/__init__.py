@@ -42,6 +42,7 @@ from ._xu_lau import (
     mg1_task_delay,
     sca_clone_counts,
     sca_job_value,
+    sca_relaxed_solution,
 )
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "pocd_running_job",
     "sca_clone_counts",
     "sca_job_value",
+    "sca_relaxed_solution",
     "sda_expected_resource",
     "sda_optimal_copies",
     "sda_sigma_star",

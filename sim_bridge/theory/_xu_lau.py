@@ -20,6 +20,7 @@ __all__ = [
     "mg1_task_delay",
     "sca_clone_counts",
     "sca_job_value",
+    "sca_relaxed_solution",
 ]
 
 
@@ -228,8 +229,12 @@ def sca_clone_counts(
     per machine; it is exact only when every job has the same ``m`` (then the problem is a
     separable concave program with a uniform budget); with unequal ``m`` the budget is a
     knapsack constraint and greedy can be suboptimal (see NOTES.md for an instance).
-    The paper's Lagrangian gradient projection solves the continuous relaxation and is
-    not reproduced here.
+    ``method="relaxed"`` is the paper's Lagrangian approach (eqs. 14-16): ``c`` real in
+    ``[1, r_max]`` (box constraints by projection, i.e. the multipliers ``xi, h`` at their
+    optimum), each job maximises ``v_i(c) - nu m_i c``, and the budget multiplier ``nu`` is
+    found by bisection (``sum m_i c_i(nu)`` is non-increasing in ``nu``) instead of the
+    paper's fixed-step gradient iteration, which converges to the same point; the real
+    solution is floored (still feasible). See :func:`sca_relaxed_solution`.
 
     Parameters
     ----------
@@ -243,7 +248,7 @@ def sca_clone_counts(
         Maximum copies per task ``r``.
     gamma : float
         Resource price ``gamma``.
-    method : {"exact", "greedy"}
+    method : {"exact", "greedy", "relaxed"}
 
     Returns
     -------
@@ -260,7 +265,73 @@ def sca_clone_counts(
         return _knapsack(m, values, n_free)
     if method == "greedy":
         return _greedy(m, values, n_free)
-    raise ValueError(f"method must be 'exact' or 'greedy', got {method!r}")
+    if method == "relaxed":
+        c, _, _ = sca_relaxed_solution(tasks, scales, alpha, free_machines, r_max, gamma)
+        return np.floor(c + 1e-9).astype(np.int64)
+    raise ValueError(f"method must be 'exact', 'greedy' or 'relaxed', got {method!r}")
+
+
+def _real_value(c: float, m: int, scale: float, alpha: float, gamma: float) -> float:
+    shape = c * alpha
+    if shape <= 1.0:
+        return -math.inf
+    return -_expected_max_pareto(m, shape, scale) - gamma * m * c * scale * shape / (shape - 1.0)
+
+
+def sca_relaxed_solution(
+    tasks: Sequence[int],
+    scales: Sequence[float] | float,
+    alpha: Sequence[float] | float,
+    free_machines: int,
+    r_max: int,
+    gamma: float,
+) -> tuple[np.ndarray, float, float]:
+    """Continuous relaxation of P2 (seed 000, eqs. 14-16) solved in the dual.
+
+    Returns ``(c, nu, dual_bound)``: the real copy counts ``c_i(nu)`` in ``[1, r_max]``,
+    the budget multiplier, and ``D(nu) = sum_i max_c (v_i(c) - nu m_i c) + nu N``, which
+    by weak duality bounds the integer optimum of P2 from above.
+
+    Examples
+    --------
+    >>> c, nu, bound = sca_relaxed_solution([10, 20, 5, 10], [1, 2, 1, 2], 2.0, 100, 8, 0.01)
+    >>> bool(np.dot(c, [10, 20, 5, 10]) <= 100 + 1e-6)
+    True
+    """
+    m, _, n_free, r_max = _sca_inputs(tasks, scales, alpha, free_machines, r_max, gamma)
+    mu = np.broadcast_to(np.asarray(scales, dtype=float), m.shape)
+    al = np.broadcast_to(np.asarray(alpha, dtype=float), m.shape)
+
+    def best(nu: float) -> tuple[np.ndarray, float]:
+        cs, total = np.empty(len(m)), 0.0
+        for i in range(len(m)):
+            lo = max(1.0, (1.0 + 1e-9) / al[i])
+
+            def neg(c: float, i: int = i) -> float:
+                return -(_real_value(c, int(m[i]), mu[i], al[i], gamma) - nu * m[i] * c)
+
+            cands = [lo, float(r_max)]
+            if r_max > lo:
+                res = optimize.minimize_scalar(
+                    neg, bounds=(lo, float(r_max)), method="bounded", options={"xatol": 1e-10}
+                )
+                cands.append(float(res.x))
+            vals = [neg(c) for c in cands]
+            k = int(np.argmin(vals))
+            cs[i], total = cands[k], total - vals[k]
+        return cs, total
+
+    c0, v0 = best(0.0)
+    if float(np.dot(m, c0)) <= n_free:
+        return c0, 0.0, v0
+    lo, hi = 0.0, 1.0
+    while float(np.dot(m, best(hi)[0])) > n_free:
+        hi *= 2.0
+    while hi - lo > 1e-10 * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if float(np.dot(m, best(mid)[0])) > n_free else (lo, mid)
+    c, val = best(hi)
+    return c, hi, val + hi * n_free
 
 
 def _knapsack(m: np.ndarray, values: np.ndarray, budget: int) -> np.ndarray:
