@@ -1,0 +1,182 @@
+"""MLflow tracking for ``straggler train``: one parent run, one nested run per Optuna trial.
+
+The tracking URI defaults to ``sqlite:///<out>/mlflow.db`` (MLflow 3's file store is
+deprecated); when this module creates the experiment on a SQLite store it puts the artifacts
+next to the database (``<db dir>/mlartifacts``), never in ``./mlruns``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+#: Name under which ``straggler train`` registers its final model.
+MODEL_NAME = "straggler-predictor"
+#: Registry alias of the newest trained model.
+MODEL_ALIAS = "champion"
+
+
+def default_tracking_uri(out: str | Path) -> str:
+    """``sqlite:///<absolute out>/mlflow.db``.
+
+    Examples
+    --------
+    >>> default_tracking_uri("/tmp/run")
+    'sqlite:////tmp/run/mlflow.db'
+    """
+    return f"sqlite:///{(Path(out).resolve() / 'mlflow.db').as_posix()}"
+
+
+def _sqlite_path(uri: str) -> Path | None:
+    return Path(uri[len("sqlite:///") :]) if uri.startswith("sqlite:///") else None
+
+
+def ensure_experiment(tracking_uri: str, name: str) -> str:
+    """Id of experiment ``name`` on ``tracking_uri``, created if needed."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri)
+    exp = client.get_experiment_by_name(name)
+    if exp is not None:
+        return exp.experiment_id
+    db = _sqlite_path(tracking_uri)
+    location = (db.parent / "mlartifacts").resolve().as_uri() if db is not None else None
+    return _retry(lambda: client.create_experiment(name, artifact_location=location))
+
+
+def _retry(fn, attempts: int = 8, pause: float = 0.25):
+    """Call ``fn``, retrying when SQLite reports a locked database (parallel workers)."""
+    for i in range(attempts):
+        try:
+            return fn()
+        except Exception as exc:  # MlflowException wraps sqlalchemy's OperationalError
+            if "locked" not in str(exc).lower() or i == attempts - 1:
+                raise
+            time.sleep(pause * (i + 1))
+    return None  # pragma: no cover
+
+
+def _finite_metrics(values: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if math.isfinite(float(v)):
+            out[prefix + k] = float(v)
+    return out
+
+
+class MlflowTrialCallback:
+    """Optuna callback: log each completed trial as a nested MLflow run of the parent run.
+
+    Our own small replacement for optuna-integration's deprecated ``MLflowCallback``; it
+    uses :class:`mlflow.MlflowClient` only (no fluent active-run state), so it also works in
+    the worker processes of a parallel study.
+
+    Parameters
+    ----------
+    tracking_uri, experiment_id, parent_run_id : str
+    static_params : dict
+        Logged with every trial (variant, beta, split, data hash, ...).
+    metric_prefix : str
+        Prefix of the trial metrics (``val_``: they are validation metrics).
+    """
+
+    def __init__(
+        self,
+        tracking_uri: str,
+        experiment_id: str,
+        parent_run_id: str,
+        static_params: dict[str, Any],
+        metric_prefix: str = "val_",
+    ):
+        self.tracking_uri = tracking_uri
+        self.experiment_id = experiment_id
+        self.parent_run_id = parent_run_id
+        self.static_params = dict(static_params)
+        self.metric_prefix = metric_prefix
+
+    def __call__(self, study, trial) -> None:
+        from mlflow import MlflowClient
+        from mlflow.entities import Metric, Param, RunTag
+        from optuna.trial import TrialState
+
+        if trial.state != TrialState.COMPLETE:
+            return
+        client = MlflowClient(self.tracking_uri)
+        tags = {
+            "mlflow.parentRunId": self.parent_run_id,
+            "optuna.study": study.study_name,
+            "optuna.trial": str(trial.number),
+        }
+        run = _retry(
+            lambda: client.create_run(
+                self.experiment_id, tags=tags, run_name=f"trial-{trial.number:04d}"
+            )
+        )
+        rid = run.info.run_id
+        now = int(time.time() * 1000)
+        params = {**self.static_params, **trial.params}
+        metrics = _finite_metrics(trial.user_attrs, self.metric_prefix)
+        metrics["objective"] = float(trial.value)
+        _retry(
+            lambda: client.log_batch(
+                rid,
+                metrics=[Metric(k, v, now, 0) for k, v in metrics.items()],
+                params=[Param(k, str(v)) for k, v in params.items()],
+                tags=[RunTag("grid_point", str(trial.user_attrs.get("grid_point", "")))],
+            )
+        )
+        _retry(lambda: client.set_terminated(rid, "FINISHED"))
+
+
+def model_signature(counters: list[str]):
+    """Signature of the pyfunc model: ``node``/``workload`` strings, counters doubles in; the
+    straggler probability (double) out."""
+    from mlflow.models import ModelSignature
+    from mlflow.types import ColSpec, Schema
+
+    inputs = Schema(
+        [ColSpec("string", "node"), ColSpec("string", "workload")]
+        + [ColSpec("double", c) for c in counters]
+    )
+    outputs = Schema([ColSpec("double", "straggler_probability")])
+    return ModelSignature(inputs=inputs, outputs=outputs)
+
+
+def log_and_register(
+    predictor_dir: Path,
+    counters: list[str],
+    tracking_uri: str,
+    model_name: str = MODEL_NAME,
+    alias: str = MODEL_ALIAS,
+) -> dict[str, str]:
+    """Log the safe predictor artifact as a pyfunc model in the active run, register it, alias.
+
+    Returns
+    -------
+    dict
+        ``model_uri`` (the logged model), ``registered_uri`` (``models:/name@alias``),
+        ``version``.
+    """
+    import mlflow
+    from mlflow import MlflowClient
+
+    script = Path(__file__).resolve().parent / "_pyfunc_model.py"
+    info = mlflow.pyfunc.log_model(
+        name="model",
+        python_model=str(script),
+        artifacts={"predictor": str(predictor_dir)},
+        signature=model_signature(counters),
+        pip_requirements=[],  # served with --env-manager local from the project's venv
+    )
+    version = _retry(lambda: mlflow.register_model(info.model_uri, model_name))
+    client = MlflowClient(tracking_uri)
+    _retry(lambda: client.set_registered_model_alias(model_name, alias, version.version))
+    return {
+        "model_uri": info.model_uri,
+        "registered_uri": f"models:/{model_name}@{alias}",
+        "version": str(version.version),
+    }

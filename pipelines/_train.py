@@ -1,0 +1,347 @@
+"""``straggler train``: grid search with Optuna, MLflow tracking and registry, final model.
+
+Flow (issue 5):
+
+1. load the trace, label stragglers (beta x job median), refuse single-class workloads;
+2. split each (node, workload) pair in time order: the first ``fraction`` of its rows train
+   (their latest ``val_share`` validate the grid), the rows from ``test_start`` on test;
+3. the grid study (:mod:`pipelines._study`) over the variant's regularisers and the decision
+   threshold, resumable, optionally in ``jobs`` processes; one nested MLflow run per trial;
+4. the best point (ties: earliest grid point) is refitted on all training rows and scored on
+   the test rows: test metrics, per-pair metrics, a confusion matrix, and accuracy against the
+   amount of training data (a refit per fraction, same test rows);
+5. the safe predictor artifact is saved to ``<out>/predictor`` and logged as an MLflow pyfunc
+   model, registered as ``straggler-predictor`` with alias ``champion``; ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipelines._dataset import (
+    DEFAULT_BETA,
+    DEFAULT_MIN_TASKS,
+    check_classes,
+    label_stragglers,
+    load_trace,
+    trace_hash,
+)
+from pipelines._grid import config_hash, grid_points, load_grid, variant_grid
+from pipelines._io import atomic_write_text, write_summary
+from pipelines._metrics import METRICS, binary_metrics, confusion, per_pair_metrics
+from pipelines._splits import fraction_split
+
+#: Training fractions of the accuracy-against-data curve logged with every training run.
+CURVE_FRACTIONS: tuple[float, ...] = (0.05, 0.1, 0.2, 0.4, 0.66)
+
+
+@dataclass
+class TrainConfig:
+    """Settings of one ``straggler train`` run (see ``straggler train --help``)."""
+
+    traces: str
+    out: str
+    variant: str = "f0nl"
+    grid: str = "default"
+    jobs: int = 1
+    tracking_uri: str | None = None
+    experiment: str = "straggler-train"
+    beta: float = DEFAULT_BETA
+    min_tasks: int = DEFAULT_MIN_TASKS
+    fraction: float = 0.66
+    val_share: float = 0.25
+    test_start: float = 0.66
+    metric: str = "accuracy"
+    seed: int = 0
+    max_trials: int | None = None
+    curve_fractions: tuple[float, ...] = CURVE_FRACTIONS
+    register: bool = True
+    model_name: str = "straggler-predictor"
+    alias: str = "champion"
+    nan_counters: str = "raise"
+    on_single_class: str = "raise"
+
+
+def _check_config(cfg: TrainConfig) -> None:
+    from mtl import VARIANTS
+
+    if cfg.variant not in VARIANTS:
+        raise ValueError(f"--variant must be one of {sorted(VARIANTS)}, got {cfg.variant!r}")
+    if cfg.metric not in METRICS:
+        raise ValueError(f"--metric must be one of {list(METRICS)}, got {cfg.metric!r}")
+    if not (isinstance(cfg.jobs, int) and cfg.jobs >= 1):
+        raise ValueError(f"--jobs must be a positive integer, got {cfg.jobs!r}")
+    if cfg.max_trials is not None and cfg.max_trials < 1:
+        raise ValueError(f"--max-trials must be >= 1, got {cfg.max_trials!r}")
+    if not 0 < cfg.fraction <= cfg.test_start:
+        raise ValueError(f"--fraction must be in (0, {cfg.test_start}], got {cfg.fraction!r}")
+
+
+def build_predictor(model):
+    """The scheduler-facing ``mtl.Predictor`` of a fitted estimator."""
+    from mtl import Predictor
+
+    return Predictor.from_estimator(model)
+
+
+def _progress(total: int, initial: int, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc=desc, unit="trial")
+
+
+class _PollProgress:
+    """Advance a progress bar from the study's COMPLETE count while workers run elsewhere."""
+
+    def __init__(self, ctx, bar, every: float = 1.0):
+        self.ctx, self.bar, self.every = ctx, bar, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        from pipelines._study import completed_trials
+
+        while not self._stop.wait(self.every):
+            try:
+                n = len(completed_trials(self.ctx))
+            except Exception:  # the journal is being written; try again next tick
+                continue
+            self.bar.update(max(0, n - self.bar.n))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def _run_workers(ctx, jobs: int, max_trials: int | None, callback) -> int:
+    from pipelines._study import run_worker
+
+    if jobs == 1:
+        return run_worker(ctx, max_trials, callbacks=[callback])
+    from joblib import Parallel, delayed
+
+    shares = [None] * jobs
+    if max_trials is not None:
+        shares = [max_trials // jobs + (i < max_trials % jobs) for i in range(jobs)]
+    ran = Parallel(n_jobs=jobs, backend="loky")(
+        delayed(run_worker)(ctx, s, [callback]) for s in shares if s is None or s > 0
+    )
+    return int(sum(ran))
+
+
+def run_training(cfg: TrainConfig) -> dict:
+    """Run the whole training pipeline; return (and write) the summary.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        Bad trace, grid or settings; the message names the file/parameter and value.
+    """
+    import mlflow
+
+    from mtl import VARIANTS
+    from pipelines._study import (
+        StudyContext,
+        best_point,
+        completed_trials,
+        make_estimator,
+        prepare_study,
+    )
+    from pipelines._tracking import (
+        MlflowTrialCallback,
+        default_tracking_uri,
+        ensure_experiment,
+        log_and_register,
+    )
+
+    t_start = time.perf_counter()
+    _check_config(cfg)
+    grid = load_grid(cfg.grid)
+    out = Path(cfg.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+
+    trace = load_trace(cfg.traces) if cfg.nan_counters == "raise" else None
+    if trace is None:
+        from pipelines._dataset import validate_trace
+
+        p = Path(cfg.traces)
+        trace = validate_trace(
+            pd.read_parquet(p / "tasks.parquet" if p.is_dir() else p), nan_counters="drop"
+        )
+    labelled = check_classes(
+        label_stragglers(trace, cfg.beta, cfg.min_tasks), on_single_class=cfg.on_single_class
+    )
+    frame, counters = labelled.frame, labelled.counters
+    cols = ["node", "workload", *counters]
+    data_hash = trace_hash(frame[[*cols, "launch_time", "straggler"]])
+    split = fraction_split(frame, cfg.fraction, cfg.val_share, cfg.test_start)
+    y = frame["straggler"].to_numpy(dtype=np.int64)
+    for part, idx in (("fitting", split.fit), ("validation", split.val), ("test", split.test)):
+        if len(idx) == 0 or len(np.unique(y[idx])) < 2:
+            raise ValueError(
+                f"the {part} part of the split has {len(idx)} rows and classes "
+                f"{sorted(set(y[idx].tolist()))}: too little data for --fraction={cfg.fraction}, "
+                f"val_share={cfg.val_share} (trace {cfg.traces})"
+            )
+
+    space = variant_grid(grid, VARIANTS[cfg.variant])
+    points = grid_points(space)
+    settings = {
+        "data_hash": data_hash,
+        "beta": cfg.beta,
+        "min_tasks": cfg.min_tasks,
+        "fraction": cfg.fraction,
+        "val_share": cfg.val_share,
+        "test_start": cfg.test_start,
+        "metric": cfg.metric,
+        "seed": cfg.seed,
+    }
+    study_name = f"{cfg.variant}-{config_hash(**settings)}"
+    work = out / "work"
+    work.mkdir(exist_ok=True)
+    data_path = work / f"{study_name}.parquet"
+    if not data_path.is_file():
+        part = np.full(len(frame), "", dtype=object)
+        part[split.fit], part[split.val] = "fit", "val"
+        keep = np.sort(np.concatenate([split.fit, split.val]))
+        tmp = data_path.with_suffix(".tmp")
+        frame.assign(part=part).iloc[keep][[*cols, "straggler", "part"]].to_parquet(tmp)
+        os.replace(tmp, data_path)
+    ctx = StudyContext(
+        journal=str(out / "optuna-journal.log"),
+        study_name=study_name,
+        space=space,
+        data_path=str(data_path),
+        counters=counters,
+        variant=cfg.variant,
+        metric=cfg.metric,
+        cache_dir=str(work / f"cache-{study_name}"),
+        seed=cfg.seed,
+    )
+
+    tracking_uri = cfg.tracking_uri or default_tracking_uri(out)
+    mlflow.set_tracking_uri(tracking_uri)
+    experiment_id = ensure_experiment(tracking_uri, cfg.experiment)
+    static = {"variant": cfg.variant, "split": split.name, **settings}
+    summary: dict = {
+        "command": "train",
+        "config": {**asdict(cfg), "curve_fractions": list(cfg.curve_fractions)},
+        "study": {"name": study_name, "journal": ctx.journal, "grid_points": len(points)},
+        "data": labelled.summary(),
+        "data_hash": data_hash,
+        "split": {**split.info, "fit_rows": len(split.fit), "val_rows": len(split.val)},
+        "tracking_uri": tracking_uri,
+    }
+    summary["split"]["test_rows"] = len(split.test)
+    with mlflow.start_run(experiment_id=experiment_id, run_name=f"train-{study_name}") as run:
+        mlflow.log_params({**static, "grid": str(cfg.grid), "grid_points": len(points)})
+        mlflow.log_params({"rows": len(frame), "counters": len(counters), "jobs": cfg.jobs})
+        status = prepare_study(ctx, points)
+        summary["study"].update(status)
+        callback = MlflowTrialCallback(tracking_uri, experiment_id, run.info.run_id, static)
+        bar = _progress(len(points), status["completed"], f"grid {cfg.variant}")
+        with bar, _PollProgress(ctx, bar):
+            ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback)
+        trials = completed_trials(ctx)
+        done = len({tuple(r[k] for k in space) for r in trials.to_dict("records")})
+        summary["study"].update({"trials_run": ran, "points_completed": done})
+        atomic_write_text(out / "trials.csv", trials.to_csv(index=False))
+        mlflow.log_artifact(str(out / "trials.csv"))
+        if done < len(points):
+            summary["status"] = "incomplete"
+            summary["message"] = (
+                f"{done} of {len(points)} grid points done; run the same command again to "
+                "continue the study"
+            )
+            mlflow.set_tag("status", "incomplete")
+            summary["wall_seconds"] = time.perf_counter() - t_start
+            write_summary(out, summary)
+            return summary
+
+        best = best_point(trials, points)
+        best_row = trials.loc[np.all([trials[k] == v for k, v in best.items()], axis=0)].iloc[0]
+        summary["best_params"] = best
+        summary["validation"] = {m: float(best_row[m]) for m in METRICS if m in best_row}
+        mlflow.log_params({f"best_{k}": v for k, v in best.items()})
+
+        # Refit the best point on all training rows; score the test rows.
+        train_idx = split.train
+        model = make_estimator(cfg.variant, best, cfg.seed)
+        t0 = time.perf_counter()
+        model.fit(frame.iloc[train_idx][cols], y[train_idx])
+        fit_seconds = time.perf_counter() - t0
+        test = frame.iloc[split.test]
+        proba = model.predict_proba(test[cols])[:, 1]
+        thr = best.get("threshold", 0.5)
+        test_metrics = binary_metrics(y[split.test], proba, thr)
+        test_metrics.update({"fit_seconds": fit_seconds, "train_rows": len(train_idx)})
+        summary["test"] = test_metrics
+        mlflow.log_metrics({f"test_{k}": float(v) for k, v in test_metrics.items() if v == v})
+
+        from pipelines._plots import plot_confusion, plot_metric_by_fraction
+
+        pairs = per_pair_metrics(test, y[split.test], proba, thr)
+        atomic_write_text(out / "per_pair_metrics.csv", pairs.to_csv(index=False))
+        plot_confusion(
+            confusion(y[split.test], proba, thr),
+            out / "confusion_matrix.png",
+            f"{cfg.variant} on the test rows (threshold {thr:g})",
+        )
+        curve = _learning_curve(cfg, frame, cols, y, best, split.test)
+        atomic_write_text(out / "accuracy_by_fraction.csv", curve.to_csv(index=False))
+        plot_metric_by_fraction(
+            curve, out / "accuracy_vs_data.png", f"{cfg.variant}, best grid point"
+        )
+        summary["accuracy_by_fraction"] = curve[["fraction", "accuracy"]].to_dict("list")
+
+        predictor_dir = out / "predictor"
+        build_predictor(model).save(predictor_dir)
+        summary["predictor"] = str(predictor_dir)
+        for name in (
+            "per_pair_metrics.csv",
+            "accuracy_by_fraction.csv",
+            "confusion_matrix.png",
+            "accuracy_vs_data.png",
+        ):
+            mlflow.log_artifact(str(out / name))
+        if cfg.register:
+            summary["model"] = log_and_register(
+                predictor_dir, counters, tracking_uri, cfg.model_name, cfg.alias
+            )
+        summary["mlflow_run_id"] = run.info.run_id
+        summary["status"] = "complete"
+        summary["wall_seconds"] = time.perf_counter() - t_start
+        path = write_summary(out, summary)
+        mlflow.log_artifact(str(path))
+    return summary
+
+
+def _learning_curve(cfg, frame, cols, y, best, test_idx) -> pd.DataFrame:
+    """Refit the best point on the first ``fraction`` of every pair; score the same test rows."""
+    from pipelines._study import make_estimator
+
+    rows = []
+    thr = best.get("threshold", 0.5)
+    for f in cfg.curve_fractions:
+        if f > cfg.test_start:
+            continue
+        tr = fraction_split(frame, f, 0.0, cfg.test_start).train
+        if len(tr) == 0 or len(np.unique(y[tr])) < 2:
+            rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr)})
+            continue
+        m = make_estimator(cfg.variant, best, cfg.seed).fit(frame.iloc[tr][cols], y[tr])
+        p = m.predict_proba(frame.iloc[test_idx][cols])[:, 1]
+        met = binary_metrics(y[test_idx], p, thr)
+        rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr), **met})
+    return pd.DataFrame(rows)
