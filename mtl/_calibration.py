@@ -9,7 +9,6 @@ is increasing in the SVM margin (ranking is preserved).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 _MIN_SLOPE = 1e-8
@@ -39,21 +38,46 @@ def fit_platt(
     if not np.isfinite(scale) or scale <= 0:
         scale = 1.0
     s = scores / scale
-
-    def nll(p):
-        a, c = p
-        f = a * s + c
-        val = -(w * (t * log_expit(f) + (1 - t) * log_expit(-f))).sum()
-        r = w * (expit(f) - t)
-        return val, np.array([float(r @ s), float(r.sum())])
-
     prior = np.clip((n_pos + 1.0) / (n_pos + n_neg + 2.0), 1e-12, 1 - 1e-12)
-    x0 = np.array([1.0, float(np.log(prior / (1 - prior)))])
-    res = minimize(
-        nll, x0, jac=True, method="L-BFGS-B", bounds=[(_MIN_SLOPE * scale, None), (None, None)]
-    )
-    a, c = res.x
+    a, c = _newton(s, t, w, 1.0, float(np.log(prior / (1 - prior))), fix_slope=False)
+    if a < _MIN_SLOPE:  # anti-correlated scores: keep the slope at its floor, refit c
+        a, c = _newton(s, t, w, _MIN_SLOPE, c, fix_slope=True)
     return float(a / scale), float(c)
+
+
+def _nll(s, t, w, a, c) -> float:
+    f = a * s + c
+    return float(-(w * (t * log_expit(f) + (1 - t) * log_expit(-f))).sum())
+
+
+def _newton(s, t, w, a, c, *, fix_slope: bool, max_iter: int = 100) -> tuple[float, float]:
+    """Damped Newton on the 2-parameter (or intercept-only) logistic likelihood."""
+    f_old = _nll(s, t, w, a, c)
+    for _ in range(max_iter):
+        p = expit(a * s + c)
+        r = w * (p - t)
+        q = w * p * (1.0 - p)
+        g = np.array([float(r @ s), float(r.sum())])
+        if fix_slope:
+            step = np.array([0.0, g[1] / max(float(q.sum()), 1e-300)])
+        else:
+            H = np.array([[float(q @ (s * s)), float(q @ s)], [float(q @ s), float(q.sum())]])
+            H += 1e-12 * np.eye(2) * max(1.0, float(np.trace(H)))
+            step = np.linalg.solve(H, g)
+        lr = 1.0
+        while lr > 1e-10:
+            a_new, c_new = a - lr * step[0], c - lr * step[1]
+            f_new = _nll(s, t, w, a_new, c_new)
+            if f_new <= f_old + 1e-4 * lr * float(-g @ step):
+                break
+            lr *= 0.5
+        else:
+            break
+        done = abs(f_old - f_new) <= 1e-12 * max(1.0, abs(f_old))
+        a, c, f_old = a_new, c_new, f_new
+        if done or np.abs(g).max() < 1e-10 * max(1.0, float(w.sum())):
+            break
+    return a, c
 
 
 def platt_proba(scores: np.ndarray, a: float, c: float) -> np.ndarray:

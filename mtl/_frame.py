@@ -38,8 +38,8 @@ def split_ids(X) -> tuple[object, np.ndarray | None, np.ndarray | None]:
         )
     ids = []
     for col in (NODE, WORKLOAD):
-        values = X[col].to_numpy(dtype=object)
-        bad = pd.isna(X[col]).to_numpy()
+        values = X[col].to_numpy()
+        bad = pd.isna(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise ValueError(f"X column {col!r} has a missing id at row {row}")
@@ -58,7 +58,10 @@ def encode_ids(values: np.ndarray | None, n_rows: int) -> tuple[pd.Index, np.nda
     """Distinct ids (as a :class:`pandas.Index`) and the code of every row."""
     if values is None:
         return pd.Index([SINGLE_ID], dtype=object), np.zeros(n_rows, dtype=np.intp)
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=True)
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:  # ids of mixed, unorderable types
+        codes, uniques = pd.factorize(values, sort=False)
     return pd.Index([native_id(u) for u in uniques], dtype=object), codes.astype(np.intp)
 
 
@@ -66,4 +69,8 @@ def lookup_ids(index: pd.Index, values: np.ndarray | None, n_rows: int) -> np.nd
     """Code of every row in a fitted id index; ``-1`` for an id unseen in training."""
     if values is None:
         values = np.full(n_rows, SINGLE_ID, dtype=object)
-    return index.get_indexer(pd.Index(values, dtype=object)).astype(np.intp)
+    codes, uniques = pd.factorize(values)
+    if (codes < 0).any():
+        raise ValueError(f"missing id at row {int(np.flatnonzero(codes < 0)[0])}")
+    found = index.get_indexer(pd.Index([native_id(u) for u in uniques], dtype=object))
+    return found.astype(np.intp)[codes]

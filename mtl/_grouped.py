@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit, logit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -69,10 +70,11 @@ class _Core:
         """Raw SVM score ``x . W_t + b`` for standardised rows with global id codes."""
         node_local = _to_local(self.node_codes, node_code)
         wl_local = _to_local(self.workload_codes, wl_code)
-        pair = np.stack([node_local, wl_local], axis=1)
-        uniq, inv = np.unique(pair, axis=0, return_inverse=True)
-        W = self.combined(uniq[:, 0], uniq[:, 1])
-        return rowwise_dot(Xs, W, inv.ravel()) + self.intercept
+        L1 = self.workload_codes.shape[0] + 1
+        key = (node_local.astype(np.int64) + 1) * L1 + (wl_local + 1)
+        inv, uniq = pd.factorize(key)
+        W = self.combined(uniq // L1 - 1, uniq % L1 - 1)
+        return rowwise_dot(Xs, W, inv) + self.intercept
 
 
 def _to_local(present: np.ndarray, codes: np.ndarray) -> np.ndarray:

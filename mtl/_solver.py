@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from ._common import rowwise_dot
 from ._structure import TaskStructure, block_feature_map
 
 
@@ -76,7 +77,7 @@ def objective(
         c = structure.penalties(block, regs[block])
         reg += float(np.sum(c * np.einsum("gd,gd->g", w, w)))
     W = task_weights(blocks, structure)
-    margin = y * (np.einsum("ij,ij->i", X, W[row_task]) + intercept)
+    margin = y * (rowwise_dot(X, W, row_task) + intercept)
     slack = np.maximum(0.0, 1.0 - margin)
     if loss == "squared_hinge":
         slack = slack * slack

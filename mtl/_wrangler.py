@@ -23,12 +23,13 @@ from ._common import (
     standardiser,
     stratified_folds,
 )
-from ._frame import SINGLE_ID, encode_ids, split_ids
+from ._frame import encode_ids, lookup_ids, split_ids
 
 MODEL = "model"
 TOO_FEW_ROWS = "too_few_rows"
 ONE_CLASS = "one_class"
 UNSEEN = "unseen"
+_STATUSES = (MODEL, TOO_FEW_ROWS, ONE_CLASS, UNSEEN)
 
 
 class WranglerSVC(ClassifierMixin, BaseEstimator):
@@ -237,7 +238,18 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.mean_, self.scale_ = mean, scale
         self._pairs = pairs
-        self._pair_lookup = {p: i for i, p in enumerate(pairs)}
+        self._node_index, self._workload_index = node_index, wl_index
+        # (node, workload) code -> model index (fallback: len(pairs)) and status code
+        self._pair_table = np.full((len(node_index), len(wl_index)), len(pairs), dtype=np.intp)
+        self._status_table = np.full(self._pair_table.shape, _STATUSES.index(UNSEEN))
+        for i, (nd, wl) in enumerate(pairs):
+            j, k = node_index.get_loc(nd), wl_index.get_loc(wl)
+            self._pair_table[j, k] = i
+            self._status_table[j, k] = _STATUSES.index(MODEL)
+        for (nd, wl), reason in insufficient.items():
+            self._status_table[node_index.get_loc(nd), wl_index.get_loc(wl)] = _STATUSES.index(
+                reason
+            )
         # standardised-space stacks, the fallback last
         self._W = np.vstack([*W, fw]) if W else fw[None, :].copy()
         self._b = np.array([*B, fb])
@@ -253,27 +265,25 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ prediction
-    def _rows(self, X) -> tuple[np.ndarray, np.ndarray, list]:
+    def _rows(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Standardised counters, model index per row (fallback last), status code per row."""
         check_is_fitted(self)
         counters, nodes, workloads = split_ids(X)
         Xc = validate_data(self, counters, reset=False, dtype=np.float64)
         n = Xc.shape[0]
-        if nodes is None:
-            keys = [(SINGLE_ID, SINGLE_ID)] * n
-        else:
-            keys = list(zip(nodes.tolist(), workloads.tolist(), strict=True))
-        fb = len(self._pairs)
-        lookup = self._pair_lookup
-        which = np.fromiter((lookup.get(k, fb) for k in keys), dtype=np.intp, count=n)
-        return (Xc - self.mean_) / self.scale_, which, keys
+        nc = lookup_ids(self._node_index, nodes, n)
+        lc = lookup_ids(self._workload_index, workloads, n)
+        known = (nc >= 0) & (lc >= 0)
+        which = np.full(n, len(self._pairs), dtype=np.intp)
+        status = np.full(n, len(_STATUSES) - 1, dtype=np.intp)  # unseen
+        which[known] = self._pair_table[nc[known], lc[known]]
+        status[known] = self._status_table[nc[known], lc[known]]
+        return (Xc - self.mean_) / self.scale_, which, status
 
     def pair_status(self, X) -> np.ndarray:
         """Per row: ``"model"``, ``"too_few_rows"``, ``"one_class"`` or ``"unseen"``."""
-        _, which, keys = self._rows(X)
-        out = np.full(which.shape[0], MODEL, dtype=object)
-        for i in np.flatnonzero(which == len(self._pairs)):
-            out[i] = self.insufficient_pairs_.get(keys[i], UNSEEN)
-        return out
+        _, _, status = self._rows(X)
+        return np.array(_STATUSES, dtype=object)[status]
 
     def is_supported(self, X) -> np.ndarray:
         """Boolean per row: True where the row's pair has its own SVM (no fallback)."""

@@ -9,7 +9,8 @@ from mtl import GroupedMTLSVC, WranglerSVC
 _CALIBRATED_THRESHOLD = (
     "predict thresholds the Platt-calibrated probability, fitted on the true labels; "
     "class_weight reshapes the SVM margin but calibration maps it back to honest "
-    "probabilities, so extreme class weights do not force one class (use `threshold`)"
+    "probabilities, so extreme class weights need not force one class (use `threshold`); "
+    "whether the check's 87% bar is reached depends on the calibration folds"
 )
 
 
