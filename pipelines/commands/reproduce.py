@@ -1,0 +1,38 @@
+"""``straggler reproduce SEED``: regenerate a seed paper's figures on the engine."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``reproduce`` subcommand."""
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce a seed paper's figures on the engine",
+        description="Regenerate seed 000, 001, 002 or 003's experiments on our event engine: "
+        "PNG plots, CSV/Markdown tables, comparison.md (our number beside the paper's, "
+        "'figure only' where the paper gives no number) and summary.json in OUT.",
+    )
+    p.add_argument(
+        "seed_paper",
+        metavar="SEED",
+        choices=("000", "001", "002", "003"),
+        help="seed paper: 000, 001, 002 or 003",
+    )
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--quick", action="store_true", help="scaled-down sizes (seconds)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of every random draw (0)")
+    p.set_defaults(func=func)
+
+
+def func(args: argparse.Namespace) -> int:
+    """Run the reproduction and print the comparison table."""
+    from pathlib import Path
+
+    from pipelines._reproduce import reproduce
+
+    s = reproduce(args.seed_paper, args.out, quick=args.quick, seed=args.seed)
+    print((Path(args.out) / "comparison.md").read_text(encoding="utf-8"), end="")
+    print(f"seed {s['seed_paper']}: wrote {args.out} in {s['wall_seconds']:.1f} s")
+    return 0
