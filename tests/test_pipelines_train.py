@@ -1,0 +1,241 @@
+"""``straggler train`` end to end on a tiny trace: study, MLflow runs, registry, pyfunc, REST.
+
+One module-scoped training run (grid ``small``: 4 points for f0nl) feeds most tests; the
+resume test runs its own partial study, then continues it in two processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_pipelines_helpers import make_trace
+
+from pipelines._dataset import label_stragglers, validate_trace
+from pipelines._grid import grid_points, load_grid, variant_grid
+from pipelines._metrics import binary_metrics
+from pipelines._splits import fraction_split
+from pipelines.cli import main
+
+
+def _counters(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if c.startswith("c_")]
+
+
+@pytest.fixture(scope="module")
+def trace_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("trace")
+    make_trace(n_nodes=4, n_jobs=60, seed=5).to_parquet(d / "tasks.parquet")
+    return d
+
+
+@pytest.fixture(scope="module")
+def trained(trace_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("train")
+    args = ["train", "--traces", str(trace_dir), "--out", str(out), "--grid", "small"]
+    assert main(args) == 0
+    return out
+
+
+def _summary(out: Path) -> dict:
+    return json.loads((out / "summary.json").read_text())
+
+
+def _study(out: Path, name: str):
+    import optuna
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    storage = JournalStorage(JournalFileBackend(str(out / "optuna-journal.log")))
+    return optuna.load_study(study_name=name, storage=storage)
+
+
+def test_summary_and_test_metrics_recomputed(trained, trace_dir):
+    from mtl import load_predictor
+
+    s = _summary(trained)
+    assert s["status"] == "complete"
+    space = variant_grid(load_grid("small"), ("w0", "node", "workload"))
+    assert s["best_params"] in grid_points(space)
+    # Oracle: recompute the test metrics from the saved safe artifact and our own split.
+    lt = label_stragglers(validate_trace(pd.read_parquet(trace_dir / "tasks.parquet")))
+    split = fraction_split(lt.frame, 0.66, 0.25)
+    pred = load_predictor(trained / "predictor")
+    test = lt.frame.iloc[split.test]
+    p = pred.predict_proba(test)
+    want = binary_metrics(test["straggler"].astype(int), p, s["best_params"]["threshold"])
+    for k in ("accuracy", "precision", "recall", "f1", "roc_auc", "rows"):
+        assert s["test"][k] == pytest.approx(want[k]), k
+    for name in ("per_pair_metrics.csv", "accuracy_by_fraction.csv", "trials.csv"):
+        assert len(pd.read_csv(trained / name)) > 0
+    for name in ("confusion_matrix.png", "accuracy_vs_data.png"):
+        assert (trained / name).read_bytes()[:4] == b"\x89PNG"
+    assert s["data_hash"] and s["split"]["test_rows"] == len(split.test)
+
+
+def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
+    from mlflow import MlflowClient
+    from optuna.trial import TrialState
+
+    s = _summary(trained)
+    study = _study(trained, s["study"]["name"])
+    done = study.get_trials(states=(TrialState.COMPLETE,))
+    keys = {tuple(sorted(t.params.items())) for t in done}
+    assert len(done) == len(keys) == s["study"]["grid_points"] == 4
+    client = MlflowClient(s["tracking_uri"])
+    parent = client.get_run(s["mlflow_run_id"])
+    assert parent.data.params["data_hash"] == s["data_hash"]
+    assert parent.data.params["variant"] == "f0nl"
+    assert float(parent.data.metrics["test_accuracy"]) == pytest.approx(s["test"]["accuracy"])
+    children = client.search_runs(
+        [parent.info.experiment_id],
+        filter_string=f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
+    )
+    assert len(children) == 4
+    for child in children:
+        assert {"lambda0", "threshold", "beta", "data_hash", "split"} <= set(child.data.params)
+        assert {"val_accuracy", "val_precision", "val_recall", "val_f1", "val_roc_auc"} <= set(
+            child.data.metrics
+        )
+    arts = {a.path for a in client.list_artifacts(parent.info.run_id)}
+    assert {"per_pair_metrics.csv", "confusion_matrix.png", "summary.json"} <= arts
+
+
+def test_registry_alias_and_pyfunc_roundtrip(trained, trace_dir, monkeypatch):
+    import mlflow
+
+    from mtl import load_predictor
+
+    s = _summary(trained)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", s["tracking_uri"])
+    mlflow.set_tracking_uri(s["tracking_uri"])
+    uri = "models:/straggler-predictor@champion"
+    assert s["model"]["registered_uri"] == uri
+    frame = pd.read_parquet(trace_dir / "tasks.parquet")
+    cols = ["node", "workload", *_counters(frame)]
+    local = load_predictor(trained / "predictor").predict_proba(frame[cols])
+    via_registry = load_predictor(uri).predict_proba(frame[cols])
+    np.testing.assert_array_equal(via_registry, local)
+    pyfunc = mlflow.pyfunc.load_model(uri)
+    out = pyfunc.predict(frame[cols].head(25))
+    np.testing.assert_allclose(out["straggler_probability"].to_numpy(), local[:25], rtol=1e-12)
+    sig = pyfunc.metadata.get_input_schema().to_dict()
+    assert sig[0] == {"type": "string", "name": "node", "required": True}
+    assert all(c["type"] == "double" for c in sig[2:])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_rest_serving(trained, trace_dir):
+    s = _summary(trained)
+    port = _free_port()
+    bindir = str(Path(sys.executable).parent)  # mlflow runs `uvicorn` through bash: PATH
+    env = {**os.environ, "MLFLOW_TRACKING_URI": s["tracking_uri"]}
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    cmd = [os.path.join(bindir, "mlflow"), "models", "serve", "-m", s["model"]["registered_uri"]]
+    cmd += ["--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                log = proc.stdout.read().decode(errors="replace")[-3000:]
+                pytest.fail(f"mlflow models serve exited with {proc.returncode}:\n{log}")
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            assert time.monotonic() < deadline, "server not healthy within 120 s"
+            time.sleep(0.5)
+        frame = pd.read_parquet(trace_dir / "tasks.parquet").head(7)
+        cols = ["node", "workload", *_counters(frame)]
+        body = json.dumps({"dataframe_split": frame[cols].to_dict(orient="split", index=False)})
+        req = urllib.request.Request(
+            f"{base}/invocations",
+            data=body.encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=30) as r:
+            got = json.loads(r.read())["predictions"]
+        from mtl import load_predictor
+
+        local = load_predictor(trained / "predictor").predict_proba(frame[cols])
+        np.testing.assert_allclose([g["straggler_probability"] for g in got], local, rtol=1e-9)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        proc.stdout.close()
+
+
+@pytest.mark.slow
+def test_resume_after_interruption_in_parallel(trace_dir, trained, tmp_path):
+    from optuna.trial import TrialState
+
+    uri = _summary(trained)["tracking_uri"]  # reuse a migrated MLflow database: faster
+    args = ["train", "--traces", str(trace_dir), "--out", str(tmp_path), "--grid", "small"]
+    args += ["--tracking-uri", uri, "--experiment", "resume", "--no-register"]
+    assert main([*args, "--max-trials", "1"]) == 0
+    s1 = _summary(tmp_path)
+    assert s1["status"] == "incomplete" and s1["study"]["points_completed"] == 1
+    study = _study(tmp_path, s1["study"]["name"])
+    first = study.get_trials(states=(TrialState.COMPLETE,))[0]
+    # A worker that popped a queued point and was killed leaves a RUNNING trial behind.
+    orphan = study.ask()
+    assert orphan.number != first.number
+    assert main([*args, "--jobs", "2"]) == 0
+    s2 = _summary(tmp_path)
+    assert s2["status"] == "complete"
+    assert s2["study"]["stale"] == 1 and s2["study"]["completed"] == 1
+    assert s2["study"]["trials_run"] == 3  # only the three missing points, none repeated
+    done = study.get_trials(states=(TrialState.COMPLETE,))
+    keys = [tuple(sorted(t.params.items())) for t in done]
+    assert len(keys) == len(set(keys)) == 4
+    assert first.number in {t.number for t in done}  # the finished trial was kept, not redone
+    assert study.get_trials(states=(TrialState.RUNNING,)) == []
+
+
+def test_bad_inputs(trace_dir, tmp_path, capsys):
+    base = ["train", "--traces", str(trace_dir), "--out", str(tmp_path)]
+    assert main(["train", "--traces", str(tmp_path / "none"), "--out", str(tmp_path)]) == 2
+    assert "no trace at" in capsys.readouterr().err
+    bad = tmp_path / "grid.json"
+    bad.write_text(json.dumps({"lambda0": [1.0, -2]}))
+    assert main([*base, "--grid", str(bad)]) == 2
+    assert "'lambda0' value -2 is not a positive number" in capsys.readouterr().err
+    assert main([*base, "--grid", "huge"]) == 2
+    assert "not 'default', 'small' or an existing file" in capsys.readouterr().err
+    assert main([*base, "--fraction", "0.01"]) == 2
+    assert "too little data for --fraction=0.01" in capsys.readouterr().err
+    one = make_trace(n_nodes=2, n_jobs=20, seed=1)
+    one.loc[one.workload == "SYN", "duration"] = 5.0
+    (tmp_path / "one").mkdir()
+    one.to_parquet(tmp_path / "one" / "tasks.parquet")
+    assert main(["train", "--traces", str(tmp_path / "one"), "--out", str(tmp_path)]) == 2
+    assert "workload 'SYN' has a single class" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--variant", "f9"])
