@@ -57,11 +57,7 @@ def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
         return a / b if b else float("nan")
 
     precision, recall = ratio(tp, tp + fp), ratio(tp, tp + fn)
-    f1 = (
-        2 * precision * recall / (precision + recall)
-        if precision == precision and recall == recall and precision + recall > 0
-        else float("nan")
-    )
+    f1 = ratio(2 * tp, 2 * tp + fp + fn)  # = harmonic mean of precision and recall
     return {
         "accuracy": ratio(tp + tn, n),
         "precision": precision,

@@ -1,0 +1,102 @@
+"""Metrics against scikit-learn, grid parsing, deterministic choice of the best grid point."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+from pipelines._grid import grid_points, load_grid, point_key, variant_grid
+from pipelines._metrics import binary_metrics, confusion, per_pair_metrics
+from pipelines._study import best_point
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([0.2, 0.5, 0.8]),
+)
+def test_binary_metrics_match_sklearn(pairs, thr):
+    y = np.array([a for a, _ in pairs])
+    p = np.array([b for _, b in pairs])
+    pred = (p > thr).astype(int)
+    m = binary_metrics(y, p, thr)
+    assert m["accuracy"] == pytest.approx(skm.accuracy_score(y, pred))
+    for name, fn in (
+        ("precision", skm.precision_score),
+        ("recall", skm.recall_score),
+        ("f1", skm.f1_score),
+    ):
+        want = fn(y, pred, zero_division=np.nan)
+        assert (math.isnan(m[name]) and math.isnan(want)) or m[name] == pytest.approx(want), name
+    if len(set(y.tolist())) == 2:
+        assert m["roc_auc"] == pytest.approx(skm.roc_auc_score(y, p))
+        tn, fp, fn_, tp = skm.confusion_matrix(y, pred, labels=[0, 1]).ravel()
+        assert m["fpr"] == pytest.approx(fp / (fp + tn)) if fp + tn else math.isnan(m["fpr"])
+    else:
+        assert math.isnan(m["roc_auc"])
+    np.testing.assert_array_equal(
+        confusion(y, p, thr), skm.confusion_matrix(y, pred, labels=[0, 1])
+    )
+
+
+def test_per_pair_metrics_loop():
+    rng = np.random.default_rng(0)
+    f = pd.DataFrame({"node": rng.choice(["a", "b"], 50), "workload": rng.choice(["W", "V"], 50)})
+    y, p = rng.integers(0, 2, 50), rng.random(50)
+    got = per_pair_metrics(f, y, p, 0.5)
+    for r in got.to_dict("records"):
+        mask = ((f.node == r["node"]) & (f.workload == r["workload"])).to_numpy()
+        assert r["accuracy"] == pytest.approx(skm.accuracy_score(y[mask], p[mask] > 0.5))
+        assert r["rows"] == mask.sum()
+    assert got["rows"].sum() == 50
+
+
+def test_metrics_shape_mismatch():
+    with pytest.raises(ValueError, match="differ in shape"):
+        binary_metrics([0, 1], [0.5])
+
+
+def test_grid_files(tmp_path):
+    g = load_grid("default")
+    space = variant_grid(g, ("w0", "node", "workload"))
+    assert list(space) == ["lambda0", "nu", "omega", "threshold"]
+    assert len(grid_points(space)) == math.prod(len(v) for v in space.values())
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps({"tau": ["inf", 1], "threshold": [0.5]}))
+    assert load_grid(p)["tau"] == [1.0, math.inf]
+    for doc, msg in (
+        ({"gamma": [1]}, "unknown key 'gamma'"),
+        ({"nu": []}, "'nu' must be a non-empty list"),
+        ({"threshold": [1.0]}, "'threshold' value 1.0 is not a number in \\(0, 1\\)"),
+        ({"nu": ["x"]}, "'nu' value 'x' is not a positive number"),
+    ):
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match=msg):
+            load_grid(p)
+    p.write_text("{nope")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_grid(p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.permutations(list(range(6))), st.lists(st.sampled_from([0.5, 0.7]), min_size=6, max_size=6)
+)
+def test_best_point_independent_of_completion_order(order, values):
+    points = grid_points({"lambda0": [0.1, 1.0, 10.0], "threshold": [0.4, 0.5]})
+    rows = [{**points[i], "value": values[i]} for i in order]
+    best = best_point(pd.DataFrame(rows), points)
+    top = max(values)
+    assert best == points[values.index(top)]  # the first grid point with the top value
+    assert point_key(best) in {point_key(p) for p in points}
