@@ -337,8 +337,9 @@ def synthetic_jobs(
     **swim_kw,
 ) -> list[JobSpec]:
     """Poisson arrivals and heavy-tailed sizes shaped after FB-2009 (about 246 jobs per hour;
-    map input log-normal with median ~20 kB and a 1% tail in the TB range, a quarter of the
-    jobs with a shuffle stage), turned into jobs exactly as SWIM rows are.
+    log map input a two-component normal mixture matching FB-2009's quantiles: median ~10 kB,
+    about 5% of jobs above 100 maps, 1% above 1,000; a quarter of the jobs with a shuffle
+    stage), turned into jobs exactly as SWIM rows are.
 
     Examples
     --------
@@ -350,11 +351,14 @@ def synthetic_jobs(
     span = (24.0 if hours is None else hours) * 3600.0
     n = rng.poisson(rate_per_hour * span / 3600.0)
     submit = np.sort(rng.uniform(0.0, span, n))
-    log_in = rng.normal(np.log(2e4), 3.6, n)
+    # log(map input bytes) of FB-2009 is bimodal: most jobs read kB, a fifth read GB-TB
+    big = rng.random(n) < 0.18
+    log_in = np.where(big, rng.normal(21.5, 2.3, n), rng.normal(9.0, 2.6, n))
     inp = np.exp(np.minimum(log_in, np.log(8e12)))
     has_shuffle = rng.random(n) < 0.25
-    shuf = np.where(has_shuffle, inp * np.exp(rng.normal(-0.5, 1.5, n)), 0.0)
-    out = np.where(has_shuffle, shuf, inp) * np.exp(rng.normal(-1.0, 1.5, n))
+    shuf = np.where(has_shuffle, inp * np.exp(rng.normal(0.0, 3.5, n)), 0.0)
+    shuf = np.minimum(shuf, 9e12)
+    out = np.where(has_shuffle, shuf, inp) * np.exp(rng.normal(0.0, 3.0, n))
     rows = [
         (f"{prefix}{i}", float(submit[i]), float(inp[i]), float(shuf[i]), float(out[i]))
         for i in range(n)

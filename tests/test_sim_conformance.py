@@ -39,7 +39,8 @@ def _workload() -> list:
             )
         )
     heavy = Workload("HEAVY", jobs, tail_alpha=1.6)
-    return [heavy, "SYN"]
+    syn = sim_bridge.load_workload("SYN", hours=0.4, scale=0.002, seed=1)
+    return [heavy, syn]
 
 
 def _run(name: str, seed: int = 3, with_late: bool = False):

@@ -192,7 +192,7 @@ def first_paragraph(doc: str) -> str:
 
     Examples
     --------
-    >>> first_paragraph("  Two\n    lines.\n\n    Rest.")
+    >>> first_paragraph("  Two\\n    lines.\\n\\n    Rest.")
     'Two lines.'
     """
     lines = []

@@ -1,0 +1,110 @@
+"""``straggler simulate`` and ``straggler policies``."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from pipelines.cli import main
+from sim_bridge.policies import registry
+
+KEYS = {
+    "jobs",
+    "tasks",
+    "attempts",
+    "mean_jct",
+    "p50_jct",
+    "p90_jct",
+    "p99_jct",
+    "task_seconds",
+    "makespan",
+    "pocd",
+    "events",
+    "wall_seconds",
+}
+
+
+def test_simulate_writes_the_three_files(tmp_path, shared_data_dir, capsys):
+    out = tmp_path / "run"
+    rc = main(
+        [
+            "simulate",
+            "--workload",
+            "FB2009",
+            "--policy",
+            "spark",
+            "--param",
+            "multiplier=2.0",
+            "--nodes",
+            "30",
+            "--hours",
+            "0.5",
+            "--seed",
+            "4",
+            "--data-dir",
+            str(shared_data_dir),
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert KEYS <= set(s)
+    assert s["policy"] == "spark" and s["policy_params"]["multiplier"] == 2.0
+    tasks = pd.read_parquet(out / "tasks.parquet")
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert len(tasks) == s["attempts"] and len(jobs) == s["jobs"]
+    assert {
+        "job_id",
+        "task_id",
+        "attempt",
+        "workload",
+        "node",
+        "phase",
+        "submit_time",
+        "launch_time",
+        "end_time",
+        "duration",
+        "outcome",
+    } <= set(tasks.columns)
+    assert sum(c.startswith("c_") for c in tasks.columns) >= 20
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_simulate_bad_input_exits_2_without_writing(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["simulate", "--policy", "nope", "--hours", "0.1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown policy 'nope'" in err
+    assert not (out / "summary.json").exists()
+    assert main(["simulate", "--nodes", "0", "--hours", "0.1", "--out", str(out)]) == 2
+    assert "nodes must be an integer >= 1, got 0" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "simulate",
+                "--hours",
+                "0.1",
+                "--data-dir",
+                str(tmp_path / "x"),
+                "--workload",
+                "FB2009",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
+
+
+def test_policies_lists_every_registered_policy(capsys):
+    assert main(["policies"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    names = [ln.split()[0] for ln in lines]
+    assert names == sorted(registry)
+    assert all(len(ln.split(None, 2)) == 3 for ln in lines)
+    assert main(["policies", "--kind", "placement"]) == 0
+    placed = [ln.split()[0] for ln in capsys.readouterr().out.strip().splitlines()]
+    assert set(placed) == {n for n, c in registry.items() if c.kind == "placement"}

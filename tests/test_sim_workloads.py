@@ -1,0 +1,198 @@
+"""Workloads: SWIM and Alibaba 2017 parsing against pandas oracles, windows, scale, errors,
+data-directory resolution and the synthetic fallback."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim_bridge
+from sim_bridge import DataFormatError, load_workload, resolve_data_dir
+from sim_bridge._workloads import ALI2017_FILE, SWIM_FILES, read_swim, swim_jobs
+
+BLOCK = 64 * 2**20
+GIB = 2**30
+
+
+def _swim_frame(shared_data_dir, name):
+    return pd.read_csv(shared_data_dir / SWIM_FILES[name], sep="\t", header=None)
+
+
+@pytest.mark.parametrize("name", ["FB2009", "FB2010"])
+def test_swim_map_and_reduce_counts_match_an_independent_reading(shared_data_dir, name):
+    hours, scale = 2.0, 0.3
+    w = load_workload(name, shared_data_dir, hours=hours, scale=scale)
+    d = _swim_frame(shared_data_dir, name)
+    d = d[d[1] < hours * 3600]
+    assert w.name == name and len(w.jobs) == len(d)
+    maps = np.maximum(1, np.ceil(d[3].to_numpy() * scale / BLOCK))
+    reds = np.where(d[4] > 0, np.maximum(1, np.ceil(d[4].to_numpy() * scale / GIB)), 0)
+    by_id = {j.job_id: j for j in w.jobs}
+    for (jid, submit), m, r in zip(d[[0, 1]].itertuples(index=False), maps, reds, strict=True):
+        j = by_id[f"{name}-{jid}"]
+        assert j.submit_time == submit
+        assert j.map_work.size == m and j.reduce_work.size == r
+    assert all(np.diff([j.submit_time for j in w.jobs]) >= 0)
+
+
+def test_fb2009_day_has_about_430k_tasks_at_64mb(shared_data_dir):
+    w = load_workload("FB2009", shared_data_dir)
+    n = sum(j.n_tasks for j in w.jobs)
+    d = _swim_frame(shared_data_dir, "FB2009")
+    assert len(w.jobs) == len(d) == 5894
+    assert 420_000 < n < 460_000
+
+
+def test_swim_work_follows_bytes():
+    (j,) = swim_jobs(
+        [("job0", 0.0, 2.5 * BLOCK, 3 * GIB, GIB)],
+        "FB2009",
+        hours=None,
+        scale=1.0,
+        map_mb_s=4.0,
+        shuffle_mb_s=8.0,
+        write_mb_s=16.0,
+        overhead_s=2.0,
+    )
+    np.testing.assert_allclose(j.map_work, [2 + 16, 2 + 16, 2 + 8])
+    np.testing.assert_allclose(j.reduce_work, [2 + 1024 / 8 + 1024 / 3 / 16] * 3)
+    assert j.phases == ("map", "reduce")
+
+
+def test_malformed_swim_names_file_line_and_column(tmp_path):
+    root = tmp_path / "data"
+    (root / "swim").mkdir(parents=True)
+    f = root / SWIM_FILES["FB2009"]
+    f.write_text("job0\t1\t1\t100\t0\t5\njob1\t2\t1\tlots\t0\t5\n")
+    with pytest.raises(DataFormatError, match=r"FB-2009.*line 2, column 4: 'lots'") as e:
+        load_workload("FB2009", root)
+    assert e.value.line == 2 and e.value.column == 4
+    f.write_text("job0\t1\t1\n")
+    with pytest.raises(DataFormatError, match="line 1"):
+        read_swim(f)
+    f.write_text("job0\t1\t1\t-5\t0\t5\n")
+    with pytest.raises(DataFormatError, match="column 4"):
+        read_swim(f)
+
+
+def test_ali2017_jobs_match_an_independent_reading(shared_data_dir):
+    hours, scale = 1.0, 0.02
+    w = load_workload("ALI2017", shared_data_dir, hours=hours, scale=scale)
+    d = pd.read_csv(shared_data_dir / ALI2017_FILE)
+    d.columns = [c.strip() for c in d.columns]
+    d = d[d["status"] == "Terminated"]
+    t0 = d["task_create_time"].min()
+    first = d.groupby("job_id")["task_create_time"].min() - t0
+    keep = first[first < hours * 3600].index
+    assert len(w.jobs) == len(keep)
+    sub = d[d["job_id"].isin(keep)]
+    n_tasks = np.maximum(1, np.round(sub["number_of_instances"] * scale)).sum()
+    assert sum(j.n_tasks for j in w.jobs) == n_tasks
+    j = next(j for j in w.jobs if j.job_id == f"ALI2017-{keep[0]}")
+    rows = sub[sub["job_id"] == keep[0]]
+    assert j.submit_time == first[keep[0]]
+    assert set(np.round(j.map_work, 6)) == set(
+        np.round(np.maximum(rows["task_end_time"] - rows["task_create_time"], 1.0), 6)
+    )
+    assert j.phases[0] == "task" and j.reduce_work.size == 0
+
+
+def test_malformed_ali2017(tmp_path):
+    root = tmp_path / "d"
+    (root / "alibaba-v2017-batch-task").mkdir(parents=True)
+    import gzip
+
+    with gzip.open(root / ALI2017_FILE, "wt") as fh:
+        fh.write("task_create_time,task_end_time,job_id,task_id,n,status,cpu,mem\n")
+        fh.write("10,20,1,1,3,Terminated,50,0.1\n")
+        fh.write("10,2x0,1,2,3,Terminated,50,0.1\n")
+    with pytest.raises(DataFormatError, match=r"line 3, column 2: '2x0'"):
+        load_workload("ALI2017", root)
+
+
+def test_data_dir_resolution_order(tmp_path, monkeypatch):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    monkeypatch.setenv("STRAGGLER_DATA_DIR", str(b))
+    assert resolve_data_dir(a) == a
+    assert resolve_data_dir() == b
+    monkeypatch.delenv("STRAGGLER_DATA_DIR")
+    assert resolve_data_dir().name == "data"
+    with pytest.raises(FileNotFoundError, match="does-not-exist"):
+        resolve_data_dir(tmp_path / "does-not-exist")
+    monkeypatch.setenv("STRAGGLER_DATA_DIR", str(tmp_path / "nope"))
+    with pytest.raises(FileNotFoundError, match="STRAGGLER_DATA_DIR"):
+        resolve_data_dir()
+
+
+def test_missing_files_fall_back_to_synthetic_with_one_line(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="sim_bridge"):
+        r = sim_bridge.simulate(
+            ["FB2009", "SYN"], nodes=10, hours=0.3, data_dir=tmp_path, progress=False
+        )
+    msgs = [rec.getMessage() for rec in caplog.records]
+    assert len(msgs) == 1 and "synthetic" in msgs[0] and "\n" not in msgs[0]
+    assert set(r.jobs["workload"]) == {"SYN"}
+    assert r.jobs["job_id"].is_unique
+    assert r.summary["workload_sources"] == ["synthetic", "synthetic"]
+
+
+def test_synthetic_workload_is_poisson_and_seeded():
+    a = load_workload("SYN", hours=4, seed=7)
+    b = load_workload("SYN", hours=4, seed=7)
+    assert [j.job_id for j in a.jobs] == [j.job_id for j in b.jobs]
+    assert all(np.array_equal(x.map_work, y.map_work) for x, y in zip(a.jobs, b.jobs, strict=True))
+    n = len(a.jobs)
+    assert abs(n - 4 * 245.6) < 5 * math.sqrt(4 * 245.6)
+    gaps = np.diff([j.submit_time for j in a.jobs])
+    # exponential gaps: coefficient of variation near 1
+    assert 0.85 < gaps.std() / gaps.mean() < 1.15
+    sizes = np.array([j.map_work.size for j in a.jobs])
+    # heavy tailed like FB-2009: most jobs one map, about 5% over 100 maps
+    assert np.median(sizes) == 1 and 0.03 < (sizes > 100).mean() < 0.08
+    assert load_workload("SYN", hours=4, seed=8).jobs[0].submit_time != a.jobs[0].submit_time
+
+
+def test_bad_parameters_are_named():
+    with pytest.raises(ValueError, match="unknown workload 'FB2099'"):
+        load_workload("FB2099")
+    with pytest.raises(ValueError, match="hours must be > 0, got -1"):
+        load_workload("SYN", hours=-1)
+    with pytest.raises(ValueError, match="scale must be > 0, got 0"):
+        load_workload("SYN", scale=0)
+    with pytest.raises(ValueError, match="nodes must be an integer >= 1, got 0"):
+        sim_bridge.simulate("SYN", nodes=0, hours=0.1)
+    with pytest.raises(ValueError, match="slots"):
+        sim_bridge.simulate("SYN", slots=-2, hours=0.1)
+    with pytest.raises(ValueError, match="counters must be"):
+        sim_bridge.simulate("SYN", counters="proc", hours=0.1)
+    with pytest.raises(ValueError, match="beta must be > 0"):
+        sim_bridge.simulate("SYN", beta=0, hours=0.1)
+    with pytest.raises(ValueError, match="appears twice"):
+        sim_bridge.simulate(["SYN", "SYN"], hours=0.1)
+    with pytest.raises(ValueError, match="map_work must be finite and > 0"):
+        sim_bridge.JobSpec("j", 0.0, [1.0, -2.0])
+    with pytest.raises(ValueError, match="expected a name"):
+        sim_bridge.simulate([3.5])
+
+
+def test_several_workloads_share_one_cluster_interleaved(shared_data_dir):
+    r = sim_bridge.simulate(
+        ["FB2009", "SYN"],
+        nodes=20,
+        hours=0.5,
+        scale=0.5,
+        seed=3,
+        data_dir=shared_data_dir,
+        progress=False,
+    )
+    assert set(r.jobs["workload"]) == {"FB2009", "SYN"}
+    assert set(r.tasks["workload"]) == {"FB2009", "SYN"}
+    # interleaved by arrival on the same nodes
+    nodes_by_wl = r.tasks.groupby("workload")["node"].agg(set)
+    assert nodes_by_wl["FB2009"] & nodes_by_wl["SYN"]
