@@ -61,7 +61,7 @@ def counter_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if isinstance(c, str) and c.startswith(COUNTER_PREFIX)]
 
 
-def load_trace(path: str | os.PathLike[str]) -> pd.DataFrame:
+def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.DataFrame:
     """Read ``tasks.parquet`` from a trace directory (or a Parquet file) and validate it.
 
     Parameters
@@ -91,7 +91,7 @@ def load_trace(path: str | os.PathLike[str]) -> pd.DataFrame:
     except Exception as exc:  # pyarrow raises several types for a corrupt file
         raise TraceError(f"{file}: cannot read as Parquet: {exc}") from exc
     try:
-        return validate_trace(frame)
+        return validate_trace(frame, nan_counters=nan_counters)
     except TraceError as exc:
         raise TraceError(f"{file}: {exc}") from exc
 

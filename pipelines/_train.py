@@ -171,14 +171,7 @@ def run_training(cfg: TrainConfig) -> dict:
     out = Path(cfg.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
 
-    trace = load_trace(cfg.traces) if cfg.nan_counters == "raise" else None
-    if trace is None:
-        from pipelines._dataset import validate_trace
-
-        p = Path(cfg.traces)
-        trace = validate_trace(
-            pd.read_parquet(p / "tasks.parquet" if p.is_dir() else p), nan_counters="drop"
-        )
+    trace = load_trace(cfg.traces, nan_counters=cfg.nan_counters)
     labelled = check_classes(
         label_stragglers(trace, cfg.beta, cfg.min_tasks), on_single_class=cfg.on_single_class
     )

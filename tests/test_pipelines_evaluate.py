@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import numpy as np
@@ -106,3 +107,15 @@ def test_bad_input(trace_dir, tmp_path, capsys):
     assert "--fractions: 0.9 is not in (0, 0.66]" in capsys.readouterr().err
     assert main([*base, "--table", "2", "--models", "f0nl,wrangler"]) == 2
     assert "['wrangler'] not in Table 2's" in capsys.readouterr().err
+
+
+def test_grid_selection_on_validation(trace_dir, tmp_path):
+    from pipelines._grid import grid_points, load_grid, variant_grid
+
+    args = ["evaluate", "--traces", str(trace_dir), "--table", "1", "--out", str(tmp_path)]
+    assert main([*args, "--fractions", "66", "--models", "f0,f0nl", "--grid", "small"]) == 0
+    t = pd.read_csv(tmp_path / "table1.csv")
+    grid = load_grid("small")
+    for model, blocks in (("f0", ("w0",)), ("f0nl", ("w0", "node", "workload"))):
+        chosen = ast.literal_eval(t.loc[t.model == model, "params"].iloc[0])
+        assert chosen in grid_points(variant_grid(grid, blocks))
