@@ -13,7 +13,7 @@ The simulator never imports a model: a predictor is any object with the protocol
 DESIGN.md §6 (``mtl.Predictor`` has it)::
 
     threshold: float
-    feature_names: Sequence[str]                       # optional (default: every counter)
+    feature_names: Sequence[str]                       # optional (None: every counter)
     straggler_probability(node, workload, counters: Mapping[str, float]) -> float
     predict_proba(frame: pandas.DataFrame) -> ndarray  # optional, used for batches
 
@@ -337,7 +337,7 @@ class PredictorPlacement(PlacementPolicy):
         self._deadline: dict[int, tuple[Any, float]] = {}
         self._wake_at = math.inf
         self._snap: float | None = None
-        self._rows: dict[int, dict[str, float]] = {}
+        self._rows: dict[Any, dict[str, float]] = {}
         self._exact: list[tuple[str, str]] = []
         self._probs: dict[tuple[int, int, str], float] = {}
         self._names: list[tuple[str, str]] = []
@@ -345,7 +345,7 @@ class PredictorPlacement(PlacementPolicy):
         self._batch = callable(getattr(self._p, "predict_proba", None))
         #: counts of the last run: decisions, refusals, forced launches, predictor calls
         self.stats_: dict[str, int] = dict.fromkeys(
-            ("launches", "refused", "forced", "scored", "calls", "reads"), 0
+            ("launches", "refused", "forced", "scored", "calls", "batches", "reads"), 0
         )
 
     def get_params(self) -> dict[str, Any]:
@@ -359,7 +359,8 @@ class PredictorPlacement(PlacementPolicy):
         names = list(view.counter_names)
         have = set(names)
         pref = self.counter_prefix
-        features = list(getattr(self._p, "feature_names", None) or [pref + n for n in names])
+        features = getattr(self._p, "feature_names", None)
+        features = [pref + n for n in names] if features is None else list(features)
         pairs = []
         for f in features:
             if f in have:
@@ -383,10 +384,13 @@ class PredictorPlacement(PlacementPolicy):
         """The node's counters under the predictor's feature names: read once per node and
         ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
         ``running_tasks`` / ``free_slots`` set to their values now."""
-        row = self._rows.get(node)
-        if row is None:
+        key = node if self.refresh > 0 else (node, running)  # refresh=0: exact readings
+        row = self._rows.get(key)
+        if row is None and len(self._exact) == len(self._names):  # nothing else to read
+            row = self._rows[key] = {}
+        elif row is None:
             raw = view.node_counters(node)
-            row = self._rows[node] = {f: raw[c] for f, c in self._names}
+            row = self._rows[key] = {f: raw[c] for f, c in self._names}
             self.stats_["reads"] += 1
         if self._exact:
             row = dict(row)
@@ -422,6 +426,7 @@ class PredictorPlacement(PlacementPolicy):
                 frame.insert(0, "node", ids)
                 values = np.asarray(self._p.predict_proba(frame), dtype=float).reshape(-1)
                 st["calls"] += 1
+                st["batches"] += 1
             else:
                 f = self._p.straggler_probability
                 values = [float(f(i, workload, row)) for i, row in zip(ids, rows, strict=True)]
