@@ -104,10 +104,14 @@ def check_cv(value) -> int | None:
 
 
 def rowwise_dot(X: np.ndarray, W: np.ndarray, which: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """``out[i] = X[i] . W[which[i]]`` in chunks (never an n x d gathered copy)."""
+    """``out[i] = X[i] . W[which[i]]`` in chunks (never an n x d gathered copy).
+
+    Works on C- or Fortran-ordered ``X`` (a DataFrame's values are usually Fortran-ordered);
+    each chunk is made row-contiguous before the product.
+    """
     n = X.shape[0]
     out = np.empty(n)
     for s in range(0, n, chunk):
         e = min(s + chunk, n)
-        np.einsum("ij,ij->i", X[s:e], W[which[s:e]], out=out[s:e])
+        np.einsum("ij,ij->i", np.ascontiguousarray(X[s:e]), W[which[s:e]], out=out[s:e])
     return out

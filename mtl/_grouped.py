@@ -394,7 +394,8 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         Xc, nodes, workloads, _ = self._prepare(X, reset=False)
         n = Xc.shape[0]
-        Xs = (Xc - self.mean_) / self.scale_
+        Xs = np.subtract(Xc, self.mean_, order="C")
+        Xs /= self.scale_
         return self._core.margin(
             Xs,
             lookup_ids(self._node_index, nodes, n),

@@ -87,8 +87,11 @@ def objective(
 class _ImplicitProblem:
     """Squared-hinge objective in the scaled variables ``u`` (regulariser ``1/2 ||u||^2``)."""
 
-    def __init__(self, X, y, sample_c, starts, structure, blocks, regs):
+    def __init__(self, X, y, sample_c, row_task, starts, structure, blocks, regs):
         self.X = X
+        self.row_task = row_task
+        self.T = structure.n_tasks
+        self._hkey: bytes | None = None
         self.y = y
         self.sample_c = sample_c
         self.starts = starts
@@ -124,11 +127,40 @@ class _ImplicitProblem:
             W = contrib if W is None else W + contrib
         return W
 
-    def aggregate(self, per_row: np.ndarray) -> np.ndarray:
+    def aggregate(self, per_row: np.ndarray, R=None, X=None) -> np.ndarray:
         """Block-space vector ``A_b @ (sum_{i in t} per_row_i x_i)`` for every block."""
-        self.R.data = per_row
-        G = self.R @ self.X  # (T, d) per-task sums
+        R = self.R if R is None else R
+        R.data = per_row
+        G = R @ (self.X if X is None else X)  # (T, d) per-task sums
         return np.concatenate([(a @ G).ravel() for a in self.A])
+
+    def _active_rows(self) -> None:
+        """Hessian-vector products only touch rows with margin < 1 (the generalised Hessian).
+
+        When fewer than half the rows are active, they are copied once per Newton iteration
+        (as liblinear's TRON does); otherwise all rows are used with a 0/1 mask.
+        """
+        if self._hkey == self._key:
+            return
+        self._hkey = self._key
+        act = self._active
+        if act.mean() < 0.5:
+            idx = np.flatnonzero(act)
+            self._Xa = self.X[idx]
+            self._ca = 2.0 * self.sample_c[idx]
+            starts = np.searchsorted(self.row_task[idx], np.arange(self.T + 1))
+            self._sa = starts
+            self._Ra = sp.csr_matrix(
+                (
+                    np.ones(idx.shape[0]),
+                    np.arange(idx.shape[0], dtype=np.int64),
+                    starts.astype(np.int64),
+                ),
+                shape=(self.T, idx.shape[0]),
+            )
+        else:
+            self._Xa, self._Ra, self._sa = self.X, self.R, self.starts
+            self._ca = 2.0 * self.sample_c * act
 
     def _evaluate(self, theta: np.ndarray) -> None:
         key = theta.tobytes()
@@ -159,13 +191,14 @@ class _ImplicitProblem:
 
     def hessp(self, theta, p):
         self._evaluate(theta)
+        self._active_rows()
         dW = self.combined(p)
-        dz = np.empty(self.X.shape[0])
-        _task_margins(self.X, self.starts, dW, dz)
+        dz = np.empty(self._Xa.shape[0])
+        _task_margins(self._Xa, self._sa, dW, dz)
         dz += p[-1]
-        s = 2.0 * self.sample_c * self._active * dz
+        s = self._ca * dz
         out = np.empty_like(p)
-        out[:-1] = p[:-1] + self.aggregate(s)
+        out[:-1] = p[:-1] + self.aggregate(s, self._Ra, self._Xa)
         out[-1] = s.sum()
         return out
 
@@ -197,7 +230,14 @@ def solve_implicit(
     X = np.ascontiguousarray(X, dtype=np.float64)
     starts = np.searchsorted(row_task, np.arange(structure.n_tasks + 1))
     problem = _ImplicitProblem(
-        X, y.astype(np.float64), sample_c.astype(np.float64), starts, structure, blocks, regs
+        X,
+        y.astype(np.float64),
+        sample_c.astype(np.float64),
+        row_task,
+        starts,
+        structure,
+        blocks,
+        regs,
     )
     theta0 = np.zeros(problem.n_params)
     g0 = np.linalg.norm(problem.jac(theta0))

@@ -201,7 +201,9 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         else:
             self._svc_class_weight = self.class_weight
         mean, scale = standardiser(Xc)
-        Xs = (Xc - mean) / scale
+        Xs = np.subtract(Xc, mean, order="C")
+        Xs /= scale
+        del Xc
         n, d = Xs.shape
         node_index, node_code = encode_ids(nodes, n)
         wl_index, wl_code = encode_ids(workloads, n)
@@ -278,7 +280,9 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         status = np.full(n, len(_STATUSES) - 1, dtype=np.intp)  # unseen
         which[known] = self._pair_table[nc[known], lc[known]]
         status[known] = self._status_table[nc[known], lc[known]]
-        return (Xc - self.mean_) / self.scale_, which, status
+        Xs = np.subtract(Xc, self.mean_, order="C")
+        Xs /= self.scale_
+        return Xs, which, status
 
     def pair_status(self, X) -> np.ndarray:
         """Per row: ``"model"``, ``"too_few_rows"``, ``"one_class"`` or ``"unseen"``."""
