@@ -116,6 +116,7 @@ def simulate(
     hours: float | None = None,
     scale: float = 1.0,
     seed: int = 0,
+    cluster_seed: int | None = None,
     data_dir: str | Path | None = None,
     counters: str = "synthetic",
     beta: float = 1.3,
@@ -154,6 +155,9 @@ def simulate(
         Data scale factor (SWIM bytes, Alibaba instance counts).
     seed : int
         Seed of every random draw; the same inputs and seed give identical tables.
+    cluster_seed : int, optional
+        Seed of the cluster alone (node hardware, contention paths, counter noise; default
+        ``seed``): the same cluster with fresh job draws, e.g. to test a trained predictor.
     data_dir : path, optional
         Data directory (then ``$STRAGGLER_DATA_DIR``, then ``data/`` of the checkout).
     counters : {"synthetic", "alibaba2018"}
@@ -226,10 +230,14 @@ def simulate(
                 root,
             )
             counters = "synthetic"
+    if cluster_seed is not None and not (
+        isinstance(cluster_seed, (int, np.integer)) and cluster_seed >= 0
+    ):
+        raise ValueError(f"parameter cluster_seed must be an integer >= 0, got {cluster_seed!r}")
     cluster = Cluster(
         nodes,
         slots,
-        seed,
+        seed if cluster_seed is None else int(cluster_seed),
         source=counters,
         data_dir=source_dir,
         ideal=ideal or duration_dist is not None,  # the node model is not used then

@@ -93,7 +93,7 @@ class JobSpec:
         if self.map_work.size == 0:
             raise ValueError(f"job {self.job_id!r}: map_work must hold at least one task")
         for name, w in (("map_work", self.map_work), ("reduce_work", self.reduce_work)):
-            if w.size and (not np.all(np.isfinite(w)) or np.any(w <= 0)):
+            if w.size and not (w.min() > 0 and w.max() < math.inf):
                 bad = w[~(np.isfinite(w) & (w > 0))][0]
                 raise ValueError(f"job {self.job_id!r}: {name} must be finite and > 0, got {bad}")
         if not (math.isfinite(self.submit_time) and self.submit_time >= 0):
@@ -373,12 +373,14 @@ def load_workload(
     hours: float | None = None,
     scale: float = 1.0,
     seed: int = 0,
+    day: int = 0,
     **swim_kw,
 ) -> Workload:
     """Load a named workload (``FB2009``, ``FB2010``, ``ALI2017`` or ``SYN``).
 
     The data directory is resolved with :func:`resolve_data_dir`. When the workload's file is
-    not there, the synthetic workload is used instead and one warning line says so.
+    not there, the synthetic workload is used instead and one warning line says so. ``day``
+    picks a SWIM day sample (``FB-2009_samples_24_times_1hr_<day>.tsv``; 0 by default).
 
     Examples
     --------
@@ -392,9 +394,13 @@ def load_workload(
         raise ValueError(f"parameter hours must be > 0, got {hours!r}")
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"parameter scale must be > 0, got {scale!r}")
+    if not (isinstance(day, int) and day >= 0) or (day and name not in SWIM_FILES):
+        raise ValueError(f"parameter day must be 0, or >= 0 for a SWIM workload, got {day!r}")
     if name != "SYN":
         root = resolve_data_dir(data_dir)
         rel = SWIM_FILES.get(name, ALI2017_FILE)
+        if day:
+            rel = rel.replace("_1hr_0.tsv", f"_1hr_{day}.tsv")
         path = root / rel
         if path.is_file():
             if name == "ALI2017":
