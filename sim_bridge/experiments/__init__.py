@@ -2,8 +2,26 @@
 
 * :func:`single_job`: one job of ``n`` i.i.d. tasks under ``pi_keep`` / ``pi_kill``
   (seed 002, eq. 4 cost), measured on the engine itself.
+* :func:`xu_lau_jobs`, :func:`run_cluster`, :func:`sigma_sweep`: the multi-job and single-job
+  settings of seeds 000 / 001 (Pareto task times, one slot per machine).
 """
 
 from sim_bridge.experiments._single_job import EmpiricalDistribution, run_seeds, single_job
+from sim_bridge.experiments._xu_lau import (
+    SlotHold,
+    pareto_unit_mean,
+    run_cluster,
+    sigma_sweep,
+    xu_lau_jobs,
+)
 
-__all__ = ["EmpiricalDistribution", "run_seeds", "single_job"]
+__all__ = [
+    "EmpiricalDistribution",
+    "SlotHold",
+    "pareto_unit_mean",
+    "run_cluster",
+    "run_seeds",
+    "sigma_sweep",
+    "single_job",
+    "xu_lau_jobs",
+]
