@@ -486,6 +486,13 @@ def build_report(
     for path, stage in pending:
         run = scan_run(path)
         cmd = run.command
+        table = run.summary.get("table")
+        if cmd == "evaluate" and table in (1, 2, "1", "2"):
+            key = f"table{table}"
+            blocks.setdefault(key, []).append(
+                _Block(run, [*run.tables, *run.markdown, *run.images], stage)
+            )
+            continue
         if cmd == "evaluate":
             parts = _split_evaluate(run)
             subs = {k: run.summary.get(k) for k in ("table1", "table2")}

@@ -148,6 +148,14 @@ def test_sections_follow_the_story_order(runs, tmp_path):
     assert "arguments not recorded" in html_text
 
 
+def test_evaluate_directories_go_to_their_table(tmp_path):
+    t2 = _run(tmp_path, "t2", {"command": "evaluate", "table": 2}, table2__csv="a\n1\n")
+    t1 = _run(tmp_path, "t1", {"command": "evaluate", "table": 1}, table1__csv="a\n1\n")
+    out = build_report([t2, t1], tmp_path / "rep")
+    ids = [a["id"] for t, a in _parse(out).tags if t == "h2" and "id" in a]
+    assert ids == ["s-table1", "s-table2"]
+
+
 def test_demo_directory_expands_into_its_stages(runs, tmp_path):
     demo = tmp_path / "demo"
     demo.mkdir()

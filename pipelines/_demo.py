@@ -1,0 +1,610 @@
+"""``straggler demo``: the whole story, end to end, on the embedded default.
+
+Stages (each one the ``straggler`` command of its own, called through
+:func:`pipelines.cli.main` with the argument list recorded in ``summary.json``):
+
+1. ``collect``: a training trace from the simulator (the real workload files when the data
+   directory has them, else the synthetic workload; one line says which);
+2. ``train``: a small Optuna grid of the MTL ``f0nl`` model with MLflow tracking and the
+   registry, as the training pipeline does it;
+3. ``evaluate``: Table 1 at a few training fractions and Table 2 on a few (node, workload)
+   pairs;
+4. ``compare``: Tables 3-4, speculation alone against Wrangler and MTL predictor-informed
+   placement, with the model trained in stage 2;
+5. ``replication``: one example from seed 002, single-fork ``pi_keep``/``pi_kill``
+   replication on one job: the finite-``n`` analysis (``sim_bridge.theory``) against the
+   event engine (``sim_bridge.experiments.single_job``);
+6. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`).
+
+A stage whose command module is not installed is skipped, and the demo says so; a stage that
+fails is recorded with its error and the stages that need it are skipped; the demo goes on
+and returns a non-zero code at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from pipelines._io import atomic_write_text, write_summary
+
+#: The real workloads the demo uses when their files are in the data directory.
+REAL_WORKLOADS: tuple[str, ...] = ("FB2009", "FB2010", "ALI2017")
+
+
+@dataclass(frozen=True)
+class DemoProfile:
+    """Sizes of one demo configuration (``default`` for ``make demo``, ``quick`` for tests)."""
+
+    name: str
+    nodes: int
+    slots: int
+    hours: float
+    scales: dict[str, float]
+    grid: dict[str, list[float]]
+    fractions: tuple[float, ...]
+    table1_models: tuple[str, ...]
+    pairs: int
+    compare_seeds: int
+    compare_hours: float
+    rep_tasks: int
+    rep_runs: int
+    rep_ps: tuple[float, ...]
+    rep_r: int = 1
+
+
+PROFILES: dict[str, DemoProfile] = {
+    "default": DemoProfile(
+        name="default",
+        nodes=20,
+        slots=2,
+        hours=0.5,
+        scales={"SYN": 1.0, "FB2009": 1.0, "FB2010": 0.001, "ALI2017": 0.001},
+        grid={"lambda0": [0.1, 1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.3, 0.5]},
+        fractions=(0.1, 0.4, 0.66),
+        table1_models=("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl"),
+        pairs=4,
+        compare_seeds=3,
+        compare_hours=0.5,
+        rep_tasks=100,
+        rep_runs=60,
+        rep_ps=(0.0, 0.05, 0.1, 0.2, 0.3),
+    ),
+    "quick": DemoProfile(
+        name="quick",
+        nodes=8,
+        slots=2,
+        hours=0.1,
+        scales={"SYN": 0.5, "FB2009": 0.5, "FB2010": 0.0005, "ALI2017": 0.0005},
+        grid={"lambda0": [1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.4]},
+        fractions=(0.2, 0.66),
+        table1_models=("wrangler", "f0nl"),
+        pairs=2,
+        compare_seeds=1,
+        compare_hours=0.25,
+        rep_tasks=20,
+        rep_runs=20,
+        rep_ps=(0.0, 0.1, 0.2),
+    ),
+}
+
+
+@dataclass
+class Stage:
+    """One step of the demo and, after it ran, its outcome."""
+
+    name: str
+    section: str
+    command: str | None
+    needs: tuple[str, ...] = ()
+    argv: list[str] | None = None
+    out: str | None = None
+    status: str = "pending"
+    reason: str | None = None
+    wall_seconds: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The JSON record of the stage in the demo's ``summary.json``."""
+        rec = asdict(self)
+        rec.update(rec.pop("extra"))
+        return rec
+
+
+def command_available(name: str) -> bool:
+    """Whether ``pipelines.commands.<name>`` (a ``straggler`` subcommand) is installed.
+
+    Examples
+    --------
+    >>> command_available("collect"), command_available("no-such-command")
+    (True, False)
+    """
+    try:
+        return importlib.util.find_spec(f"pipelines.commands.{name}") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def probe_data(data_dir: str | None, hours: float) -> tuple[list[str], str]:
+    """The workloads the demo runs and the one line saying where they come from.
+
+    The real workloads (:data:`REAL_WORKLOADS`) whose files the data directory holds, plus
+    the synthetic ``SYN``; only ``SYN`` when none is there.
+    """
+    import sim_bridge
+
+    root = sim_bridge.resolve_data_dir(data_dir)
+    logger = logging.getLogger("sim_bridge")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # the missing-file warnings are summed up in one line here
+    try:
+        found = [
+            w
+            for w in REAL_WORKLOADS
+            if sim_bridge.load_workload(w, root, hours=hours).source != "synthetic"
+        ]
+    finally:
+        logger.setLevel(level)
+    if not found:
+        note = (
+            f"data: no data directory with the real workload files ({root}); using the "
+            "synthetic workload SYN (run `straggler data fetch` for FB-2009/FB-2010/Alibaba)"
+        )
+        return ["SYN"], note
+    missing = [w for w in REAL_WORKLOADS if w not in found]
+    note = f"data: real workload files from {root} for {', '.join(found)}" + (
+        f"; {', '.join(missing)} missing there, left out" if missing else ""
+    )
+    return [*found, "SYN"], note
+
+
+def replication_example(
+    out: str | Path,
+    *,
+    n_tasks: int = 100,
+    runs: int = 60,
+    ps: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.3),
+    r: int = 1,
+    delta: float = 1.0,
+    mu: float = 1.0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Seed 002 on one job: single-fork ``pi_keep``/``pi_kill(p, r)`` analysis against engine.
+
+    Task times are ShiftedExp(``delta``, ``mu``) (``scipy.stats.expon(loc=delta,
+    scale=1/mu)``), the paper's running example. For each policy and straggler fraction ``p``
+    the expected latency and cost (eq. 4) come from
+    ``sim_bridge.theory.single_fork_analytic(..., method="exact")`` (the finite-``n``
+    expectation, what a simulation of ``n`` tasks estimates) and from ``runs`` engine runs of
+    ``sim_bridge.experiments.single_job``; ``z`` is their difference in standard errors of
+    the engine mean. Writes ``replication.csv``/``.md``, ``replication_tradeoff.png`` and
+    ``summary.json`` into ``out``.
+
+    Returns
+    -------
+    dict
+        The summary, with ``max_abs_z`` over every point and both measures.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    from sim_bridge.experiments import single_job
+    from sim_bridge.theory import single_fork_analytic
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    dist = stats.expon(loc=delta, scale=1.0 / mu)
+    rows = []
+    for keep in (True, False):
+        for k, p in enumerate(ps):
+            lat, cost = single_fork_analytic(dist, p, r, keep, n_tasks, method="exact")
+            e = single_job(dist, n_tasks, p, r, keep, runs=runs, seed=seed + k)
+            rows.append(
+                {
+                    "policy": "pi_keep" if keep else "pi_kill",
+                    "p": p,
+                    "r": r,
+                    "latency_analysis": lat,
+                    "latency_engine": e["latency"],
+                    "latency_se": e["latency_se"],
+                    "latency_z": (e["latency"] - lat) / e["latency_se"],
+                    "cost_analysis": cost,
+                    "cost_engine": e["cost"],
+                    "cost_se": e["cost_se"],
+                    "cost_z": (e["cost"] - cost) / e["cost_se"],
+                }
+            )
+    table = pd.DataFrame(rows)
+    atomic_write_text(out / "replication.csv", table.to_csv(index=False))
+    atomic_write_text(out / "replication.md", _markdown(table))
+    _plot_tradeoff(table, out / "replication_tradeoff.png", n_tasks, runs, delta, mu)
+    zs = table[["latency_z", "cost_z"]].abs().to_numpy()
+    summary = {
+        "command": "replication",
+        "command_line": "sim_bridge.theory.single_fork_analytic(method='exact') against "
+        "sim_bridge.experiments.single_job (run by straggler demo)",
+        "seed_paper": "002 (single-fork replication, Theorem 1, eq. 4 cost)",
+        "distribution": f"ShiftedExp(delta={delta:g}, mu={mu:g})",
+        "n_tasks": n_tasks,
+        "runs": runs,
+        "r": r,
+        "ps": list(ps),
+        "seed": seed,
+        "max_abs_z": float(zs.max()),
+        "best_latency": table.loc[table["latency_analysis"].idxmin(), ["policy", "p"]].to_dict(),
+        "wall_seconds": time.perf_counter() - t0,
+    }
+    write_summary(out, summary)
+    return summary
+
+
+def _markdown(table) -> str:
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in table.itertuples(index=False):
+        lines.append(
+            "| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float) -> None:
+    import os
+    import tempfile
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.0))
+    for (policy, part), color in zip(table.groupby("policy"), ("C0", "C1"), strict=False):
+        ax.plot(part["cost_analysis"], part["latency_analysis"], "-", color=color)
+        ax.errorbar(
+            part["cost_engine"],
+            part["latency_engine"],
+            xerr=1.96 * part["cost_se"],
+            yerr=1.96 * part["latency_se"],
+            fmt="o",
+            color=color,
+            ms=4,
+            capsize=2,
+            label=f"{policy}: analysis (line), engine (95% CI)",
+        )
+        for _, row in part.iterrows():
+            ax.annotate(
+                f"p={row['p']:g}",
+                (row["cost_analysis"], row["latency_analysis"]),
+                fontsize=7,
+                xytext=(3, 3),
+                textcoords="offset points",
+            )
+    ax.set_xlabel("expected cost E[C] (machine time / n)")
+    ax.set_ylabel("expected latency E[T]")
+    ax.set_title(
+        f"Single-fork replication, ShiftedExp({delta:g}, {mu:g}), n={n}, {runs} runs",
+        fontsize=9,
+    )
+    ax.legend(fontsize=7)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+        plt.close(fig)
+
+
+class _Tee(io.TextIOBase):
+    """Write to several streams (the console and a stage log file)."""
+
+    def __init__(self, *streams: TextIO):
+        self.streams = streams
+
+    def write(self, s: str) -> int:
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self) -> None:
+        for st in self.streams:
+            st.flush()
+
+
+def _run_cli(argv: Sequence[str], log_path: Path) -> tuple[int, str]:
+    """Run ``straggler ARGV`` in this process; return its exit code and its last error line."""
+    from pipelines.cli import main
+
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "w", encoding="utf-8") as log:
+        err_buf = io.StringIO()
+        out = _Tee(sys.stdout, log)
+        err = _Tee(sys.stderr, log, err_buf)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # argparse: the command's arguments changed
+                code = exc.code if isinstance(exc.code, int) else 2
+    lines = [ln for ln in err_buf.getvalue().splitlines() if ln.strip()]
+    errs = [ln for ln in lines if "error" in ln.lower()]
+    return int(code or 0), (errs or lines or [""])[-1].strip()
+
+
+class Demo:
+    """The demo run: stage list, progress lines, the summary and the report."""
+
+    def __init__(
+        self,
+        out: str | Path,
+        *,
+        quick: bool = False,
+        data_dir: str | None = None,
+        seed: int = 0,
+        stream: TextIO | None = None,
+    ):
+        self.out = Path(out).resolve()
+        self.profile = PROFILES["quick" if quick else "default"]
+        self.data_dir = data_dir
+        self.seed = seed
+        self.stream = stream
+        self.t0 = time.perf_counter()
+        self.stages: list[Stage] = []
+        self.workloads: list[str] = []
+        self.data_note = ""
+
+    # -- output ---------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        """One progress line with the elapsed time."""
+        stream = self.stream or sys.stdout
+        print(f"[demo {time.perf_counter() - self.t0:6.1f}s] {text}", file=stream, flush=True)
+
+    def summary(self) -> dict[str, Any]:
+        """The demo's ``summary.json`` content."""
+        p = self.profile
+        return {
+            "command": "demo",
+            "profile": asdict(p),
+            "seed": self.seed,
+            "data_dir": self.data_dir,
+            "data_note": self.data_note,
+            "workloads": self.workloads,
+            "stages": [s.record() for s in self.stages],
+            "status": self._status(),
+            "wall_seconds": time.perf_counter() - self.t0,
+        }
+
+    def _status(self) -> str:
+        states = {s.status for s in self.stages}
+        if "failed" in states:
+            return "failed"
+        if "skipped" in states:
+            return "partial"
+        return "complete"
+
+    # -- stages ---------------------------------------------------------------------------
+    def plan(self) -> list[Stage]:
+        """The stages, with their command lines, in order."""
+        p, d = self.profile, self.out
+        dd = ["--data-dir", str(self.data_dir)] if self.data_dir else []
+        wl = ",".join(self.workloads)
+        collect = [
+            "collect",
+            "--out",
+            str(d / "collect"),
+            "--workloads",
+            wl,
+            "--nodes",
+            str(p.nodes),
+            "--slots",
+            str(p.slots),
+            "--hours",
+            str(p.hours),
+            "--seed",
+            str(self.seed),
+            *self._scale_args(),
+            *dd,
+        ]
+        train = [
+            "train",
+            "--traces",
+            str(d / "collect"),
+            "--out",
+            str(d / "train"),
+            "--variant",
+            "f0nl",
+            "--grid",
+            str(d / "grid.json"),
+            "--seed",
+            str(self.seed),
+        ]
+        return [
+            Stage("collect", "collect", "collect", argv=collect, out=str(d / "collect")),
+            Stage("train", "train", "train", ("collect",), argv=train, out=str(d / "train")),
+            Stage(
+                "table1",
+                "table1",
+                "evaluate",
+                ("collect",),
+                argv=self._evaluate_argv(1),
+                out=str(d / "table1"),
+            ),
+            Stage(
+                "table2",
+                "table2",
+                "evaluate",
+                ("collect",),
+                argv=self._evaluate_argv(2),
+                out=str(d / "table2"),
+            ),
+            Stage(
+                "compare",
+                "compare",
+                "compare",
+                ("collect", "train"),
+                argv=self._compare_argv(),
+                out=str(d / "compare"),
+            ),
+            Stage("replication", "replication", None, out=str(d / "replication")),
+        ]
+
+    def _evaluate_argv(self, table: int) -> list[str]:
+        p, d = self.profile, self.out
+        argv = [
+            "evaluate",
+            "--traces",
+            str(d / "collect"),
+            "--table",
+            str(table),
+            "--out",
+            str(d / f"table{table}"),
+            "--seed",
+            str(self.seed),
+        ]
+        if table == 1:
+            argv += ["--fractions", ",".join(f"{f:g}" for f in p.fractions)]
+            argv += ["--models", ",".join(p.table1_models)]
+        else:
+            argv += ["--pairs", str(p.pairs)]
+        return argv
+
+    def _compare_argv(self) -> list[str]:
+        p, d = self.profile, self.out
+        dd = ["--data-dir", str(self.data_dir)] if self.data_dir else []
+        return [
+            "compare",
+            "--traces",
+            str(d / "collect"),
+            "--workloads",
+            ",".join(self.workloads),
+            "--model",
+            str(d / "train" / "predictor"),
+            "--out",
+            str(d / "compare"),
+            "--nodes",
+            str(p.nodes),
+            "--hours",
+            str(p.compare_hours),
+            "--seeds",
+            str(p.compare_seeds),
+            "--seed",
+            str(self.seed + 1000),
+            *self._scale_args(),
+            *dd,
+        ]
+
+    def _scale_args(self) -> list[str]:
+        scales = self.profile.scales
+        spec = ",".join(f"{w}={scales[w]:g}" for w in self.workloads if w in scales)
+        return ["--scale", spec] if spec else []
+
+    def _run_stage(self, i: int, stage: Stage, runner: Callable[[Stage], None]) -> None:
+        n = len(self.stages) + 1  # + the report
+        done = {s.name: s.status for s in self.stages}
+        blocked = [x for x in stage.needs if done.get(x) != "ok"]
+        head = f"stage {i}/{n} {stage.name}"
+        if stage.command is not None and not command_available(stage.command):
+            stage.status = "skipped"
+            stage.reason = f"command `straggler {stage.command}` is not built yet"
+        elif blocked:
+            stage.status = "skipped"
+            stage.reason = f"needs {', '.join(blocked)}, which did not complete"
+        if stage.status == "skipped":
+            stage.out = None
+            self.say(f"{head}: SKIPPED: {stage.reason}")
+            return
+        shown = f": straggler {' '.join(stage.argv)}" if stage.argv else ""
+        self.say(f"{head}{shown}")
+        t = time.perf_counter()
+        try:
+            runner(stage)
+        except Exception as exc:  # a broken stage must not stop the others
+            stage.status = "failed"
+            stage.reason = f"{type(exc).__name__}: {exc}"
+        stage.wall_seconds = time.perf_counter() - t
+        if stage.status == "ok":
+            self.say(f"{head} done in {stage.wall_seconds:.1f} s -> {stage.out}")
+        else:
+            self.say(f"{head} FAILED after {stage.wall_seconds:.1f} s: {stage.reason}")
+        write_summary(self.out, self.summary())  # progress survives an interruption
+
+    def _cli_runner(self, stage: Stage) -> None:
+        assert stage.argv is not None
+        code, last = _run_cli(stage.argv, self.out / "logs" / f"{stage.name}.log")
+        if code != 0:
+            stage.status = "failed"
+            stage.reason = f"exit code {code}: {last} (log: logs/{stage.name}.log)"
+        elif not (Path(str(stage.out)) / "summary.json").is_file():
+            stage.status = "failed"
+            stage.reason = f"the command wrote no summary.json into {stage.out}"
+        else:
+            stage.status = "ok"
+
+    def _replication_runner(self, stage: Stage) -> None:
+        p = self.profile
+        s = replication_example(
+            stage.out,
+            n_tasks=p.rep_tasks,
+            runs=p.rep_runs,
+            ps=p.rep_ps,
+            r=p.rep_r,
+            seed=self.seed,
+        )
+        stage.extra["max_abs_z"] = s["max_abs_z"]
+        stage.status = "ok"
+
+    def run(self) -> dict[str, Any]:
+        """Run every stage, write ``summary.json`` and ``report.html``; return the summary."""
+        from pipelines._report import build_report
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.say(f"straggler demo ({self.profile.name} profile) -> {self.out}")
+        self.workloads, self.data_note = probe_data(self.data_dir, self.profile.hours)
+        self.say(self.data_note)
+        atomic_write_text(self.out / "grid.json", json.dumps(self.profile.grid, indent=2) + "\n")
+        self.stages = self.plan()
+        for i, stage in enumerate(list(self.stages), start=1):
+            runner = self._replication_runner if stage.command is None else self._cli_runner
+            self._run_stage(i, stage, runner)
+        write_summary(self.out, self.summary())
+        n = len(self.stages) + 1
+        self.say(f"stage {n}/{n} report: straggler report --from {self.out} --out {self.out}")
+        t = time.perf_counter()
+        report = build_report([], self.out, from_demo=self.out, title="Straggler demo")
+        summary = self.summary()
+        summary["report"] = str(report)
+        summary["report_seconds"] = time.perf_counter() - t
+        summary["wall_seconds"] = time.perf_counter() - self.t0
+        write_summary(self.out, summary)
+        self.say(f"stage {n}/{n} report done in {summary['report_seconds']:.1f} s -> {report}")
+        for s in self.stages:
+            if s.status != "ok":
+                self.say(f"{s.name}: {s.status.upper()}: {s.reason}")
+        self.say(f"demo {summary['status']} in {summary['wall_seconds']:.1f} s; open {report}")
+        return summary
+
+
+def run_demo(
+    out: str | Path,
+    *,
+    quick: bool = False,
+    data_dir: str | None = None,
+    seed: int = 0,
+    stream: TextIO | None = None,
+) -> dict[str, Any]:
+    """Run the demo into ``out``; return its summary (also in ``out/summary.json``).
+
+    See the module docstring for the stages. ``quick`` picks the tiny configuration the test
+    suite runs.
+    """
+    return Demo(out, quick=quick, data_dir=data_dir, seed=seed, stream=stream).run()

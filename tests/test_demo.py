@@ -1,0 +1,163 @@
+"""``straggler demo``: stage bookkeeping, the replication example, and the whole run (slow)."""
+
+from __future__ import annotations
+
+import io
+import json
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipelines._demo import Demo, Stage, _run_cli, probe_data, replication_example
+from pipelines._report import SECTIONS
+
+
+def _demo(tmp_path) -> tuple[Demo, io.StringIO]:
+    stream = io.StringIO()
+    demo = Demo(tmp_path / "demo", quick=True, stream=stream)
+    demo.out.mkdir(parents=True)
+    return demo, stream
+
+
+def _ok(stage: Stage) -> None:
+    stage.status = "ok"
+
+
+def test_unbuilt_command_is_skipped_and_so_are_its_dependents(tmp_path):
+    demo, stream = _demo(tmp_path)
+    a = Stage("a", "collect", "no_such_command", out=str(tmp_path / "a"))
+    b = Stage("b", "train", None, needs=("a",), out=str(tmp_path / "b"))
+    c = Stage("c", "replication", None, out=str(tmp_path / "c"))
+    demo.stages = [a, b, c]
+    for i, st in enumerate(demo.stages, start=1):
+        demo._run_stage(i, st, _ok)
+    assert (a.status, b.status, c.status) == ("skipped", "skipped", "ok")
+    assert a.reason == "command `straggler no_such_command` is not built yet"
+    assert b.reason == "needs a, which did not complete"
+    assert a.out is None and c.wall_seconds is not None
+    lines = stream.getvalue().splitlines()
+    assert any("stage 1/4 a: SKIPPED: command `straggler no_such_command`" in ln for ln in lines)
+    assert all(ln.startswith("[demo ") for ln in lines)
+    assert demo.summary()["status"] == "partial"
+
+
+def test_a_failing_stage_is_recorded_and_the_rest_go_on(tmp_path):
+    demo, stream = _demo(tmp_path)
+
+    def boom(stage):
+        raise RuntimeError("the solver diverged")
+
+    a = Stage("a", "train", None)
+    b = Stage("b", "compare", None, needs=("a",))
+    c = Stage("c", "replication", None)
+    demo.stages = [a, b, c]
+    demo._run_stage(1, a, boom)
+    demo._run_stage(2, b, _ok)
+    demo._run_stage(3, c, _ok)
+    assert a.status == "failed" and a.reason == "RuntimeError: the solver diverged"
+    assert b.status == "skipped" and c.status == "ok"
+    s = json.loads((demo.out / "summary.json").read_text())
+    assert s["status"] == "failed"
+    assert [x["name"] for x in s["stages"]] == ["a", "b", "c"]
+    assert "FAILED" in stream.getvalue()
+
+
+def test_cli_stage_errors_are_captured(tmp_path):
+    code, last = _run_cli(
+        ["collect", "--out", str(tmp_path / "c"), "--workloads", "NOPE"], tmp_path / "log.txt"
+    )
+    assert code == 2 and "NOPE" in last
+    assert "NOPE" in (tmp_path / "log.txt").read_text()
+    code, last = _run_cli(["collect", "--out", "x", "--no-such-flag"], tmp_path / "log2.txt")
+    assert code == 2 and "no-such-flag" in last  # argparse's SystemExit becomes a code
+
+
+def test_probe_data_falls_back_to_synthetic(tmp_path):
+    workloads, note = probe_data(str(tmp_path), hours=0.1)
+    assert workloads == ["SYN"]
+    assert "synthetic" in note and str(tmp_path) in note
+
+
+def test_probe_data_uses_the_real_files(shared_data_dir):
+    workloads, note = probe_data(str(shared_data_dir), hours=0.1)
+    assert workloads == ["FB2009", "FB2010", "ALI2017", "SYN"]
+    assert note.startswith(f"data: real workload files from {shared_data_dir}")
+
+
+def test_plan_wires_outputs_to_inputs(tmp_path):
+    demo, _ = _demo(tmp_path)
+    demo.workloads = ["FB2009", "SYN"]
+    stages = {s.name: s for s in demo.plan()}
+    assert [s.section for s in demo.plan()] == [k for k, _ in SECTIONS]
+    collect_out = stages["collect"].out
+    for name in ("train", "table1", "table2", "compare"):
+        argv = stages[name].argv
+        assert argv[argv.index("--traces") + 1] == collect_out
+        assert argv[argv.index("--out") + 1] == stages[name].out
+    scale = stages["collect"].argv[stages["collect"].argv.index("--scale") + 1]
+    assert scale == "FB2009=0.5,SYN=0.5"  # only the workloads that run
+    compare = stages["compare"].argv
+    assert compare[compare.index("--model") + 1].startswith(stages["train"].out)
+
+
+def test_replication_example_is_deterministic_and_consistent(tmp_path):
+    kw = {"n_tasks": 10, "runs": 6, "ps": (0.0, 0.2), "seed": 3}
+    s1 = replication_example(tmp_path / "a", **kw)
+    s2 = replication_example(tmp_path / "b", **kw)
+    t1 = pd.read_csv(tmp_path / "a" / "replication.csv")
+    t2 = pd.read_csv(tmp_path / "b" / "replication.csv")
+    pd.testing.assert_frame_equal(t1, t2)
+    assert list(t1["policy"]) == ["pi_keep", "pi_keep", "pi_kill", "pi_kill"]
+    z = (t1["latency_engine"] - t1["latency_analysis"]) / t1["latency_se"]
+    np.testing.assert_allclose(t1["latency_z"], z)
+    assert s1["max_abs_z"] == s2["max_abs_z"]
+    # p = 0 replicates nothing: keep and kill are the same runs, cost = mean task time
+    base = t1[t1["p"] == 0.0]
+    assert base["latency_engine"].nunique() == 1
+    np.testing.assert_allclose(base["cost_analysis"], 2.0)  # E[ShiftedExp(1, 1)]
+    assert (tmp_path / "a" / "replication_tradeoff.png").read_bytes()[:4] == b"\x89PNG"
+
+
+class _Ids(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: list[str] = []
+        self.srcs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "h2" and "id" in a:
+            self.ids.append(a["id"])
+        if "src" in a:
+            self.srcs.append(a["src"])
+
+
+@pytest.mark.slow
+def test_quick_demo_end_to_end(tmp_path, capsys):
+    from pipelines.cli import main
+
+    out = tmp_path / "demo"
+    code = main(["demo", "--out", str(out), "--quick", "--data-dir", str(tmp_path / "nodata")])
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    bad = {s["name"]: s["reason"] for s in summary["stages"] if s["status"] != "ok"}
+    assert code == 0 and not bad, bad
+    assert summary["status"] == "complete"
+    assert [s["name"] for s in summary["stages"]] == [
+        "collect",
+        "train",
+        "table1",
+        "table2",
+        "compare",
+        "replication",
+    ]
+    for s in summary["stages"]:
+        assert s["wall_seconds"] > 0 and (out / s["name"] / "summary.json").is_file()
+    assert "using the synthetic workload SYN" in printed
+    assert printed.count(" done in ") == 7  # six stages and the report
+    parser = _Ids()
+    parser.feed((out / "report.html").read_text(encoding="utf-8"))
+    assert parser.ids == [f"s-{k}" for k, _ in SECTIONS]
+    assert parser.srcs and all(s.startswith("data:image/png;base64,") for s in parser.srcs)
