@@ -89,6 +89,7 @@ def run_cluster(
     seed: int = 0,
     policy_params: dict[str, Any] | None = None,
     progress: bool = False,
+    dist: Any = None,
 ) -> pd.DataFrame:
     """Run ``jobs`` on ``machines`` single-slot machines; one row per job with ``flowtime``
     (completion minus arrival), ``resource`` (machine time of all its attempts, killed ones
@@ -96,6 +97,7 @@ def run_cluster(
 
     A policy given with ``policy_params["slotted"] = True`` decides only at slot starts and
     places tasks itself (:class:`SlotHold` placement); any other runs with FIFO placement.
+    ``dist`` replaces the unit-mean Pareto(``alpha``) task-time multiplier.
     """
     slotted = bool((policy_params or {}).get("slotted", False))
     res = simulate(
@@ -104,7 +106,7 @@ def run_cluster(
         SlotHold() if slotted else "fifo",
         nodes=int(machines),
         slots=1,
-        duration_dist=pareto_unit_mean(alpha),
+        duration_dist=pareto_unit_mean(alpha) if dist is None else dist,
         ideal=True,
         seed=int(seed),
         record_counters=False,
@@ -136,10 +138,12 @@ def sigma_sweep(
     alpha: float = 2.0,
     interval: float = 0.1,
     progress: bool = False,
+    dist: Any = None,
 ) -> pd.DataFrame:
     """Fig. 5 of seed 000: one job of ``n_tasks`` unit-mean tasks on ``machines`` machines
     under ESE with each threshold ``sigma`` (and ``sigma = nan``: no backup), ``runs`` runs
-    each; returns one row per (sigma, run) with the job's ``resource`` and ``flowtime``."""
+    each; returns one row per (sigma, run) with the job's ``resource`` and ``flowtime``.
+    ``dist`` replaces the unit-mean Pareto(``alpha``) task times (e.g. ``expon()``, seed 001)."""
     from tqdm.auto import tqdm
 
     jobs = [JobSpec("single", 0.0, np.ones(int(n_tasks)), workload="XULAU")]
@@ -153,7 +157,9 @@ def sigma_sweep(
             else:
                 pol = "ese"
                 params = {"sigma": sigma, "alpha": alpha, "interval": interval, "slotted": True}
-            df = run_cluster(pol, jobs, machines, alpha, seed=seed * 1000 + k, policy_params=params)
+            df = run_cluster(
+                pol, jobs, machines, alpha, seed=seed * 1000 + k, policy_params=params, dist=dist
+            )
             rows.append(
                 {
                     "sigma": sigma,
