@@ -21,7 +21,7 @@ from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers
 from pipelines._io import write_summary
 
 #: Per-workload data scale of ``straggler collect`` (SWIM bytes, Alibaba instance counts).
-DEFAULT_SCALES: dict[str, float] = {"FB2009": 10.0, "FB2010": 0.01, "ALI2017": 0.01, "SYN": 50.0}
+DEFAULT_SCALES: dict[str, float] = {"FB2009": 10.0, "FB2010": 0.01, "ALI2017": 0.01, "SYN": 0.5}
 
 
 def parse_scales(spec: str | None, workloads: list[str]) -> dict[str, float]:
@@ -30,7 +30,7 @@ def parse_scales(spec: str | None, workloads: list[str]) -> dict[str, float]:
     Examples
     --------
     >>> parse_scales("FB2009=3", ["FB2009", "SYN"])
-    {'FB2009': 3.0, 'SYN': 50.0}
+    {'FB2009': 3.0, 'SYN': 0.5}
     >>> parse_scales("2", ["SYN"])
     {'SYN': 2.0}
     """

@@ -386,7 +386,10 @@ def run_evaluate(
         fr = tuple(fractions or TABLE1_FRACTIONS)
         for f in fr:
             if not 0 < f <= 0.66:
-                raise ValueError(f"--fractions: {f!r} is not in (0, 0.66]")
+                raise ValueError(
+                    f"--fractions: {f!r} is not in (0, 0.66] (give percentages such as "
+                    "1,5,66 or fractions such as 0.01,0.05,0.66)"
+                )
         res = table1(frame, counters, fr, models or TABLE1_MODELS, g, seed=seed, jobs=jobs)
         md = table1_markdown(res)
         claims = table1_claims(res)

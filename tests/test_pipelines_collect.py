@@ -20,7 +20,7 @@ ARGS = [
     "--workloads",
     "FB2009,SYN",
     "--scale",
-    "FB2009=40",
+    "FB2009=8,SYN=0.05",
 ]
 
 
@@ -44,7 +44,7 @@ def test_collect_writes_trace_and_consistent_summary(collected):
         assert share == pytest.approx(lt.frame.loc[lt.frame.workload == w, "straggler"].mean())
     assert s["excluded_jobs"] == lt.excluded_jobs
     assert s["sources"]["FB2009"].endswith("FB-2009_samples_24_times_1hr_0.tsv")
-    assert s["scales"] == {"FB2009": 40.0, "SYN": DEFAULT_SCALES["SYN"]}
+    assert s["scales"] == {"FB2009": 8.0, "SYN": 0.05}
     assert (collected / "jobs.parquet").is_file()
 
 
@@ -65,3 +65,10 @@ def test_collect_bad_input(tmp_path, capsys):
         parse_scales("SYN=-1", ["SYN"])
     with pytest.raises(ValueError, match="names workload 'X'"):
         parse_scales("X=1", ["SYN"])
+
+
+def test_default_scales():
+    assert parse_scales(None, ["SYN", "FB2010"]) == {
+        "SYN": DEFAULT_SCALES["SYN"],
+        "FB2010": DEFAULT_SCALES["FB2010"],
+    }

@@ -119,3 +119,14 @@ def test_grid_selection_on_validation(trace_dir, tmp_path):
     for model, blocks in (("f0", ("w0",)), ("f0nl", ("w0", "node", "workload"))):
         chosen = ast.literal_eval(t.loc[t.model == model, "params"].iloc[0])
         assert chosen in grid_points(variant_grid(grid, blocks))
+
+
+def test_fraction_parsing():
+    import argparse
+
+    from pipelines.commands.evaluate import _floats
+
+    assert _floats("1,5,66") == [0.01, 0.05, 0.66]
+    assert _floats("0.01,0.5") == [0.01, 0.5]
+    with pytest.raises(argparse.ArgumentTypeError, match="comma-separated numbers"):
+        _floats("1,x")

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--scale",
         default=None,
         help="data scale: one number for all, or NAME=X,... (defaults FB2009=10, FB2010=0.01, "
-        "ALI2017=0.01, SYN=50)",
+        "ALI2017=0.01, SYN=0.5)",
     )
     p.add_argument("--policy", default="none", help="speculation policy while collecting (none)")
     p.add_argument(

@@ -12,7 +12,8 @@ def _floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(
             f"expected comma-separated numbers, got {text!r}"
         ) from None
-    vals = [v / 100 if v > 1 else v for v in vals]  # accept 1,2,5 (percent) or 0.01,...
+    if any(v > 1 for v in vals):  # percentages (1,2,5,66) rather than fractions (0.01,...)
+        vals = [v / 100 for v in vals]
     if not vals:
         raise argparse.ArgumentTypeError("empty list")
     return vals
