@@ -2,67 +2,64 @@
 
 Public names: the trace loader and validator, Wrangler's straggler labels, the seed's
 time-ordered split protocols (Tables 1 and 2), the data directory resolver and the dataset
-fetcher, and the output helpers every command uses.
+fetcher, and the output helpers every command uses. They are imported lazily (on first
+attribute access) so that ``straggler --help`` does not pay for pandas.
+
+Examples
+--------
+>>> import pipelines
+>>> pipelines.TABLE1_FRACTIONS[0], pipelines.DEFAULT_BETA
+(0.01, 1.3)
 """
 
-from pipelines._datadir import DATA_DIR_ENV, resolve_data_dir
-from pipelines._dataset import (
-    DEFAULT_BETA,
-    DEFAULT_MIN_TASKS,
-    REQUIRED_COLUMNS,
-    LabelledTrace,
-    TraceError,
-    check_classes,
-    counter_columns,
-    label_stragglers,
-    load_trace,
-    trace_hash,
-    validate_trace,
-)
-from pipelines._fetch import (
-    ChecksumMismatchError,
-    DownloadError,
-    SourceFile,
-    load_manifest,
-)
-from pipelines._fetch import check as check_data
-from pipelines._fetch import fetch as fetch_data
-from pipelines._io import atomic_write_text, write_summary
-from pipelines._splits import (
-    TABLE1_FRACTIONS,
-    Split,
-    fraction_split,
-    leave_pair_out_splits,
-    pair_order,
-    table1_splits,
-)
+from __future__ import annotations
 
-__all__ = [
-    "DATA_DIR_ENV",
-    "DEFAULT_BETA",
-    "DEFAULT_MIN_TASKS",
-    "REQUIRED_COLUMNS",
-    "TABLE1_FRACTIONS",
-    "ChecksumMismatchError",
-    "DownloadError",
-    "LabelledTrace",
-    "SourceFile",
-    "Split",
-    "TraceError",
-    "atomic_write_text",
-    "check_classes",
-    "check_data",
-    "counter_columns",
-    "fetch_data",
-    "fraction_split",
-    "label_stragglers",
-    "leave_pair_out_splits",
-    "load_manifest",
-    "load_trace",
-    "pair_order",
-    "resolve_data_dir",
-    "table1_splits",
-    "trace_hash",
-    "validate_trace",
-    "write_summary",
-]
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "DATA_DIR_ENV": ("pipelines._datadir", "DATA_DIR_ENV"),
+    "resolve_data_dir": ("pipelines._datadir", "resolve_data_dir"),
+    "DEFAULT_BETA": ("pipelines._dataset", "DEFAULT_BETA"),
+    "DEFAULT_MIN_TASKS": ("pipelines._dataset", "DEFAULT_MIN_TASKS"),
+    "REQUIRED_COLUMNS": ("pipelines._dataset", "REQUIRED_COLUMNS"),
+    "LabelledTrace": ("pipelines._dataset", "LabelledTrace"),
+    "TraceError": ("pipelines._dataset", "TraceError"),
+    "check_classes": ("pipelines._dataset", "check_classes"),
+    "counter_columns": ("pipelines._dataset", "counter_columns"),
+    "label_stragglers": ("pipelines._dataset", "label_stragglers"),
+    "load_trace": ("pipelines._dataset", "load_trace"),
+    "trace_hash": ("pipelines._dataset", "trace_hash"),
+    "validate_trace": ("pipelines._dataset", "validate_trace"),
+    "ChecksumMismatchError": ("pipelines._fetch", "ChecksumMismatchError"),
+    "DownloadError": ("pipelines._fetch", "DownloadError"),
+    "SourceFile": ("pipelines._fetch", "SourceFile"),
+    "load_manifest": ("pipelines._fetch", "load_manifest"),
+    "check_data": ("pipelines._fetch", "check"),
+    "fetch_data": ("pipelines._fetch", "fetch"),
+    "atomic_write_text": ("pipelines._io", "atomic_write_text"),
+    "write_summary": ("pipelines._io", "write_summary"),
+    "binary_metrics": ("pipelines._metrics", "binary_metrics"),
+    "TABLE1_FRACTIONS": ("pipelines._splits", "TABLE1_FRACTIONS"),
+    "Split": ("pipelines._splits", "Split"),
+    "fraction_split": ("pipelines._splits", "fraction_split"),
+    "leave_pair_out_splits": ("pipelines._splits", "leave_pair_out_splits"),
+    "pair_order": ("pipelines._splits", "pair_order"),
+    "table1_splits": ("pipelines._splits", "table1_splits"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'pipelines' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
