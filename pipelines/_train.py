@@ -244,10 +244,12 @@ def run_training(cfg: TrainConfig) -> dict:
         summary["study"].update(status)
         callback = MlflowTrialCallback(tracking_uri, experiment_id, run.info.run_id, static)
         bar = _progress(len(points), status["completed"], f"grid {cfg.variant}")
-        with bar, _PollProgress(ctx, bar):
-            ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback)
-        trials = completed_trials(ctx)
-        done = len({tuple(r[k] for k in space) for r in trials.to_dict("records")})
+        with bar:
+            with _PollProgress(ctx, bar):
+                ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback)
+            trials = completed_trials(ctx)
+            done = len({tuple(r[k] for k in space) for r in trials.to_dict("records")})
+            bar.update(max(0, done - bar.n))
         summary["study"].update({"trials_run": ran, "points_completed": done})
         atomic_write_text(out / "trials.csv", trials.to_csv(index=False))
         mlflow.log_artifact(str(out / "trials.csv"))
