@@ -319,15 +319,28 @@ def test_deadline_clones_match_brute_force(inst):
     machines = len(mu) + extra
     best = brute_force_deadline(mu, 2.0, deadline, eps, machines, r_max)
     if best is None:
-        with pytest.raises(ValueError, match="no copy counts"):
-            deadline_clone_counts(mu, 2.0, deadline, eps, machines, r_max, method="lagrangian")
+        for method in ("exact", "lagrangian"):
+            with pytest.raises(ValueError, match="no copy counts"):
+                deadline_clone_counts(mu, 2.0, deadline, eps, machines, r_max, method=method)
         return
-    for method in ("lagrangian", "paper"):
+    c = math.log(1 / (1 - eps))
+    for method in ("exact", "lagrangian", "paper"):
         r = deadline_clone_counts(mu, 2.0, deadline, eps, machines, r_max, method=method)
         assert r.sum() <= machines and r.max() <= r_max and r.min() >= 1
-        assert deadline_miss_terms(r, mu, 2.0, deadline).sum() <= math.log(1 / (1 - eps)) + 1e-12
-    r = deadline_clone_counts(mu, 2.0, deadline, eps, machines, r_max, method="lagrangian")
+        assert deadline_miss_terms(r, mu, 2.0, deadline).sum() <= c * (1 + 1e-12)
+        assert deadline_clone_cost(r, mu, 2.0) >= best * (1 - 1e-12)
+    r = deadline_clone_counts(mu, 2.0, deadline, eps, machines, r_max, method="exact")
     assert deadline_clone_cost(r, mu, 2.0) == pytest.approx(best, rel=1e-12)
+
+
+def test_lagrangian_heuristic_can_miss_the_optimum():
+    args = ([1.25, 0.5, 0.5], 2.0, 2.875, 0.1875, 5, 2)
+    exact = deadline_clone_counts(*args, method="exact")
+    heur = deadline_clone_counts(*args, method="lagrangian")
+    assert deadline_clone_cost(exact, args[0], 2.0) == pytest.approx(
+        brute_force_deadline(args[0], 2.0, 2.875, 0.1875, 5, 2)
+    )
+    assert deadline_clone_cost(heur, args[0], 2.0) > deadline_clone_cost(exact, args[0], 2.0)
 
 
 @pytest.mark.parametrize(("n", "mu", "deadline", "eps"), [(4, 1.0, 4.0, 0.05), (3, 0.7, 2.5, 0.1)])
@@ -344,7 +357,7 @@ def test_theorem1_is_the_best_uniform_count_for_identical_tasks(n, mu, deadline,
     assert deadline_clone_cost(r, scales, 2.0) == pytest.approx(min(uniform))
     # the integer optimum may mix r and r - 1 copies: never worse than Theorem 1
     best = brute_force_deadline(scales, 2.0, deadline, eps, 100, 6)
-    exact = deadline_clone_counts(scales, 2.0, deadline, eps, 100, 8, method="lagrangian")
+    exact = deadline_clone_counts(scales, 2.0, deadline, eps, 100, 8, method="exact")
     assert deadline_clone_cost(exact, scales, 2.0) == pytest.approx(best)
     assert best <= deadline_clone_cost(r, scales, 2.0)
 
