@@ -53,7 +53,10 @@ def class_weights(class_weight, classes: np.ndarray, y_pm: np.ndarray) -> np.nda
 def standardiser(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and scale (std, 1 where a counter is constant) of the training counters."""
     mean = X.mean(axis=0)
-    scale = X.std(axis=0)
+    sq = np.zeros_like(mean)
+    for s in range(0, X.shape[0], 65536):  # chunked: no n x d temporary
+        sq += ((X[s : s + 65536] - mean) ** 2).sum(axis=0)
+    scale = np.sqrt(sq / X.shape[0])
     scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
     return mean, scale
 
