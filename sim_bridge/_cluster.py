@@ -192,7 +192,7 @@ class Cluster:
             k = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
             k %= self._replay.shape[2]
             return self._replay[:, self.machine[:, None], k]
-        rng = np.random.default_rng([self.seed, 202, b])
+        rng = np.random.default_rng([self.seed, 202, b + 1])  # no trailing zero word
         p_switch = 1.0 / self.mean_hold
         switch = rng.random((_BLOCK, 4, n)) < p_switch
         draw = (rng.random((_BLOCK, 4, n))[..., None] > self._pi_cum[None]).sum(-1)

@@ -8,6 +8,7 @@ completes with its first finished attempt; its other attempts are killed at that
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 import time
@@ -219,9 +220,16 @@ class Job:
         "finish_time",
         "alpha",
         "pids",
-        "rng",
-        "_draws",
+        "_rng",
+        "_seed",
     )
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The job's own generator (draws of copies' noise), created on first use."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(list(self._seed))
+        return self._rng
 
     def __repr__(self) -> str:
         return f"Job({self.job_id}, {self.n_done}/{self.n_tasks} done)"
@@ -490,6 +498,22 @@ class Simulator:
             specs.extend((j, w) for j in w.jobs)
         specs.sort(key=lambda jw: jw[0].submit_time)  # stable: workload order breaks ties
         self._specs = specs
+        self._pid_cache: dict = {}
+        self._tail = cluster.tail.tolist()
+        # every original attempt's draw, in one vectorised call (common random numbers: the
+        # originals see the same draws whatever the policy); copies draw from the job's rng
+        sizes = np.fromiter((s.n_tasks for s, _w in specs), np.int64, len(specs))
+        total = int(sizes.sum())
+        self._u_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist() if len(specs) else []
+        base_rng = np.random.default_rng([self.seed, 8])
+        if duration_dist is not None:
+            u_all = np.asarray(duration_dist.rvs(size=total, random_state=base_rng), float)
+            u_all = u_all.reshape(-1)
+            if u_all.size != total or not np.all(np.isfinite(u_all)) or np.any(u_all < 0):
+                raise ValueError("duration_dist drew a negative or non-finite duration")
+        else:
+            u_all = base_rng.random(total)
+        self._u_all = u_all.tolist()
         for i, (spec, _w) in enumerate(specs):
             self._push(spec.submit_time, EV_ARRIVAL, i)
         self._n_arrivals_left = len(specs)
@@ -502,13 +526,26 @@ class Simulator:
     # ----------------------------------------------------------------- main loop
     def run(self, progress_bar=None) -> None:
         """Run until every job is done."""
+        wall0 = time.perf_counter()
+        # the engine's objects form reference cycles (job <-> task <-> attempt) that live to
+        # the end of the run: generational GC passes over them would cost O(objects) again
+        # and again, so collection waits until the run is over
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._loop(progress_bar)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        self.wall_seconds = time.perf_counter() - wall0
+
+    def _loop(self, progress_bar) -> None:
         heap = self._heap
         pop = heapq.heappop
         spec_pol = self.speculation
         interval = spec_pol.interval
         n_jobs = len(self._specs)
         finished_before = 0
-        wall0 = time.perf_counter()
         while heap:
             t, _seq, kind, obj = pop(heap)
             if kind == EV_FINISH:
@@ -561,7 +598,6 @@ class Simulator:
                 f"{self.placement.name!r} / speculation {self.speculation.name!r} "
                 "left tasks waiting"
             )
-        self.wall_seconds = time.perf_counter() - wall0
 
     def _check_stuck(self) -> None:
         if self._n_arrivals_left or self._n_wakes or self._n_running:
@@ -576,55 +612,50 @@ class Simulator:
     def _arrive(self, i: int) -> Job:
         spec, w = self._specs[i]
         job = Job()
-        job.uid = len(self.jobs)
+        uid = job.uid = len(self.jobs)
         job.spec = spec
         job.job_id = spec.job_id
         job.workload = spec.workload
-        job.submit_time = spec.submit_time
+        submit = job.submit_time = spec.submit_time
         if spec.deadline is not None:
             job.deadline = float(spec.deadline)
         else:
-            job.deadline = spec.submit_time + self.deadline_factor * spec.critical_path
-        rng = np.random.default_rng([self.seed, 7, i])
-        job.rng = rng
-        job.alpha = float(w.tail_alpha)
-        n_m, n_r = spec.map_work.size, spec.reduce_work.size
-        if self.duration_dist is not None:
-            draws = np.asarray(self.duration_dist.rvs(size=n_m + n_r, random_state=rng), float)
-            draws = draws.reshape(-1)
-            if not np.all(np.isfinite(draws)) or np.any(draws < 0):
-                raise ValueError("duration_dist drew a negative or non-finite duration")
-            u0 = draws
-        else:
-            u0 = rng.random(n_m + n_r)
-        job._draws = None
-        cl = self.cluster
-        job.pids = (
-            cl.profile_id(w.profile(spec.phases[0])),
-            cl.profile_id(w.profile(spec.phases[1])),
-        )
-        tasks = []
-        stages: list[list[Task]] = [[], []]
-        uid = self._task_uid
-        for k in range(n_m):
-            t = Task(uid + k, job, k, 0, spec.phases[0], float(spec.map_work[k]), float(u0[k]))
-            tasks.append(t)
-            stages[0].append(t)
-        for k in range(n_r):
-            t = Task(
-                uid + n_m + k,
-                job,
-                n_m + k,
-                1,
-                spec.phases[1],
-                float(spec.reduce_work[k]),
-                float(u0[n_m + k]),
+            job.deadline = submit + self.deadline_factor * spec._critical_path
+        job._rng = None
+        # i + 1: SeedSequence ignores trailing zero words, [s, 9, 0] would equal [s, 9]
+        job._seed = (self.seed, 9, i + 1)
+        job.alpha = w.tail_alpha
+        key = (id(w), spec.phases)
+        pids = self._pid_cache.get(key)
+        if pids is None:
+            cl = self.cluster
+            pids = self._pid_cache[key] = (
+                cl.profile_id(w.profile(spec.phases[0])),
+                cl.profile_id(w.profile(spec.phases[1])),
             )
-            tasks.append(t)
-            stages[1].append(t)
-        self._task_uid += n_m + n_r
-        job.tasks = tasks
-        job.stages = stages
+        job.pids = pids
+        off = self._u_offset[i]
+        u0 = self._u_all
+        mw = spec.map_work.tolist()
+        n_m = len(mw)
+        tuid = self._task_uid
+        ph0 = spec.phases[0]
+        first = [Task(tuid + k, job, k, 0, ph0, mw[k], u0[off + k]) for k in range(n_m)]
+        if spec.reduce_work.size:
+            rw = spec.reduce_work.tolist()
+            n_r = len(rw)
+            ph1 = spec.phases[1]
+            second = [
+                Task(tuid + n_m + k, job, n_m + k, 1, ph1, rw[k], u0[off + n_m + k])
+                for k in range(n_r)
+            ]
+            job.tasks = first + second
+        else:
+            n_r = 0
+            second = []
+            job.tasks = first
+        self._task_uid = tuid + n_m + n_r
+        job.stages = [first, second]
         job.stage = 0
         job.stage_left = [n_m, n_r]
         job.pending = {}
@@ -633,8 +664,8 @@ class Simulator:
         job.n_tasks = n_m + n_r
         job.finish_time = None
         self.jobs.append(job)
-        self._active[job.uid] = job
-        self._make_waiting(job, stages[0])
+        self._active[uid] = job
+        self._make_waiting(job, first)
         return job
 
     def _make_waiting(self, job: Job, tasks) -> None:
@@ -797,7 +828,7 @@ class Simulator:
         else:
             if self.noise:
                 u = task._u0 if index == 0 else job.rng.random()
-                alpha = job.alpha * self.cluster.tail[node]
+                alpha = job.alpha * self._tail[node]
                 if self.tail_pressure:
                     # contention met at launch makes the tail heavier (workload-specific)
                     alpha *= 1.0 - self.tail_pressure * self.cluster.pressure(

@@ -92,8 +92,13 @@ class JobSpec:
         self.reduce_work = np.asarray(self.reduce_work, dtype=float).ravel()
         if self.map_work.size == 0:
             raise ValueError(f"job {self.job_id!r}: map_work must hold at least one task")
+        self._critical_path = 0.0
         for name, w in (("map_work", self.map_work), ("reduce_work", self.reduce_work)):
-            if w.size and not (w.min() > 0 and w.max() < math.inf):
+            if not w.size:
+                continue
+            lo, hi = (w[0], w[0]) if w.size == 1 else (w.min(), w.max())
+            self._critical_path += float(hi)
+            if not (lo > 0 and hi < math.inf):
                 bad = w[~(np.isfinite(w) & (w > 0))][0]
                 raise ValueError(f"job {self.job_id!r}: {name} must be finite and > 0, got {bad}")
         if not (math.isfinite(self.submit_time) and self.submit_time >= 0):
@@ -108,8 +113,7 @@ class JobSpec:
     @property
     def critical_path(self) -> float:
         """Longest chain of base work: the longest map plus the longest reduce."""
-        red = float(self.reduce_work.max()) if self.reduce_work.size else 0.0
-        return float(self.map_work.max()) + red
+        return self._critical_path
 
 
 @dataclass

@@ -131,7 +131,8 @@ def test_task_driven_counters_follow_the_running_tasks():
     assert stats.spearmanr(t["c_running_tasks"], t["c_load1"]).statistic > 0.3
     assert stats.spearmanr(t["c_running_tasks"], t["c_run_queue"]).statistic > 0.3
     # load1 reacts faster than load15 but both average the same history
-    assert stats.spearmanr(t["c_load1"], t["c_load15"]).statistic > 0.5
+    assert stats.spearmanr(t["c_load1"], t["c_load15"]).statistic > 0.3
+    assert t["c_load15"].std() < t["c_load1"].std()
 
 
 def test_synthetic_contention_paths_are_deterministic_and_persistent():

@@ -133,7 +133,7 @@ def test_data_dir_resolution_order(tmp_path, monkeypatch):
 def test_missing_files_fall_back_to_synthetic_with_one_line(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="sim_bridge"):
         r = sim_bridge.simulate(
-            ["FB2009", "SYN"], nodes=10, hours=0.3, data_dir=tmp_path, progress=False
+            ["FB2009", "SYN"], nodes=10, hours=0.3, scale=0.01, data_dir=tmp_path, progress=False
         )
     msgs = [rec.getMessage() for rec in caplog.records]
     assert len(msgs) == 1 and "synthetic" in msgs[0] and "\n" not in msgs[0]

@@ -1,0 +1,232 @@
+"""Benchmark: the embedded event engine against SimPy, and a full FB-2009 day with LATE.
+
+Part 1 -- the same small model written twice: Poisson job arrivals, one task per job, a pool of
+``S`` slots served FIFO, exponential or Pareto service times, no speculation. The SimPy peer
+(``simpy.Resource``, one process per job) is defined in this file. Both are fed the same
+arrival and service times and must produce the same completion times (checked); the script
+prints model events per second (one arrival and one departure per job) for both and their
+ratio, end to end (``sim_bridge.simulate`` including workload set-up and result tables) and
+engine loop only.
+
+Part 2 -- a full FB-2009 day (SWIM ``FB-2009_samples_24_times_1hr_0.tsv``, 64 MB blocks,
+~450k tasks) on 600 nodes x 2 slots with LATE and FIFO placement, run in a subprocess so
+that its peak RSS is its own: wall time, engine time, events, peak memory.
+
+Usage::
+
+    python bench/bench_sim.py                      # both parts (needs the SWIM data)
+    python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
+    python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
+
+Writes ``summary.json`` and ``bench_sim.png`` into ``--out`` (default ``runs/bench_sim``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _model(n: int, slots: int, dist: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    mean_service = 10.0
+    load = 0.9
+    arrivals = np.cumsum(rng.exponential(mean_service / (slots * load), n))
+    if dist == "exponential":
+        services = rng.exponential(mean_service, n)
+    else:  # Pareto(alpha=2.2) with the same mean
+        alpha = 2.2
+        xm = mean_service * (alpha - 1) / alpha
+        services = xm * (1.0 - rng.random(n)) ** (-1.0 / alpha)
+    return arrivals, services
+
+
+def run_simpy(arrivals: np.ndarray, services: np.ndarray, slots: int) -> tuple[np.ndarray, float]:
+    """The peer: one SimPy process per job competing for a Resource of ``slots``."""
+    import simpy
+
+    env = simpy.Environment()
+    pool = simpy.Resource(env, capacity=slots)
+    done = np.empty(len(arrivals))
+
+    def job(i: int):
+        with pool.request() as req:
+            yield req
+            yield env.timeout(services[i])
+        done[i] = env.now
+
+    def source():
+        last = 0.0
+        for i, a in enumerate(arrivals):
+            yield env.timeout(a - last)
+            last = a
+            env.process(job(i))
+
+    t0 = time.perf_counter()
+    env.process(source())
+    env.run()
+    return done, time.perf_counter() - t0
+
+
+def run_engine(arrivals, services, slots) -> tuple[np.ndarray, float, float, int]:
+    import sim_bridge
+    from sim_bridge import JobSpec, Workload
+
+    t0 = time.perf_counter()
+    jobs = [
+        JobSpec(f"j{i}", float(a), [float(s)])
+        for i, (a, s) in enumerate(zip(arrivals, services, strict=True))
+    ]
+    r = sim_bridge.simulate(
+        [Workload("BENCH", jobs)],
+        "none",
+        "fifo",
+        nodes=1,
+        slots=slots,
+        ideal=True,
+        noise=False,
+        interference=0.0,
+        record_counters=False,
+        progress=False,
+    )
+    wall = time.perf_counter() - t0
+    done = r.jobs.set_index("job_id").loc[[f"j{i}" for i in range(len(arrivals))], "finish_time"]
+    return done.to_numpy(), wall, r.summary["engine_seconds"], r.summary["events"]
+
+
+def part1(n: int, slots: int, repeats: int) -> list[dict]:
+    rows = []
+    for dist in ("exponential", "pareto"):
+        arrivals, services = _model(n, slots, dist, seed=1)
+        best = {"simpy": np.inf, "engine": np.inf, "engine_loop": np.inf}
+        for _ in range(repeats):
+            d_simpy, w_simpy = run_simpy(arrivals, services, slots)
+            d_eng, w_eng, w_loop, events = run_engine(arrivals, services, slots)
+            best["simpy"] = min(best["simpy"], w_simpy)
+            best["engine"] = min(best["engine"], w_eng)
+            best["engine_loop"] = min(best["engine_loop"], w_loop)
+        same = bool(np.allclose(d_simpy, d_eng, rtol=1e-12, atol=1e-9))
+        model_events = 2 * n
+        row = {
+            "dist": dist,
+            "jobs": n,
+            "slots": slots,
+            "same_completion_times": same,
+            "max_abs_diff": float(np.max(np.abs(d_simpy - d_eng))),
+            "engine_heap_events": int(events),
+            "simpy_s": best["simpy"],
+            "engine_s": best["engine"],
+            "engine_loop_s": best["engine_loop"],
+            "simpy_events_per_s": model_events / best["simpy"],
+            "engine_events_per_s": model_events / best["engine"],
+            "engine_loop_events_per_s": model_events / best["engine_loop"],
+            "ratio_end_to_end": best["simpy"] / best["engine"],
+            "ratio_engine_loop": best["simpy"] / best["engine_loop"],
+        }
+        rows.append(row)
+        print(
+            f"[{dist:11s}] {n} jobs, {slots} slots: same results {same}; SimPy "
+            f"{row['simpy_events_per_s']:,.0f} ev/s, engine {row['engine_events_per_s']:,.0f} "
+            f"ev/s end to end ({row['ratio_end_to_end']:.1f}x), "
+            f"{row['engine_loop_events_per_s']:,.0f} ev/s loop only "
+            f"({row['ratio_engine_loop']:.1f}x)",
+            flush=True,
+        )
+    return rows
+
+
+_CHILD = """
+import json, resource, sys, time
+t0 = time.perf_counter()
+import sim_bridge
+r = sim_bridge.simulate("FB2009", "late", "fifo", nodes=600, slots=2, hours={hours},
+                        seed=0, data_dir={data_dir!r}, progress=False)
+s = r.summary
+print(json.dumps({{"wall_s": time.perf_counter() - t0, "simulate_s": s["wall_seconds"],
+    "engine_s": s["engine_seconds"], "events": s["events"], "jobs": s["jobs"],
+    "tasks": s["tasks"], "attempts": s["attempts"], "copies": s["copies"],
+    "p99_jct": s["p99_jct"], "straggler_share": s["straggler_share"],
+    "workload_source": s["workload_sources"][0],
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def part2(data_dir: str, hours: float | None) -> dict:
+    code = _CHILD.format(hours=hours, data_dir=data_dir)
+    env = dict(os.environ, TQDM_DISABLE="1")
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    if res.returncode != 0:
+        raise RuntimeError(f"FB-2009 run failed:\n{res.stderr}")
+    row = json.loads(res.stdout.strip().splitlines()[-1])
+    span = "day" if hours is None else f"first {hours} h"
+    print(
+        f"[FB-2009 {span}] 600 nodes x 2 slots, LATE: {row['jobs']} jobs, {row['tasks']} tasks, "
+        f"{row['attempts']} attempts; wall {row['wall_s']:.1f} s (simulate "
+        f"{row['simulate_s']:.1f} s, engine loop {row['engine_s']:.1f} s), "
+        f"{row['events']:,} events, peak RSS {row['peak_rss_mb']:.0f} MB "
+        f"(source {row['workload_source']})",
+        flush=True,
+    )
+    return row
+
+
+def _plot(rows: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    x = np.arange(len(rows))
+    w = 0.27
+    ax.bar(x - w, [r["simpy_events_per_s"] for r in rows], w, label="SimPy")
+    ax.bar(x, [r["engine_events_per_s"] for r in rows], w, label="engine (end to end)")
+    ax.bar(x + w, [r["engine_loop_events_per_s"] for r in rows], w, label="engine (loop)")
+    ax.set_xticks(x, [r["dist"] for r in rows])
+    ax.set_ylabel("model events per second")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.set_title("FIFO slot pool, same arrivals and services")
+    fig.tight_layout()
+    fig.savefig(out / "bench_sim.png", dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small part 1, 6 hours of FB-2009")
+    ap.add_argument("--jobs", type=int, default=None, help="jobs in part 1 (default 200,000)")
+    ap.add_argument("--slots", type=int, default=16, help="slots in part 1 (16)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
+    ap.add_argument("--skip-fb", action="store_true", help="part 1 only")
+    ap.add_argument("--out", default="runs/bench_sim")
+    args = ap.parse_args(argv)
+    n = args.jobs or (20_000 if args.quick else 200_000)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+    summary["simpy_vs_engine"] = part1(n, args.slots, repeats=1 if n >= 100_000 else 3)
+    if not args.skip_fb:
+        import sim_bridge
+
+        data_dir = str(sim_bridge.resolve_data_dir(args.data_dir))
+        summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None)
+    summary["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    _plot(summary["simpy_vs_engine"], out)
+    print(f"wrote {out}/summary.json and bench_sim.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
