@@ -252,9 +252,11 @@ def test_analytic_rejects_bad_parameters(kwargs, match):
         single_fork_analytic(**args)
 
 
-def test_analytic_rejects_negative_support():
+def test_analytic_rejects_negative_support_and_infinite_mean():
     with pytest.raises(ValueError, match="lower support"):
         single_fork_analytic(stats.norm(), 0.1, 1, True, 100)
+    with pytest.raises(ValueError, match="finite mean"):
+        single_fork_analytic(stats.pareto(b=0.9), 0.1, 1, True, 100)
 
 
 def brute_force_choice(table, objective, r_max, lam, n):

@@ -346,6 +346,10 @@ def single_fork_analytic(
     if method not in ("auto", "integral", "closed", "exact"):
         raise ValueError(f"method must be 'auto', 'integral', 'closed' or 'exact', got {method!r}")
     check_time_distribution(dist)
+    if not np.isfinite(float(dist.mean())):
+        raise ValueError(
+            f"dist must have a finite mean task time (expected cost), got mean {dist.mean()!r}"
+        )
     if method in ("auto", "closed"):
         kind = _closed_form_kind(dist)
         if kind is not None:
