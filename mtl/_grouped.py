@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._calibration import fit_platt
@@ -281,6 +283,13 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         args = (Xs, y_pm, sample_c, row_task, structure, blocks, regs)
         if self.solver == "implicit":
             sol = solve_implicit(*args, tol=self.tol, max_iter=self.max_iter)
+            if not sol.converged:
+                warnings.warn(
+                    f"GroupedMTLSVC: the Newton solver stopped after {sol.n_iter} iterations "
+                    f"above tol={self.tol}; increase max_iter",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
         else:
             sol = solve_explicit(
                 *args,

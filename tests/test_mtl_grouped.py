@@ -338,3 +338,11 @@ def test_bad_frames(grid_data):
         GroupedMTLSVC().fit(bad, y)
     with pytest.raises(ValueError, match="one class"):
         GroupedMTLSVC().fit(X, np.zeros(len(y)))
+
+
+def test_non_convergence_warns(grid_data):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = grid_data
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        GroupedMTLSVC(max_iter=1, calibration_cv=None).fit(X, y)
