@@ -109,3 +109,35 @@ def test_backup_tasks_only_near_the_end_of_a_stage():
         n = same["task_id"].nunique()
         done = same[(same["outcome"] == "finished") & (same["end_time"] <= c["launch_time"])]
         assert len(done) >= 0.9 * n - 1e-9
+
+
+def test_mantri_kills_and_restarts_when_the_cluster_is_full():
+    r = sim_bridge.simulate(_heavy(1), "mantri", nodes=8, slots=2, seed=1, progress=False)
+    t = r.tasks
+    killed = t[t["outcome"] == "killed"]
+    nxt = t.merge(
+        killed[["task_id", "attempt", "end_time"]].rename(
+            columns={"attempt": "killed_attempt", "end_time": "killed_at"}
+        ),
+        on="task_id",
+    )
+    restarts = nxt[
+        (nxt["attempt"] == nxt["killed_attempt"] + 1) & (nxt["launch_time"] == nxt["killed_at"])
+    ]
+    assert len(restarts) > 0
+    # a restart only replaces a lone original, once
+    assert (restarts["killed_attempt"] == 0).all()
+    assert restarts["task_id"].is_unique
+
+
+def test_hadoop_waits_for_finished_tasks_and_spaces_its_speculations():
+    r = sim_bridge.simulate(_heavy(2), "hadoop", nodes=20, slots=2, seed=2, progress=False)
+    t = r.tasks
+    copies = t[t["attempt"] > 0]
+    assert len(copies) > 0
+    for job_id, g in copies.groupby("job_id"):
+        assert (g["launch_time"].sort_values().diff().dropna() >= 15.0 - 1e-9).all()
+        for _, c in g.iterrows():
+            same = t[(t["job_id"] == job_id) & (t["phase"] == c["phase"])]
+            done = same[(same["outcome"] == "finished") & (same["end_time"] <= c["launch_time"])]
+            assert len(done) >= max(1, 0.05 * same["task_id"].nunique())
