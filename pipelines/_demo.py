@@ -372,8 +372,13 @@ class Demo:
     def summary(self) -> dict[str, Any]:
         """The demo's ``summary.json`` content."""
         p = self.profile
+        argv = ["demo", "--out", str(self.out)]
+        argv += ["--quick"] if p.name == "quick" else []
+        argv += ["--data-dir", str(self.data_dir)] if self.data_dir else []
+        argv += ["--seed", str(self.seed)] if self.seed else []
         return {
             "command": "demo",
+            "argv": argv,
             "profile": asdict(p),
             "seed": self.seed,
             "data_dir": self.data_dir,
@@ -481,6 +486,7 @@ class Demo:
     def _compare_argv(self) -> list[str]:
         p, d = self.profile, self.out
         dd = ["--data-dir", str(self.data_dir)] if self.data_dir else []
+        # cluster size and data scale are the trace's (compare reads them from collect's summary)
         return [
             "compare",
             "--traces",
@@ -488,18 +494,13 @@ class Demo:
             "--workloads",
             ",".join(self.workloads),
             "--model",
-            str(d / "train" / "predictor"),
+            f"mtl={d / 'train' / 'predictor'}",
             "--out",
             str(d / "compare"),
-            "--nodes",
-            str(p.nodes),
             "--hours",
             str(p.compare_hours),
             "--seeds",
             str(p.compare_seeds),
-            "--seed",
-            str(self.seed + 1000),
-            *self._scale_args(),
             *dd,
         ]
 

@@ -21,6 +21,7 @@ import html
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,8 @@ class RunDir:
     summary : dict
         Its ``summary.json``.
     tables, markdown, images : list of Path
-        CSV files, Markdown files without a CSV of the same stem, PNG files, sorted by path.
+        CSV files, Markdown files and PNG files, sorted by path. A CSV with a Markdown file of
+        the same stem (the command's presentable version of it) is shown folded.
     """
 
     path: Path
@@ -148,12 +150,11 @@ def scan_run(path: str | os.PathLike[str]) -> RunDir:
             files.extend(
                 f for f in sorted(entry.iterdir()) if f.is_file() and not f.name.startswith(".")
             )
-    csv_stems = {f.with_suffix("") for f in files if f.suffix.lower() == ".csv"}
     for f in files:
         suffix = f.suffix.lower()
         if suffix == ".csv":
             run.tables.append(f)
-        elif suffix == ".md" and f.with_suffix("") not in csv_stems:
+        elif suffix == ".md":
             run.markdown.append(f)
         elif suffix == ".png":
             run.images.append(f)
@@ -228,20 +229,86 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "", depth: int = 3
     return items
 
 
-def _summary_table(summary: Mapping[str, Any], skip: Iterable[str] = ()) -> str:
+#: Headline entries of each command's summary (dotted-key prefixes), shown open; the full
+#: list of numbers is folded below them.
+KEY_FIELDS: dict[str, tuple[str, ...]] = {
+    "collect": (
+        "workloads",
+        "sources",
+        "nodes",
+        "slots",
+        "hours",
+        "attempt_rows",
+        "rows",
+        "pairs",
+        "excluded_jobs",
+        "straggler_share",
+        "simulation.p99_jct",
+        "wall_seconds",
+    ),
+    "train": (
+        "status",
+        "message",
+        "config.variant",
+        "study.grid_points",
+        "study.points_completed",
+        "best_params",
+        "validation.accuracy",
+        "test.",
+        "model.registered_uri",
+        "tracking_uri",
+        "wall_seconds",
+    ),
+    "evaluate": ("table", "fractions", "pairs", "data.rows", "verdicts", "wall_seconds"),
+    "compare": ("workloads", "seeds", "speculation", "significance", "wall_seconds"),
+    "replication": (
+        "seed_paper",
+        "distribution",
+        "n_tasks",
+        "runs",
+        "r",
+        "max_abs_z",
+        "best_latency",
+        "wall_seconds",
+    ),
+}
+
+
+def _kv_rows(items: Sequence[tuple[str, Any]]) -> str:
+    rows = []
+    for key, value in items:
+        if isinstance(value, list) and any(isinstance(v, str) and len(v) > 40 for v in value):
+            cell = "<ul>" + "".join(f"<li>{_esc(v)}</li>" for v in value) + "</ul>"
+        else:
+            shown = ", ".join(_fmt_number(v) for v in value) if isinstance(value, list) else value
+            cell = _esc(_fmt_number(shown))
+        rows.append(f"<tr><th>{_esc(key)}</th><td>{cell}</td></tr>")
+    return f'<table class="kv">{"".join(rows)}</table>'
+
+
+def _summary_table(summary: Mapping[str, Any], command: str = "", skip: Iterable[str] = ()) -> str:
     skip = set(skip)
     items = [(k, v) for k, v in flatten_summary(summary) if k.split(".")[0] not in skip]
     if not items:
         return ""
-    rows = []
-    for key, value in items[:MAX_SUMMARY_ITEMS]:
-        shown = ", ".join(_fmt_number(v) for v in value) if isinstance(value, list) else value
-        rows.append(f"<tr><th>{_esc(key)}</th><td>{_esc(_fmt_number(shown))}</td></tr>")
+    prefixes = KEY_FIELDS.get(command, ())
+    key = [
+        (k, v)
+        for k, v in items
+        if any(k == p or k.startswith(p if p.endswith(".") else p + ".") for p in prefixes)
+    ]
     more = len(items) - MAX_SUMMARY_ITEMS
     note = f'<p class="note">{more} more entries in summary.json</p>' if more > 0 else ""
+    everything = _kv_rows(items[:MAX_SUMMARY_ITEMS]) + note
+    if not key:
+        return (
+            '<details class="summary" open><summary>Summary numbers (summary.json)</summary>'
+            f"{everything}</details>"
+        )
     return (
-        '<details class="summary" open><summary>Key numbers (summary.json)</summary>'
-        f'<table class="kv">{"".join(rows)}</table>{note}</details>'
+        f'<div class="keynums">{_kv_rows(key)}</div>'
+        '<details class="summary"><summary>All summary numbers (summary.json)</summary>'
+        f"{everything}</details>"
     )
 
 
@@ -293,12 +360,91 @@ def render_image(path: str | os.PathLike[str]) -> str:
     )
 
 
+def _inline(text: str) -> str:
+    """Escape, then ``code`` and **bold** (the only inline Markdown the commands write)."""
+    out = _esc(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+
+
+def _md_cells(line: str) -> list[str]:
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|"):
+        line = line[:-1]
+    return [c.strip() for c in line.split("|")]
+
+
+def markdown_to_html(text: str) -> str:
+    r"""The small Markdown subset the commands write: headings, pipe tables, bullets, text.
+
+    Everything is escaped first, so no markup from the file survives.
+
+    Examples
+    --------
+    >>> h = markdown_to_html("# T\n\n| a | b |\n|---|---|\n| <1> | `x` |\n\n- one\n")
+    >>> h[:62]
+    '<h3>T</h3><table class="tbl"><tr><th>a</th><th>b</th></tr><tr>'
+    >>> h[62:]
+    '<td>&lt;1&gt;</td><td><code>x</code></td></tr></table><ul><li>one</li></ul>'
+    """
+    html_parts: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            html_parts.append(f"<p>{_inline(' '.join(para))}</p>")
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            i += 1
+        elif stripped.startswith("#"):
+            flush()
+            level = min(len(stripped) - len(stripped.lstrip("#")) + 2, 5)
+            html_parts.append(f"<h{level}>{_inline(stripped.lstrip('#').strip())}</h{level}>")
+            i += 1
+        elif stripped.startswith("|"):
+            flush()
+            rows = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                cells = _md_cells(lines[i])
+                if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                    rows.append(cells)
+                i += 1
+            if rows:
+                head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+                body = "".join(
+                    "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>"
+                    for r in rows[1:]
+                )
+                html_parts.append(f'<table class="tbl"><tr>{head}</tr>{body}</table>')
+        elif stripped.startswith(("- ", "* ")):
+            flush()
+            items = []
+            while i < len(lines) and lines[i].strip().startswith(("- ", "* ")):
+                items.append(f"<li>{_inline(lines[i].strip()[2:])}</li>")
+                i += 1
+            html_parts.append(f"<ul>{''.join(items)}</ul>")
+        else:
+            para.append(stripped)
+            i += 1
+    flush()
+    return "".join(html_parts)
+
+
 def _render_markdown(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         return f'<p class="note">{_esc(path.name)}: not UTF-8 text</p>'
-    return f"<h4>{_esc(path.name)}</h4><pre>{_esc(text)}</pre>"
+    return f'<div class="md"><p class="fname">{_esc(path.name)}</p>{markdown_to_html(text)}</div>'
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -363,13 +509,21 @@ def _render_block(block: _Block) -> str:
         parts.append(_stage_line(block.stage))
     parts.append(_command_block(run, block.stage))
     summary = block.summary_part if block.summary_part is not None else run.summary
-    parts.append(_summary_table(summary, skip=("command", "command_line", "argv")))
-    for f in block.files:
-        if f.suffix.lower() == ".csv":
-            parts.append(f"<h4>{_esc(_rel(f, run.path))}</h4>{render_csv(f)}")
+    parts.append(_summary_table(summary, run.command, skip=("command", "command_line", "argv")))
+    md_stems = {f.with_suffix("") for f in block.files if f.suffix.lower() == ".md"}
     for f in block.files:
         if f.suffix.lower() == ".md":
             parts.append(_render_markdown(f))
+    for f in block.files:
+        if f.suffix.lower() == ".csv":
+            name = _esc(_rel(f, run.path))
+            if f.with_suffix("") in md_stems:
+                parts.append(
+                    f'<details class="data"><summary>data: {name}</summary>{render_csv(f)}'
+                    "</details>"
+                )
+            else:
+                parts.append(f"<h4>{name}</h4>{render_csv(f)}")
     images = [render_image(f) for f in block.files if f.suffix.lower() == ".png"]
     if images:
         parts.append(f'<div class="figs">{"".join(images)}</div>')
@@ -404,7 +558,9 @@ figcaption{font-size:.8em;color:#556;text-align:center}
 .note{font-size:.85em;color:#667}
 .status{font-weight:600}.status.ok{color:#1a7f37}.status.failed{color:#b42318}
 .status.skipped{color:#9a6700}
-details.summary summary{cursor:pointer;color:#1f3a5f}
+details summary{cursor:pointer;color:#1f3a5f}
+.md{margin:8px 0}.md table th,.md table td{text-align:left}.md h3{font-size:1.05em}
+.fname{font-size:.8em;color:#778;margin:10px 0 0}
 """
 
 

@@ -99,7 +99,7 @@ def test_plan_wires_outputs_to_inputs(tmp_path):
     scale = stages["collect"].argv[stages["collect"].argv.index("--scale") + 1]
     assert scale == "FB2009=0.5,SYN=0.5"  # only the workloads that run
     compare = stages["compare"].argv
-    assert compare[compare.index("--model") + 1].startswith(stages["train"].out)
+    assert compare[compare.index("--model") + 1] == f"mtl={stages['train'].out}/predictor"
 
 
 def test_replication_example_is_deterministic_and_consistent(tmp_path):

@@ -83,7 +83,7 @@ def runs(tmp_path):
     )
     frame = pd.DataFrame({"pair": [HOSTILE, "n1/SYN"], HOSTILE: [0.123456, 2.0]})
     frame.to_csv(collect / "per_pair.csv", index=False)
-    (collect / "per_pair.md").write_text("| markdown twin of the CSV, not repeated |\n")
+    (collect / "per_pair.md").write_text(f"| twin | x |\n|---|---|\n| {HOSTILE} | **1** |\n")
     (collect / "notes.md").write_text(f"free text {HOSTILE}\n")
     png = _png(collect / "shares.png", 0)
     train = _run(
@@ -118,10 +118,11 @@ def test_report_is_self_contained_and_escaped(runs, tmp_path):
     assert "@import" not in html_text and "url(" not in html_text
     # the hostile cell, header and Markdown text come out as text, not markup
     text = "".join(c.text)
-    assert text.count(HOSTILE) >= 3
+    assert text.count(HOSTILE) >= 4
     assert "&lt;script&gt;" in html_text
-    # the Markdown twin of a CSV is not repeated; the free Markdown file is shown
-    assert "markdown twin" not in text and "free text" in text
+    # Markdown is rendered (escaped); its CSV twin is folded in a <details>
+    assert "free text" in text and "<b>1</b>" in html_text
+    assert [t for t, _ in c.tags].count("details") >= 2  # key numbers + the CSV twin
     # numbers from the CSV and summary
     assert "0.1235" in text and "1234" in text
 
