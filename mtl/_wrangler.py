@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -64,6 +65,8 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
     tol, max_iter : LinearSVC's stopping parameters.
     random_state : int or None, default=0
         Seed of the calibration folds.
+    verbose : bool, default=False
+        Show a progress bar over the pairs (tqdm; ``TQDM_DISABLE=1`` silences it).
 
     Attributes
     ----------
@@ -113,6 +116,7 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         tol=1e-4,
         max_iter=1000,
         random_state=0,
+        verbose=False,
     ):
         self.C = C
         self.loss = loss
@@ -125,6 +129,7 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -215,7 +220,11 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         self._n_iter = 0
         pairs, W, B, P = [], [], [], []
         insufficient = {}
-        for j, k in enumerate(uniq):
+        from tqdm.auto import tqdm
+
+        quiet = not self.verbose or os.environ.get("TQDM_DISABLE", "") not in ("", "0")
+        bar = tqdm(uniq, desc="WranglerSVC pairs", disable=quiet)
+        for j, k in enumerate(bar):
             pair = (node_index[int(k // len(wl_index))], wl_index[int(k % len(wl_index))])
             rows = order[bounds[j] : bounds[j + 1]]
             yk = y_pm[rows]

@@ -346,3 +346,20 @@ def test_non_convergence_warns(grid_data):
     X, y = grid_data
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         GroupedMTLSVC(max_iter=1, calibration_cv=None).fit(X, y)
+
+
+@pytest.mark.parametrize("variant", ["f0", "fn", "fl", "f0nl", "f0t", "f0tl", "f0nlt"])
+def test_every_variant_has_exactly_its_blocks(grid_data, variant):
+    from mtl import VARIANTS
+
+    X, y = grid_data
+    m = GroupedMTLSVC(variant=variant, calibration_cv=None).fit(X, y)
+    has = {
+        "w0": m.w0_ is not None,
+        "node": bool(m.node_weights_),
+        "workload": bool(m.workload_weights_),
+        "task": bool(m.task_weights_),
+    }
+    assert {b for b, present in has.items() if present} == set(VARIANTS[variant])
+    assert len(m.node_weights_) in (0, 4) and len(m.task_weights_) in (0, 12)
+    assert m.score(X, y) > 0.7
