@@ -119,7 +119,10 @@ def collect(
     summary = {
         "command": "collect",
         "workloads": workloads,
-        "sources": {w.name: w.source for w in loaded},
+        "sources": {req: w.source for req, w in zip(workloads, loaded, strict=True)},
+        "synthetic_fallback": [
+            req for req, w in zip(workloads, loaded, strict=True) if req != w.name
+        ],
         "scales": scales,
         "nodes": nodes,
         "slots": slots,

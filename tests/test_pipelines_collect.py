@@ -72,3 +72,15 @@ def test_default_scales():
         "SYN": DEFAULT_SCALES["SYN"],
         "FB2010": DEFAULT_SCALES["FB2010"],
     }
+
+
+def test_collect_without_data_falls_back_and_says_so(tmp_path, capsys):
+    empty = tmp_path / "nodata"
+    empty.mkdir()
+    args = ["collect", "--nodes", "3", "--hours", "0.1", "--workloads", "FB2009,SYN"]
+    args += ["--scale", "0.05", "--data-dir", str(empty), "--out", str(tmp_path / "o")]
+    assert main(args) == 0
+    assert "FB2009 had no data file and ran as the synthetic workload" in capsys.readouterr().out
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["synthetic_fallback"] == ["FB2009"]
+    assert s["sources"] == {"FB2009": "synthetic", "SYN": "synthetic"}

@@ -67,5 +67,10 @@ def func(args: argparse.Namespace) -> int:
             f"  {w:8s} {s['rows_by_workload'][w]:7d} rows  straggler share "
             f"{s['straggler_share_by_workload'][w]:.3f}  source {s['sources'].get(w)}"
         )
+    if s["synthetic_fallback"]:
+        print(
+            f"note: {', '.join(s['synthetic_fallback'])} had no data file and ran as the "
+            "synthetic workload (SYN); fetch the data with `straggler data fetch`"
+        )
     print(f"wrote {args.out}/tasks.parquet, jobs.parquet, summary.json")
     return 0
