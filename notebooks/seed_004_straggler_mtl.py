@@ -57,7 +57,7 @@ SEED = 4
 # the quick run is a smoke test.
 if QUICK:
     SIZES = dict(
-        nodes=6, hours=0.1, fractions="0.2,0.66", models="wrangler,f0,f0nl", pairs=2, seeds=1
+        nodes=6, hours=0.1, fractions="0.2,0.66", models="wrangler,f0nl", pairs=2, seeds=1
     )
 else:
     SIZES = dict(
