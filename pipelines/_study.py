@@ -155,6 +155,12 @@ class GridObjective:
         self.ctx = ctx
         self._data: pd.DataFrame | None = None
 
+    def _grid_keys(self) -> set[str]:
+        from pipelines._grid import grid_points
+
+        keys = list(self.ctx.space)
+        return {point_key(p, keys) for p in grid_points(self.ctx.space)}
+
     def _load(self) -> pd.DataFrame:
         if self._data is None:
             self._data = pd.read_parquet(self.ctx.data_path)
@@ -189,6 +195,10 @@ class GridObjective:
         if "grid_point" not in trial.user_attrs:
             trial.set_user_attr("skipped", "queue empty")
             raise optuna.TrialPruned("not from the queue: would duplicate a grid point")
+        if trial.user_attrs["grid_point"] not in self._grid_keys():
+            # queued by an earlier run with another grid file for the same data and settings
+            trial.set_user_attr("skipped", "not in the current grid")
+            raise optuna.TrialPruned("grid point not in the current grid")
         point = {k: trial.suggest_categorical(k, self.ctx.space[k]) for k in self.ctx.space}
         proba, extra = self.validation_proba(point)
         data = self._load()
