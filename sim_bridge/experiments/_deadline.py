@@ -104,6 +104,12 @@ def pocd_experiment(
     Columns ``policy, n_tasks, load, pocd, mean_jct, attempts_per_task, deadline, jobs``.
     Hadoop runs first without deadlines to fix ``deadline = deadline_factor x`` its median job
     time; Dolly's straggler probability is then ``1 - PoCD(Hadoop)``.
+
+    Examples
+    --------
+    >>> df = pocd_experiment(5, 0.4, n_jobs=4, seed=0)
+    >>> df.policy.tolist(), bool(df.pocd.between(0, 1).all())
+    (['Shed+', 'Shed', 'Dolly', 'Hopper', 'Hadoop'], True)
     """
     policies = dict(POCD_POLICIES if policies is None else policies)
     dist = stats.pareto(b=beta, scale=1.0)

@@ -98,6 +98,12 @@ def run_cluster(
     A policy given with ``policy_params["slotted"] = True`` decides only at slot starts and
     places tasks itself (:class:`SlotHold` placement); any other runs with FIFO placement.
     ``dist`` replaces the unit-mean Pareto(``alpha``) task-time multiplier.
+
+    Examples
+    --------
+    >>> df = run_cluster("none", xu_lau_jobs(1.0, 3.0, seed=0), machines=50)
+    >>> bool((df.attempts == df.n_tasks).all()), list(df.columns)[:3]
+    (True, ['job_id', 'policy', 'flowtime'])
     """
     slotted = bool((policy_params or {}).get("slotted", False))
     res = simulate(
@@ -143,7 +149,14 @@ def sigma_sweep(
     """Fig. 5 of seed 000: one job of ``n_tasks`` unit-mean tasks on ``machines`` machines
     under ESE with each threshold ``sigma`` (and ``sigma = nan``: no backup), ``runs`` runs
     each; returns one row per (sigma, run) with the job's ``resource`` and ``flowtime``.
-    ``dist`` replaces the unit-mean Pareto(``alpha``) task times (e.g. ``expon()``, seed 001)."""
+    ``dist`` replaces the unit-mean Pareto(``alpha``) task times (e.g. ``expon()``, seed 001).
+
+    Examples
+    --------
+    >>> df = sigma_sweep([1.7], n_tasks=50, machines=5, runs=2, seed=0)
+    >>> df.shape, int(df.sigma.isna().sum())
+    ((4, 4), 2)
+    """
     from tqdm.auto import tqdm
 
     jobs = [JobSpec("single", 0.0, np.ones(int(n_tasks)), workload="XULAU")]
