@@ -61,6 +61,7 @@ def _study(out: Path, name: str):
     return optuna.load_study(study_name=name, storage=storage)
 
 
+@pytest.mark.slow
 def test_summary_and_test_metrics_recomputed(trained, trace_dir):
     from mtl import load_predictor
 
@@ -84,6 +85,7 @@ def test_summary_and_test_metrics_recomputed(trained, trace_dir):
     assert s["data_hash"] and s["split"]["test_rows"] == len(split.test)
 
 
+@pytest.mark.slow
 def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
     from mlflow import MlflowClient
     from optuna.trial import TrialState
@@ -112,6 +114,7 @@ def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
     assert {"per_pair_metrics.csv", "confusion_matrix.png", "summary.json"} <= arts
 
 
+@pytest.mark.slow
 def test_registry_alias_and_pyfunc_roundtrip(trained, trace_dir, monkeypatch):
     import mlflow
 
