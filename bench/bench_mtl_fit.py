@@ -170,14 +170,14 @@ def _plot(results: dict, path: Path, variant: str) -> None:
     width = 0.2
     for k, m in enumerate(methods):
         xs = np.arange(len(sizes)) + (k - 1.5) * width
-        axes[0].bar(xs, [results[s][m]["fit_s"] for s in sizes], width, label=m)
+        axes[0].bar(xs, [results[s][m]["fit_cpu_s"] for s in sizes], width, label=m)
         axes[1].bar(
             xs,
             [results[s][m]["peak_rss_mb"] - results[s][m]["baseline_rss_mb"] for s in sizes],
             width,
             label=m,
         )
-    for ax, title in zip(axes, ["fit time [s]", "peak RSS above data [MB]"], strict=True):
+    for ax, title in zip(axes, ["fit CPU time [s]", "peak RSS above data [MB]"], strict=True):
         ax.set_xticks(np.arange(len(sizes)), [f"{int(s):.0e} rows" for s in sizes])
         ax.set_yscale("log")
         ax.set_title(title)
