@@ -262,6 +262,8 @@ def test_unseen_ids_use_existing_blocks(grid_data):
         for (n, l), W in cases.items():
             got = m.margin(row.assign(node=n, workload=l))[0]
             assert got == pytest.approx(z @ W + m.intercept_, rel=1e-10, abs=1e-10), (variant, n)
+            Wc, bc = m.combined_weights(n, l)
+            assert got == pytest.approx(x @ Wc + bc, rel=1e-10, abs=1e-10)
 
 
 def test_f0nl_generalises_to_held_out_pair_better_than_f0t():
