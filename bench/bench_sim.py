@@ -49,7 +49,7 @@ def _model(n: int, slots: int, dist: str, seed: int) -> tuple[np.ndarray, np.nda
     return arrivals, services
 
 
-def run_simpy(arrivals: np.ndarray, services: np.ndarray, slots: int) -> tuple[np.ndarray, float]:
+def run_simpy(arrivals, services, slots: int) -> tuple[np.ndarray, float, float]:
     """The peer: one SimPy process per job competing for a Resource of ``slots``."""
     import simpy
 
@@ -70,17 +70,17 @@ def run_simpy(arrivals: np.ndarray, services: np.ndarray, slots: int) -> tuple[n
             last = a
             env.process(job(i))
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     env.process(source())
     env.run()
-    return done, time.perf_counter() - t0
+    return done, time.perf_counter() - t0, time.process_time() - c0
 
 
-def run_engine(arrivals, services, slots) -> tuple[np.ndarray, float, float, int]:
+def run_engine(arrivals, services, slots) -> tuple[np.ndarray, float, float, float, int]:
     import sim_bridge
     from sim_bridge import JobSpec, Workload
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     jobs = [
         JobSpec(f"j{i}", float(a), [float(s)])
         for i, (a, s) in enumerate(zip(arrivals, services, strict=True))
@@ -97,22 +97,24 @@ def run_engine(arrivals, services, slots) -> tuple[np.ndarray, float, float, int
         record_counters=False,
         progress=False,
     )
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     done = r.jobs.set_index("job_id").loc[[f"j{i}" for i in range(len(arrivals))], "finish_time"]
-    return done.to_numpy(), wall, r.summary["engine_seconds"], r.summary["events"]
+    return done.to_numpy(), wall, cpu, r.summary["engine_seconds"], r.summary["events"]
 
 
 def part1(n: int, slots: int, repeats: int) -> list[dict]:
     rows = []
     for dist in ("exponential", "pareto"):
         arrivals, services = _model(n, slots, dist, seed=1)
-        best = {"simpy": np.inf, "engine": np.inf, "engine_loop": np.inf}
+        best = dict.fromkeys(("simpy", "engine", "engine_loop", "simpy_cpu", "engine_cpu"), np.inf)
         for _ in range(repeats):
-            d_simpy, w_simpy = run_simpy(arrivals, services, slots)
-            d_eng, w_eng, w_loop, events = run_engine(arrivals, services, slots)
+            d_simpy, w_simpy, c_simpy = run_simpy(arrivals, services, slots)
+            d_eng, w_eng, c_eng, w_loop, events = run_engine(arrivals, services, slots)
             best["simpy"] = min(best["simpy"], w_simpy)
             best["engine"] = min(best["engine"], w_eng)
             best["engine_loop"] = min(best["engine_loop"], w_loop)
+            best["simpy_cpu"] = min(best["simpy_cpu"], c_simpy)
+            best["engine_cpu"] = min(best["engine_cpu"], c_eng)
         same = bool(np.allclose(d_simpy, d_eng, rtol=1e-12, atol=1e-9))
         model_events = 2 * n
         row = {
@@ -130,6 +132,9 @@ def part1(n: int, slots: int, repeats: int) -> list[dict]:
             "engine_loop_events_per_s": model_events / best["engine_loop"],
             "ratio_end_to_end": best["simpy"] / best["engine"],
             "ratio_engine_loop": best["simpy"] / best["engine_loop"],
+            "simpy_cpu_s": best["simpy_cpu"],
+            "engine_cpu_s": best["engine_cpu"],
+            "ratio_cpu_end_to_end": best["simpy_cpu"] / best["engine_cpu"],
         }
         rows.append(row)
         print(
@@ -137,7 +142,8 @@ def part1(n: int, slots: int, repeats: int) -> list[dict]:
             f"{row['simpy_events_per_s']:,.0f} ev/s, engine {row['engine_events_per_s']:,.0f} "
             f"ev/s end to end ({row['ratio_end_to_end']:.1f}x), "
             f"{row['engine_loop_events_per_s']:,.0f} ev/s loop only "
-            f"({row['ratio_engine_loop']:.1f}x)",
+            f"({row['ratio_engine_loop']:.1f}x); CPU seconds SimPy {row['simpy_cpu_s']:.2f}, "
+            f"engine {row['engine_cpu_s']:.2f} ({row['ratio_cpu_end_to_end']:.2f}x)",
             flush=True,
         )
     return rows
@@ -145,12 +151,13 @@ def part1(n: int, slots: int, repeats: int) -> list[dict]:
 
 _CHILD = """
 import json, resource, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 import sim_bridge
 r = sim_bridge.simulate("FB2009", "late", "fifo", nodes=600, slots=2, hours={hours},
                         seed=0, data_dir={data_dir!r}, progress=False)
 s = r.summary
-print(json.dumps({{"wall_s": time.perf_counter() - t0, "simulate_s": s["wall_seconds"],
+print(json.dumps({{"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+    "simulate_s": s["wall_seconds"],
     "engine_s": s["engine_seconds"], "events": s["events"], "jobs": s["jobs"],
     "tasks": s["tasks"], "attempts": s["attempts"], "copies": s["copies"],
     "p99_jct": s["p99_jct"], "straggler_share": s["straggler_share"],
@@ -171,8 +178,8 @@ def part2(data_dir: str, hours: float | None) -> dict:
     span = "day" if hours is None else f"first {hours} h"
     print(
         f"[FB-2009 {span}] 600 nodes x 2 slots, LATE: {row['jobs']} jobs, {row['tasks']} tasks, "
-        f"{row['attempts']} attempts; wall {row['wall_s']:.1f} s (simulate "
-        f"{row['simulate_s']:.1f} s, engine loop {row['engine_s']:.1f} s), "
+        f"{row['attempts']} attempts; wall {row['wall_s']:.1f} s, CPU {row['cpu_s']:.1f} s "
+        f"(simulate {row['simulate_s']:.1f} s, engine loop {row['engine_s']:.1f} s), "
         f"{row['events']:,} events, peak RSS {row['peak_rss_mb']:.0f} MB "
         f"(source {row['workload_source']})",
         flush=True,

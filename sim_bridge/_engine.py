@@ -219,6 +219,7 @@ class Job:
         "n_tasks",
         "finish_time",
         "alpha",
+        "_pdel",
         "pids",
         "_rng",
         "_seed",
@@ -659,6 +660,7 @@ class Simulator:
         job.stage = 0
         job.stage_left = [n_m, n_r]
         job.pending = {}
+        job._pdel = 0
         job.running = {}
         job.n_done = 0
         job.n_tasks = n_m + n_r
@@ -756,6 +758,7 @@ class Simulator:
         rest = job.pending
         job.pending = {task.index: task}
         job.pending.update(rest)
+        job._pdel = 0
         self._n_waiting += 1
         if job.uid not in self._waiting:
             if self._waiting and job.uid < next(reversed(self._waiting)):
@@ -801,10 +804,18 @@ class Simulator:
         node = int(node)
         job = task.job
         if state == WAITING:
-            del job.pending[task.index]
+            pending = job.pending
+            del pending[task.index]
             self._n_waiting -= 1
-            if not job.pending:
+            if not pending:
                 self._waiting.pop(job.uid, None)
+            else:
+                # a dict only compacts its deleted entries when it grows, and iterating it walks
+                # over them: rebuild it once deletions outnumber what is left (amortised O(1))
+                job._pdel += 1
+                if job._pdel > 64 and job._pdel > len(pending):
+                    job.pending = dict(pending)
+                    job._pdel = 0
             task.state = RUNNING
             if task.first_launch is None:
                 task.first_launch = now

@@ -8,7 +8,6 @@ and node history. None reads an attempt's future end time.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
 
 import numpy as np
 
@@ -39,11 +38,51 @@ class NoSpeculation(SpeculationPolicy):
     name = "none"
 
 
+class _Durations:
+    """Run times of the attempts that finished a stage's tasks: running sums (exact mean and
+    sd) and a sorted snapshot refreshed when the count grew by 2% (exact below 50 values)."""
+
+    __slots__ = ("values", "total", "total_sq", "_sorted", "_n_sorted")
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.total = 0.0
+        self.total_sq = 0.0
+        self._sorted = np.empty(0)
+        self._n_sorted = 0
+
+    def add(self, d: float) -> None:
+        self.values.append(d)
+        self.total += d
+        self.total_sq += d * d
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def mean(self) -> float:
+        return self.total / len(self.values)
+
+    def std(self) -> float:
+        n = len(self.values)
+        m = self.total / n
+        return math.sqrt(max(self.total_sq / n - m * m, 0.0))
+
+    def sorted(self) -> np.ndarray:
+        n = len(self.values)
+        if n != self._n_sorted and (n < 50 or n - self._n_sorted >= 0.02 * self._n_sorted):
+            self._sorted = np.sort(np.asarray(self.values))
+            self._n_sorted = n
+        return self._sorted
+
+
+_EMPTY = _Durations()
+
+
 class _StageStats(SpeculationPolicy):
-    """Keeps, per (job, stage), the sorted run times of the attempts that finished a task."""
+    """Keeps, per (job, stage), the run times of the attempts that finished a task."""
 
     def reset(self) -> None:
-        self._durs: dict[tuple[int, int], list[float]] = {}
+        self._durs: dict[tuple[int, int], _Durations] = {}
 
     def on_attempt_finished(self, view, attempt):
         task = attempt.task
@@ -52,20 +91,15 @@ class _StageStats(SpeculationPolicy):
             self._durs.pop((job.uid, 0), None)
             self._durs.pop((job.uid, 1), None)
             return []
-        insort(
-            self._durs.setdefault((job.uid, task.stage), []),
-            attempt.end_time - attempt.launch_time,
-        )
+        key = (job.uid, task.stage)
+        stats = self._durs.get(key)
+        if stats is None:
+            stats = self._durs[key] = _Durations()
+        stats.add(attempt.end_time - attempt.launch_time)
         return []
 
-    def _stage_durations(self, job) -> list[float]:
-        return self._durs.get((job.uid, job.stage), [])
-
-
-def _median(sorted_vals: list[float]) -> float:
-    n = len(sorted_vals)
-    mid = n // 2
-    return sorted_vals[mid] if n % 2 else 0.5 * (sorted_vals[mid - 1] + sorted_vals[mid])
+    def _stage_durations(self, job) -> _Durations:
+        return self._durs.get((job.uid, job.stage), _EMPTY)
 
 
 @register_policy
@@ -117,10 +151,10 @@ class HadoopSpeculator(_StageStats):
                 continue
             stage = job.stages[job.stage]
             durs = self._stage_durations(job)
-            if not durs or len(durs) < self.min_done_fraction * len(stage):
+            if not len(durs) or len(durs) < self.min_done_fraction * len(stage):
                 continue
-            mean = sum(durs) / len(durs)
-            sd = math.sqrt(max(sum(d * d for d in durs) / len(durs) - mean * mean, 0.0))
+            mean = durs.mean()
+            sd = durs.std()
             threshold = mean + self.slowtask_threshold * sd
             live = list(job.running.values())
             n_spec = sum(1 for a in live if a.index > 0)
@@ -238,11 +272,11 @@ class LATE(_StageStats):
                 (p - a.start_fraction) / (now - a.launch_time) if now > a.launch_time else 0.0
                 for a, p in zip(live, prog, strict=True)
             ]
-            all_rates = sorted(rates + [1.0 / d for d in durs if d > 0])
-            k = self.slow_task_threshold * (len(all_rates) - 1)
-            lo = int(math.floor(k))
-            hi = min(lo + 1, len(all_rates) - 1)
-            cut = all_rates[lo] + (all_rates[hi] - all_rates[lo]) * (k - lo)
+            # SlowTaskThreshold: percentile of the progress rates of the stage's running and
+            # finished tasks (a finished task's rate is 1 / its run time)
+            done = durs.sorted()
+            pool = np.concatenate([np.asarray(rates), 1.0 / done[done > 0]])
+            cut = float(np.quantile(pool, self.slow_task_threshold))
             for a, p, r in zip(live, prog, rates, strict=True):
                 if (
                     len(a.task.live) != 1
@@ -313,7 +347,7 @@ class SparkSpeculation(_StageStats):
             need = max(1, math.floor(self.quantile * n_stage))
             if len(durs) < need:
                 continue
-            threshold = max(self.multiplier * _median(durs), self.min_runtime)
+            threshold = max(self.multiplier * float(np.median(durs.sorted())), self.min_runtime)
             for a in list(job.running.values()):
                 if (
                     a.task.stage == job.stage
@@ -417,8 +451,9 @@ class Mantri(_StageStats):
             durs = self._stage_durations(job)
             if len(durs) < self.min_samples:
                 continue
-            n = len(durs)
-            mean_new = sum(durs) / n
+            mean_new = durs.mean()
+            t_new = durs.sorted()
+            n = t_new.size
             live = [a for a in job.running.values() if a.task.stage == job.stage]
             prog = view.progress_many(live)
             seen: set[int] = set()
@@ -445,7 +480,7 @@ class Mantri(_StageStats):
                 if math.isinf(t_rem):
                     t_rem = el + mean_new  # no progress yet: at least as long as it has run
                 # P(t_rem > t_new (c+1)/c) from the stage's empirical t_new
-                p_dup = bisect_left(durs, t_rem * c / (c + 1)) / n
+                p_dup = int(np.searchsorted(t_new, t_rem * c / (c + 1))) / n
                 if free and c < self.max_copies and p_dup > self.delta:
                     out.append(Launch(task))
                     free -= 1
@@ -455,7 +490,7 @@ class Mantri(_StageStats):
                     and c == 1
                     and len(task.attempts) == 1
                     and t_rem > mean_new + self.restart_margin
-                    and bisect_left(durs, t_rem) / n > 0.5
+                    and int(np.searchsorted(t_new, t_rem)) / n > 0.5
                 ):
                     out.append(Kill(a))
                     out.append(Launch(task))
