@@ -287,6 +287,9 @@ def table1_claims(t: pd.DataFrame, small: float = 0.05) -> dict:
             float(f) for f, h in zip(acc.index, holds, strict=True) if h
         ]
     if maj is not None:
+        mrow = ok[ok["model"] == "majority"].iloc[0]
+        a, n = float(mrow["accuracy"]), int(mrow["rows"])
+        out["accuracy_standard_error"] = {"se": float(np.sqrt(a * (1 - a) / n)), "rows": n}
         best = acc.drop(columns=["majority"]).max(axis=1)
         out["best_minus_majority_accuracy"] = {f"{f:g}": float(v) for f, v in (best - maj).items()}
     return out
@@ -327,10 +330,22 @@ def verdict_lines(table: int, claims: dict) -> list[str]:
                 f"{claims['wrangler_insufficient_for_all_pairs_at']}, as in the paper's 1-5% rows."
             )
         gap = claims.get("best_minus_majority_accuracy") or {}
-        if gap and max(gap.values()) < 0.01:
+        if gap:
+            best = max(gap.values())
             lines.append(
-                "Caution: no model beats always predicting 'not a straggler' by 1 point of "
-                "accuracy on this trace; the counters carry little signal here."
+                "Best model minus always predicting 'not a straggler', in accuracy points: "
+                + ", ".join(f"{100 * v:+.1f} at {100 * float(f):g}%" for f, v in gap.items())
+                + (
+                    "; below 5 points the counters carry little usable signal on this trace."
+                    if best < 0.05
+                    else "."
+                )
+            )
+        se = claims.get("accuracy_standard_error")
+        if se:
+            lines.append(
+                f"Binomial standard error of one accuracy here: +-{100 * se['se']:.1f} points "
+                f"({se['rows']} test rows); smaller differences are not evidence either way."
             )
         return lines
     c = claims
