@@ -1,0 +1,187 @@
+"""``straggler compare`` (Tables 3-4) end to end on a tiny configuration, its statistics
+against closed forms / scipy, saved-model reuse, bad input, and the two simulator options it
+relies on (``cluster_seed``, SWIM ``day``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim_bridge
+from pipelines._collect import collect
+from pipelines._compare import (
+    ALL,
+    PREDICTORS,
+    STATISTICS,
+    CompareConfig,
+    CompareError,
+    improvement,
+    jct_statistics,
+    parse_models,
+    run_compare,
+    significance,
+)
+from pipelines.cli import main
+
+TINY = dict(nodes=6, hours=0.3, seed=0, scales={"SYN": 0.05})
+
+
+@pytest.fixture(scope="module")
+def trace_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("trace")
+    collect(out, ["SYN"], **TINY)
+    return out
+
+
+@pytest.fixture(scope="module")
+def compared(trace_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("compare")
+    cfg = CompareConfig(traces=str(trace_dir), out=str(out), workloads=["SYN"], seeds=2)
+    return out, run_compare(cfg)
+
+
+# ---------------------------------------------------------------- statistics
+def test_statistics_match_numpy_and_closed_forms():
+    rng = np.random.default_rng(0)
+    x = rng.pareto(2.0, 501)
+    s = jct_statistics(x)
+    assert s["Average"] == pytest.approx(x.mean())
+    for name, q in STATISTICS.items():
+        if q is not None:
+            assert s[name] == pytest.approx(np.percentile(x, q))
+    assert improvement(80.0, 60.0) == 25.0 and np.isnan(improvement(0.0, 1.0))
+
+
+def test_significance_is_scipy_ttest():
+    from scipy.stats import ttest_1samp
+
+    v = [3.0, 5.0, 4.5, 2.0]
+    r = significance(v)
+    assert r["p_value"] == pytest.approx(ttest_1samp(v, 0.0).pvalue)
+    assert r["std"] == pytest.approx(np.std(v, ddof=1))
+    assert (r["min"], r["max"], r["n"]) == (2.0, 5.0, 4)
+    one = significance([7.0])
+    assert not one["significant"] and np.isnan(one["p_value"])
+
+
+def test_parse_models():
+    assert parse_models(["wrangler=/a", "mtl=models:/m@champion"]) == {
+        "wrangler": "/a",
+        "mtl": "models:/m@champion",
+    }
+    with pytest.raises(CompareError, match="twice"):
+        parse_models(["/a", "mtl=/b"])
+    with pytest.raises(CompareError, match="name must be one of"):
+        parse_models(["oracle=/x"])
+
+
+# ---------------------------------------------------------------- end to end
+def test_compare_writes_tables_plots_and_summary(compared):
+    out, s = compared
+    for name in ("table3.csv", "table4.csv", "tables.md", "summary.json"):
+        assert (out / name).is_file()
+    for name in ("jct_cdf.png", "table3.png", "table4.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    t3 = pd.read_csv(out / "table3.csv")
+    groups = {"SYN", ALL}
+    assert set(t3["workload"]) == groups and set(t3["predictor"]) == set(PREDICTORS)
+    assert len(t3) == len(groups) * len(PREDICTORS) * len(STATISTICS)
+    assert len(pd.read_csv(out / "table4.csv")) == len(groups) * len(PREDICTORS)
+    on_disk = json.loads((out / "summary.json").read_text())
+    assert on_disk["command"] == "compare" and on_disk["significance"]["seeds"] == 2
+    assert "significant" in on_disk["significance"]["verdict"]
+    md = (out / "tables.md").read_text()
+    assert "Table 3" in md and "Table 4" in md and "±" in md
+    for name in PREDICTORS:
+        assert (out / "models" / name / "predictor.json").is_file()
+        assert s["models"][name]["trained"]
+
+
+def test_tables_are_recomputed_from_the_runs(compared):
+    """Oracle: every Table 3/4 cell is the improvement of that seed's run over the
+    speculation-only run of the same seed, recomputed here from the raw metrics."""
+    _out, s = compared
+    runs = {(r["seed_index"], r["policy"]): r["metrics"] for r in s["runs"]}
+    assert sorted({k for k, _p in runs}) == [0, 1]
+    for row in s["table3"]:
+        w, p, stat = row["workload"], row["predictor"], row["statistic"]
+        want = [improvement(runs[(k, "spec")][w][stat], runs[(k, p)][w][stat]) for k in (0, 1)]
+        np.testing.assert_allclose(row["per_seed"], want)
+        assert row["mean"] == pytest.approx(np.mean(want))
+    for row in s["table4"]:
+        w, p = row["workload"], row["predictor"]
+        base = [runs[(k, "spec")][w]["task_seconds"] for k in (0, 1)]
+        mine = [runs[(k, p)][w]["task_seconds"] for k in (0, 1)]
+        want = [100 * (b - m) / b for b, m in zip(base, mine, strict=True)]
+        np.testing.assert_allclose(row["per_seed"], want)
+    # the three policies of one seed ran the same jobs
+    for k in (0, 1):
+        jobs = {runs[(k, p)][ALL]["jobs"] for p in ("spec", *PREDICTORS)}
+        assert len(jobs) == 1
+
+
+def test_fresh_period_is_the_same_cluster_later(compared, trace_dir):
+    _out, s = compared
+    setup = s["setup"]
+    assert setup["cluster_seed"] == TINY["seed"] and setup["test_seed"] != TINY["seed"]
+    trace = pd.read_parquet(trace_dir / "tasks.parquet")
+    assert setup["offset"] >= trace["end_time"].max()
+    assert setup["nodes"] == TINY["nodes"]
+
+
+def test_saved_models_give_the_same_results_via_the_cli(compared, tmp_path, trace_dir):
+    """--model loads the artifacts written by the first run: seed 0 is bit-identical."""
+    out0, s0 = compared
+    out = tmp_path / "again"
+    argv = ["compare", "--traces", str(trace_dir), "--workloads", "SYN", "--out", str(out)]
+    argv += ["--seeds", "1"]
+    for name in PREDICTORS:
+        argv += ["--model", f"{name}={out0 / 'models' / name}"]
+    assert main(argv) == 0
+    s1 = json.loads((out / "summary.json").read_text())
+    assert not any(m["trained"] for m in s1["models"].values())
+    first = {
+        (r["workload"], r["predictor"], r["statistic"]): r["per_seed"][0] for r in s0["table3"]
+    }
+    for r in s1["table3"]:
+        assert r["per_seed"][0] == first[(r["workload"], r["predictor"], r["statistic"])]
+    assert "one seed" in s1["significance"]["verdict"]
+
+
+def test_bad_input_is_named(tmp_path, trace_dir):
+    with pytest.raises(FileNotFoundError, match="--traces"):
+        run_compare(CompareConfig(traces=str(tmp_path / "none"), out=str(tmp_path / "o")))
+    for kw, needle in (
+        (dict(workloads=["NOPE"]), "--workloads"),
+        (dict(seeds=0), "--seeds"),
+        (dict(speculation="fifo"), "--speculation"),
+        (dict(nodes=0), "--nodes"),
+    ):
+        with pytest.raises(CompareError, match=needle):
+            run_compare(CompareConfig(traces=str(trace_dir), out=str(tmp_path / "o"), **kw))
+    rc = main(["compare", "--traces", str(trace_dir), "--out", str(tmp_path), "--seeds", "-1"])
+    assert rc == 2
+
+
+# ---------------------------------------------------------------- simulator options
+def test_cluster_seed_keeps_the_cluster_and_changes_the_draws():
+    kw = dict(nodes=4, hours=0.1, scale=0.05, progress=False)
+    a = sim_bridge.simulate("SYN", "none", seed=3, **kw)
+    b = sim_bridge.simulate("SYN", "none", seed=3, cluster_seed=3, **kw)
+    pd.testing.assert_frame_equal(a.tasks, b.tasks)
+    c = sim_bridge.simulate("SYN", "none", seed=3, cluster_seed=4, **kw)
+    assert not np.allclose(a.tasks["c_cpu_mhz"], c.tasks["c_cpu_mhz"])  # other hardware
+    with pytest.raises(ValueError, match="cluster_seed"):
+        sim_bridge.simulate("SYN", "none", seed=3, cluster_seed=-1, **kw)
+
+
+def test_swim_day_sample(shared_data_dir):
+    w0 = sim_bridge.load_workload("FB2009", shared_data_dir, hours=0.2)
+    w1 = sim_bridge.load_workload("FB2009", shared_data_dir, hours=0.2, day=1)
+    assert w1.source.endswith("FB-2009_samples_24_times_1hr_1.tsv")
+    assert w0.source.endswith("_1hr_0.tsv")
+    with pytest.raises(ValueError, match="day"):
+        sim_bridge.load_workload("ALI2017", shared_data_dir, day=1)
