@@ -45,6 +45,10 @@ def straggler_share(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) 
 def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> dict:
     """The summary keys of DESIGN.md §6 (plus a few more) from the two tables.
 
+    ``straggler_share`` is the share of labelled original attempts that straggle (beta x job
+    median); ``straggler_excluded_jobs`` counts the jobs with fewer than 3 original attempts,
+    which cannot define a median.
+
     Examples
     --------
     >>> j = pd.DataFrame({"submit_time": [0.0, 1.0], "finish_time": [5.0, 3.0],
@@ -75,5 +79,8 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
         else 0.0,
         "pocd": float(jobs["met_deadline"].mean()) if len(jobs) else float("nan"),
         "straggler_share": straggler_share(tasks, beta),
+        "straggler_excluded_jobs": int(
+            (tasks.loc[tasks["attempt"].to_numpy() == 0].groupby("job_id").size() < 3).sum()
+        ),
         "beta": float(beta),
     }

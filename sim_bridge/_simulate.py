@@ -49,6 +49,10 @@ class SimulationResult:
     summary : dict
         ``jobs, tasks, attempts, mean_jct, p50_jct, p90_jct, p99_jct, task_seconds, makespan,
         pocd, events, wall_seconds`` and more (policy names, parameters, straggler share).
+        ``task_seconds`` sums every attempt's run time (killed copies too); ``events`` counts
+        the events the engine processed (arrivals, attempt ends, speculation scans,
+        wake-ups; stale ends of killed attempts excluded); ``pocd`` is the share of jobs that
+        met their deadline.
     """
 
     jobs: pd.DataFrame

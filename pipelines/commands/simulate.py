@@ -58,7 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--nodes", type=int, default=50, help="cluster nodes (50)")
     p.add_argument("--slots", type=int, default=2, help="slots per node (2)")
-    p.add_argument("--hours", type=float, default=None, help="first H hours of the workload")
+    p.add_argument(
+        "--hours", type=float, default=1.0, help="first H hours of the workload (1; 24 = a day)"
+    )
     p.add_argument("--scale", type=float, default=1.0, help="data scale factor (1.0)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
     p.add_argument(
