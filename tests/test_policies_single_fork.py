@@ -170,3 +170,28 @@ def test_single_job_runs_exactly_what_simulate_runs():
     assert lat == res.summary["mean_jct"]
     assert busy == pytest.approx(res.summary["task_seconds"], rel=1e-12)
     assert n_att == res.summary["attempts"]
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_map_reduce_jobs_fork_each_stage_separately(keep):
+    # 10 maps + 10 reduces, p = 0.6: each stage forks when 4 of its 10 tasks are done
+    spec = [JobSpec("mr", 0.0, np.ones(10), np.ones(10))]
+    pol = PiKeep(0.6, 1) if keep else PiKill(0.6, 1)
+    t = simulate(
+        spec,
+        pol,
+        nodes=1,
+        slots=60,
+        duration_dist=PARETO,
+        ideal=True,
+        seed=2,
+        record_counters=False,
+    ).tasks
+    for phase in ("map", "reduce"):
+        st = t[t.phase == phase]
+        orig = st[st.attempt == 0]
+        fin = np.sort(st.end_time[st.outcome == "finished"].to_numpy())
+        later = st[st.attempt > 0]
+        assert later.task_id.nunique() == 6
+        assert np.allclose(later.launch_time, fin[3])
+        assert (orig.launch_time <= fin[3]).all()

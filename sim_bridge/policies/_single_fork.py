@@ -5,8 +5,10 @@ unfinished tasks ``r`` new replicas and keep the original running. ``pi_kill(p, 
 original of each unfinished task and launch ``r + 1`` new replicas. The first replica to finish
 wins; the engine kills the others at that instant.
 
-The fork point is counted per job: ``m = floor(p n)`` stragglers, fork when ``n - m`` tasks
-are done (Definition 1 assumes ``p n`` is an integer; this is its natural rounding). On a
+The fork point is counted per job and stage (Definition 1 is about one stage of ``n``
+parallel tasks; a map/reduce job forks each stage separately): ``m = floor(p n)`` stragglers,
+fork when ``n - m`` tasks of the stage are done (Definition 1 assumes ``p n`` is an integer;
+this is its natural rounding). On a
 cluster without enough free slots the replicas that do not fit are launched as slots free up,
 before waiting tasks get them (replicas are decided first, in ``on_attempt_finished``).
 """
@@ -50,36 +52,33 @@ class _SingleFork(SpeculationPolicy):
             raise ValueError(f"{self.name}: parameter r must be an integer >= 0, got {self.r!r}")
 
     def reset(self) -> None:
-        self._forked: set[int] = set()
+        self._forked: set[tuple[int, int]] = set()
         # replicas decided at a fork that did not fit in the free slots yet
         self._owed: deque = deque()
 
     # ------------------------------------------------------------------ hooks
-    def on_job_arrival(self, view, job):
-        if stragglers_at_fork(job.n_tasks, self.p) >= job.n_tasks:
-            return self._fork(view, job)  # p n = n: fork at once (all tasks are stragglers)
-        return []
-
     def on_attempt_finished(self, view, attempt):
         job = attempt.task.job
-        out: list = []
-        if not job.done and job.uid not in self._forked:
-            m = stragglers_at_fork(job.n_tasks, self.p)
-            if m > 0 and job.n_done >= job.n_tasks - m:
-                return self._fork(view, job)
+        if not job.done:
+            stage = job.stage
+            if (job.uid, stage) not in self._forked:
+                n = len(job.stages[stage])
+                m = stragglers_at_fork(n, self.p)
+                if m > 0 and n - job.stage_left[stage] >= n - m:
+                    return self._fork(view, job, stage)
         if self._owed:
-            out = self._pay(view.free_slot_count)
-        return out
+            return self._pay(view.free_slot_count)
+        return []
 
     # ------------------------------------------------------------------ helpers
-    def _fork(self, view, job) -> list:
-        self._forked.add(job.uid)
+    def _fork(self, view, job, stage: int) -> list:
+        self._forked.add((job.uid, stage))
         free = view.free_slot_count
         out: list = []
         n_new = self.r if self.keep else self.r + 1
         if n_new == 0:
             return out
-        for task in job.tasks:
+        for task in job.stages[stage]:
             if task.done:
                 continue
             if task.state == 1:  # still waiting: it starts now with its replicas
