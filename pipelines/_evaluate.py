@@ -302,7 +302,13 @@ def table2_claims(t: pd.DataFrame) -> dict:
     if not {"f0nl", "f0t"} <= set(acc.columns):
         return {"claim_f0nl_ahead_of_f0t_on_most_pairs": None}
     diff = (acc["f0nl"] - acc["f0t"]).dropna()
+    auc = ok.pivot_table(index="pair", columns="model", values="roc_auc")
+    auc_diff = (auc["f0nl"] - auc["f0t"]).dropna() if {"f0nl", "f0t"} <= set(auc) else auc
     return {
+        "roc_auc_pairs": len(auc_diff),
+        "roc_auc_f0nl_wins": int((auc_diff > 0).sum()) if len(auc_diff) else 0,
+        "mean_roc_auc_f0nl": float(auc["f0nl"].mean()) if "f0nl" in auc else float("nan"),
+        "mean_roc_auc_f0t": float(auc["f0t"].mean()) if "f0t" in auc else float("nan"),
         "pairs": len(diff),
         "f0nl_wins": int((diff > 0).sum()),
         "ties": int((diff == 0).sum()),
@@ -354,7 +360,10 @@ def verdict_lines(table: int, claims: dict) -> list[str]:
         + yes[c.get("claim_f0nl_ahead_of_f0t_on_most_pairs")]
         + f" (f0nl wins {c.get('f0nl_wins')}, f0t wins {c.get('f0t_wins')}, "
         f"ties {c.get('ties')} of {c.get('pairs')} pairs; mean accuracy "
-        f"{_pct(c.get('mean_accuracy_f0nl'))} vs {_pct(c.get('mean_accuracy_f0t'))})"
+        f"{_pct(c.get('mean_accuracy_f0nl'))} vs {_pct(c.get('mean_accuracy_f0t'))})",
+        f"Threshold-free, by ROC-AUC: f0nl ahead on {c.get('roc_auc_f0nl_wins')} of "
+        f"{c.get('roc_auc_pairs')} pairs (mean {c.get('mean_roc_auc_f0nl', float('nan')):.3f} "
+        f"vs {c.get('mean_roc_auc_f0t', float('nan')):.3f}).",
     ]
 
 
