@@ -196,3 +196,19 @@ def test_several_workloads_share_one_cluster_interleaved(shared_data_dir):
     # interleaved by arrival on the same nodes
     nodes_by_wl = r.tasks.groupby("workload")["node"].agg(set)
     assert nodes_by_wl["FB2009"] & nodes_by_wl["SYN"]
+
+
+def test_missing_machine_series_falls_back_to_synthetic_contention(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="sim_bridge"):
+        r = sim_bridge.simulate(
+            "SYN",
+            nodes=5,
+            hours=0.2,
+            scale=0.01,
+            counters="alibaba2018",
+            data_dir=tmp_path,
+            progress=False,
+        )
+    msgs = [rec.getMessage() for rec in caplog.records]
+    assert len(msgs) == 1 and "synthetic contention" in msgs[0]
+    assert r.summary["counters"] == "synthetic"
