@@ -324,11 +324,13 @@ def run_training(cfg: TrainConfig) -> dict:
 
 def _learning_curve(cfg, frame, cols, y, best, test_idx) -> pd.DataFrame:
     """Refit the best point on the first ``fraction`` of every pair; score the same test rows."""
+    from tqdm.auto import tqdm
+
     from pipelines._study import make_estimator
 
     rows = []
     thr = best.get("threshold", 0.5)
-    for f in cfg.curve_fractions:
+    for f in tqdm(cfg.curve_fractions, desc="accuracy vs data", unit="fit"):
         if f > cfg.test_start:
             continue
         tr = fraction_split(frame, f, 0.0, cfg.test_start).train
