@@ -1,18 +1,22 @@
 """Benchmark: fitting the grouped MTL SVM without the feature map vs the explicit-map LinearSVC.
 
-At 1e5 and 1e6 rows (N=100 nodes, L=8 workloads, d=40 counters, variant f0nl) it measures,
-each in its own subprocess so that ``ru_maxrss`` is that measurement's peak:
+At 1e5 and 1e6 rows (N=100 nodes, L=8 workloads, d=40 counters; variant f0nl unless
+``--variant``) it measures, each in its own subprocess (one BLAS thread):
 
 * ``GroupedMTLSVC(solver="implicit")`` -- trust-region Newton, no feature map;
 * ``GroupedMTLSVC(solver="explicit")`` -- CSR block feature map + ``LinearSVC(dual=False)``
   (the named peer);
 * ``WranglerSVC`` -- one LinearSVC per pair (800 pairs);
 
-(one BLAS thread each; wall and CPU time -- CPU time is the fairer figure on a shared machine)
 all with ``calibration_cv=None`` (one solve + in-sample Platt, so the times compare the
 solvers), plus the default implicit fit with 3-fold cross-fitted calibration, the objective
 value of both MTL paths, ``Predictor.predict_proba`` on all rows and one
 ``straggler_probability`` call. Ratios are printed against the explicit path of the same run.
+
+Time is reported as wall and CPU time (CPU time is the fairer figure on a shared machine).
+Memory is the kernel's peak RSS (``VmHWM``; ``ru_maxrss`` where it cannot be reset): the
+worker loads the data, resets the high-water mark, then fits, so "above data" is the fit's own
+peak and "peak RSS" includes the interpreter, libraries and the data both paths share.
 
 Usage::
 
