@@ -39,6 +39,8 @@ _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 # event kinds (also the tie order at equal times after seq: seq decides)
 EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
 _LOAD_TAUS = (60.0, 300.0, 900.0)
+_INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
+_exp = math.exp
 
 FreeSlots = Mapping[int, int]
 """Read-only mapping node -> number of free slots (only nodes with a free slot appear), in
@@ -515,8 +517,9 @@ class Simulator:
         else:
             u_all = base_rng.random(total)
         self._u_all = u_all.tolist()
-        for i, (spec, _w) in enumerate(specs):
-            self._push(spec.submit_time, EV_ARRIVAL, i)
+        # arrivals are already sorted: the loop merges them with the heap (at equal times an
+        # arrival comes first), which keeps the heap small
+        self._arrival_times = [spec.submit_time for spec, _w in specs]
         self._n_arrivals_left = len(specs)
 
     # ----------------------------------------------------------------- heap
@@ -547,8 +550,18 @@ class Simulator:
         interval = spec_pol.interval
         n_jobs = len(self._specs)
         finished_before = 0
-        while heap:
-            t, _seq, kind, obj = pop(heap)
+        arrivals = self._arrival_times
+        n_arr = len(arrivals)
+        ai = 0
+        max_events = self.max_events
+        while True:
+            if ai < n_arr and (not heap or arrivals[ai] <= heap[0][0]):
+                t, kind, obj = arrivals[ai], EV_ARRIVAL, ai
+                ai += 1
+            elif heap:
+                t, _seq, kind, obj = pop(heap)
+            else:
+                break
             if kind == EV_FINISH:
                 if obj.state != A_RUNNING or obj._end != t:
                     continue  # killed meanwhile: a stale event
@@ -589,7 +602,7 @@ class Simulator:
                 n_fin = len(self.jobs) - len(self._active)
                 progress_bar.update(n_fin - finished_before)
                 finished_before = n_fin
-            if self.max_events is not None and self.events >= self.max_events:
+            if max_events is not None and self.events >= max_events:
                 raise RuntimeError(f"simulation stopped after max_events={self.max_events} events")
         if progress_bar is not None:
             progress_bar.update(n_jobs - finished_before)
@@ -687,9 +700,10 @@ class Simulator:
         dt = now - self._load_t[node]
         if dt > 0.0:
             n = self._node_running[node]
-            for i, tau in enumerate(_LOAD_TAUS):
-                lv = self._load[i]
-                lv[node] = n + (lv[node] - n) * math.exp(-dt / tau)
+            l1, l5, l15 = self._load
+            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
+            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
+            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
             self._load_t[node] = now
 
     def _take_slot(self, node: int) -> None:
@@ -893,8 +907,9 @@ class Simulator:
         job = task.job
         task.state = DONE
         task.finish_time = self.now
-        for other in list(task.live.values()):
-            self._close(other, A_KILLED)
+        if task.live:
+            for other in list(task.live.values()):
+                self._close(other, A_KILLED)
         job.n_done += 1
         st = task.stage
         job.stage_left[st] -= 1
