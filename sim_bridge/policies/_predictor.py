@@ -2,9 +2,10 @@
 
 Before a waiting task goes to a free slot, :class:`PredictorPlacement` asks the predictor for
 the probability that a task of that workload launched on that node *now* straggles, from the
-node's counters at this instant (exactly the readings a launch would record in the trace's
-``c_*`` columns). Above the threshold it does not launch there and tries the next free node;
-a task refused on every free node waits, but at most ``max_wait`` seconds (a per-task deadline,
+node's counters (the readings a launch records in the trace's ``c_*`` columns, sampled once
+per ``refresh`` seconds as a monitoring daemon would; ``refresh=0`` reads them at the very
+instant). Above the threshold it does not launch there and tries the next free node; a task
+refused on every free node waits, but at most ``max_wait`` seconds (a per-task deadline,
 enforced with a :class:`~sim_bridge.policies.base.Wake`), after which it launches anyway on
 the free node with the lowest probability. No task starves. Placement composes with any
 speculation policy of the simulator (the paper measures the gain over speculation).
@@ -29,11 +30,11 @@ the contention-dependent noise tail) -- the upper bound a learned predictor can 
 Examples
 --------
 >>> import sim_bridge
->>> always = ConstantPredictor(1.0)
->>> r = sim_bridge.simulate("SYN", "late", PredictorPlacement(always, max_wait=5.0),
-...                         nodes=10, hours=0.1, seed=1)
->>> bool(r.jobs["finish_time"].notna().all())
-True
+>>> job = sim_bridge.JobSpec("j", 0.0, [20.0] * 4)
+>>> r = sim_bridge.simulate([job], "none", PredictorPlacement(ConstantPredictor(1.0),
+...                         max_wait=5.0), nodes=4, seed=1)
+>>> r.tasks["launch_time"].tolist()  # "always a straggler": every task waits 5 s, then runs
+[5.0, 5.0, 5.0, 5.0]
 """
 
 from __future__ import annotations
@@ -150,11 +151,13 @@ class SlowdownOracle:
     Examples
     --------
     >>> import sim_bridge
-    >>> oracle = SlowdownOracle.for_simulation(["SYN"], nodes=10, slots=2, seed=1)
-    >>> r = sim_bridge.simulate("SYN", "late", PredictorPlacement(oracle), nodes=10,
-    ...                         hours=0.1, seed=1)
-    >>> r.summary["placement"]
-    'predictor'
+    >>> jobs = [sim_bridge.JobSpec(f"j{i}", 30.0 * i, [20.0] * 6) for i in range(4)]
+    >>> w = sim_bridge.Workload("SYN", jobs)
+    >>> oracle = SlowdownOracle.for_simulation([w], nodes=6, slots=2, seed=1, kappa=3.0)
+    >>> r = sim_bridge.simulate(w, "late", PredictorPlacement(oracle), nodes=6, seed=1,
+    ...                         kappa=3.0)
+    >>> r.summary["placement"], len(r.jobs)
+    ('predictor', 4)
     """
 
     feature_names: Sequence[str] = ("c_running_tasks",)
@@ -278,7 +281,39 @@ class SlowdownOracle:
 @register_policy
 class PredictorPlacement(PlacementPolicy):
     """Predictor-informed (Wrangler): skip free nodes where a straggler is predicted; launch
-    anyway after max_wait seconds."""
+    anyway after max_wait seconds.
+
+    Parameters
+    ----------
+    predictor : object with ``straggler_probability`` (and optionally ``predict_proba``,
+        ``feature_names``, ``threshold``, ``bind_view``), optional
+        E.g. ``mtl.load_predictor(path_or_uri)``. Default: ``ConstantPredictor(0.0)``, which
+        never refuses (the policy then equals FIFO).
+    threshold : float in (0, 1), optional
+        Refuse a node when the probability exceeds it (default: the predictor's).
+    max_wait : float
+        Seconds a task may be held back after its first refusal; then it launches on the
+        free node with the lowest probability.
+    refresh : float
+        Counter sampling period (s): a node's counters are read at most once per period
+        (``running_tasks`` and ``free_slots`` are always exact); 0 reads at every decision.
+    node_format, counter_prefix : str
+        How the trace names nodes (``n0000``) and counters (``c_<name>``).
+    batch_min : int
+        Score at least this many nodes in one ``predict_proba`` call (fewer: one
+        ``straggler_probability`` call each, cheaper than building a frame).
+
+    Notes
+    -----
+    Waiting tasks are taken in job arrival order (as FIFO). For each, free nodes are tried
+    in least-recently-freed order and scored lazily: a node's counters are read only when a
+    task would go there, and a node found full or refused is skipped for the rest of the pass
+    for that workload. Several slots of one node can be filled in one pass on the same
+    reading (as a scheduler assigns several slots of one heartbeat). After a run,
+    ``stats_`` counts launches, refusals, forced launches, predictor calls and counter reads.
+    A predictor with a ``bind_view(view)`` method (the oracle) gets the simulator's read-only
+    view once per run.
+    """
 
     name = "predictor"
 
