@@ -55,7 +55,6 @@ class DemoProfile:
     table1_models: tuple[str, ...]
     pairs: int
     compare_seeds: int
-    compare_hours: float
     rep_tasks: int
     rep_runs: int
     rep_ps: tuple[float, ...]
@@ -74,7 +73,6 @@ PROFILES: dict[str, DemoProfile] = {
         table1_models=("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl"),
         pairs=4,
         compare_seeds=3,
-        compare_hours=0.5,
         rep_tasks=100,
         rep_runs=60,
         rep_ps=(0.0, 0.05, 0.1, 0.2, 0.3),
@@ -85,12 +83,12 @@ PROFILES: dict[str, DemoProfile] = {
         slots=2,
         hours=0.1,
         scales={"SYN": 0.5, "FB2009": 0.5, "FB2010": 0.0005, "ALI2017": 0.0005},
-        grid={"lambda0": [1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.4]},
+        # two points: one fit (cached per regulariser set), two thresholds
+        grid={"lambda0": [1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.4, 0.5]},
         fractions=(0.2, 0.66),
         table1_models=("wrangler", "f0nl"),
         pairs=2,
         compare_seeds=1,
-        compare_hours=0.25,
         rep_tasks=20,
         rep_runs=20,
         rep_ps=(0.0, 0.1, 0.2),
@@ -497,8 +495,6 @@ class Demo:
             f"mtl={d / 'train' / 'predictor'}",
             "--out",
             str(d / "compare"),
-            "--hours",
-            str(p.compare_hours),
             "--seeds",
             str(p.compare_seeds),
             *dd,
