@@ -2,7 +2,7 @@
 
 Two paths, one objective:
 
-* :func:`solve_implicit` -- exact trust-region Newton (``scipy.optimize`` ``trust-krylov``, GLTR)
+* :func:`solve_implicit` -- exact trust-region Newton-CG (``scipy.optimize`` ``trust-ncg``)
   on the **squared hinge** loss, intercept unpenalised, that never materialises the block
   feature map. With rows sorted by task, margins come from the T combined weight vectors
   ``W_t`` (one small matrix-vector product per task), per-task gradients are one sparse
@@ -247,7 +247,7 @@ def solve_implicit(
         theta0,
         jac=problem.jac,
         hessp=problem.hessp,
-        method="trust-krylov",
+        method="trust-ncg",
         options={"gtol": gtol, "maxiter": max_iter},
     )
     theta = res.x
@@ -256,7 +256,7 @@ def solve_implicit(
     for block, u in zip(blocks, parts, strict=True):
         c = structure.penalties(block, regs[block])
         out[block] = u / np.sqrt(2.0 * c)[:, None]
-    # trust-krylov also stops when the trust region collapses at machine precision (a tol far
+    # trust-ncg also stops when the trust region collapses at machine precision (a tol far
     # below what float64 resolves); only running out of iterations counts as not converged.
     converged = bool(np.linalg.norm(problem.jac(theta)) <= gtol or res.nit < max_iter)
     return Solution(out, float(theta[-1]), int(res.nit), converged)
