@@ -143,11 +143,23 @@ def _run_workers(ctx, jobs: int, max_trials: int | None, callback) -> int:
 def run_training(cfg: TrainConfig) -> dict:
     """Run the whole training pipeline; return (and write) the summary.
 
+    MLflow's process-wide tracking URI is set for the run and restored afterwards.
+
     Raises
     ------
     FileNotFoundError, ValueError
         Bad trace, grid or settings; the message names the file/parameter and value.
     """
+    import mlflow
+
+    previous = mlflow.get_tracking_uri()
+    try:
+        return _run_training(cfg)
+    finally:
+        mlflow.set_tracking_uri(previous)
+
+
+def _run_training(cfg: TrainConfig) -> dict:
     import mlflow
 
     from mtl import VARIANTS

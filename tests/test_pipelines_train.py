@@ -115,13 +115,15 @@ def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
 
 
 @pytest.mark.slow
-def test_registry_alias_and_pyfunc_roundtrip(trained, trace_dir, monkeypatch):
+def test_registry_alias_and_pyfunc_roundtrip(trained, trace_dir, monkeypatch, request):
     import mlflow
 
     from mtl import load_predictor
 
     s = _summary(trained)
     monkeypatch.setenv("MLFLOW_TRACKING_URI", s["tracking_uri"])
+    previous = mlflow.get_tracking_uri()
+    request.addfinalizer(lambda: mlflow.set_tracking_uri(previous))
     mlflow.set_tracking_uri(s["tracking_uri"])
     uri = "models:/straggler-predictor@champion"
     assert s["model"]["registered_uri"] == uri
