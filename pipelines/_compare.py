@@ -405,7 +405,8 @@ def run_compare(cfg: CompareConfig) -> dict:
         bar.close()
     groups = sorted({w for run in runs for w in run["metrics"] if w != ALL}) + [ALL]
     table3, table4 = _tables(runs, groups, cfg.seeds)
-    files = _write_outputs(out, table3, table4, jct_samples, groups, cfg)
+    verdict = _verdict(table3, table4, cfg.seeds)
+    files = _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict)
     sig3 = table3[table3["significant"]]
     summary = {
         "command": "compare",
@@ -425,7 +426,7 @@ def run_compare(cfg: CompareConfig) -> dict:
             "table3_significant_cells": int(len(sig3)),
             "table3_cells": int(len(table3)),
             "table4_significant_cells": int(table4["significant"].sum()),
-            "verdict": _verdict(table3, table4, cfg.seeds),
+            "verdict": verdict,
         },
         "files": files,
         "wall_seconds": time.perf_counter() - wall0,
@@ -552,7 +553,15 @@ def _verdict(table3: pd.DataFrame, table4: pd.DataFrame, seeds: int) -> str:
             f"({'significant' if p99['significant'] else 'not significant'}); "
             f"significant statistics over all workloads: {', '.join(sig) or 'none'}"
         )
-    return f"over {seeds} seeds (t-test, 5%): " + "; ".join(parts)
+    n_cells = len(table3) + len(table4)
+    n_sig = int(table3["significant"].sum() + table4["significant"].sum())
+    return (
+        f"over {seeds} seeds (t-test, 5%): "
+        + "; ".join(parts)
+        + f". {n_sig} of {n_cells} cells are significant; about {0.05 * n_cells:.0f} would "
+        "be by chance alone at 5% (no multiple-testing correction), so read single starred "
+        "cells with care"
+    )
 
 
 # ---------------------------------------------------------------------------- outputs
@@ -572,7 +581,8 @@ def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) ->
         f"# Table 3: improvement in job completion time over speculation ({cfg.speculation})",
         "",
         f"Mean ± std over {cfg.seeds} seed(s); `*`: significant (two-sided one-sample t-test "
-        "of the per-seed improvements against 0, 5%). Positive: faster than speculation alone.",
+        "of the per-seed improvements against 0, 5%, uncorrected for the number of cells). "
+        "Positive: faster than speculation alone.",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
@@ -600,11 +610,12 @@ def _csv(frame: pd.DataFrame) -> str:
     return f.to_csv(index=False)
 
 
-def _write_outputs(out, table3, table4, jct_samples, groups, cfg) -> dict[str, str]:
+def _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict) -> dict[str, str]:
+    md = _markdown(table3, table4, cfg) + f"\nVerdict: {verdict}.\n"
     files = {
         "table3_csv": atomic_write_text(out / "table3.csv", _csv(table3)),
         "table4_csv": atomic_write_text(out / "table4.csv", _csv(table4)),
-        "tables_md": atomic_write_text(out / "tables.md", _markdown(table3, table4, cfg)),
+        "tables_md": atomic_write_text(out / "tables.md", md),
         "jct_cdf_png": _plot_cdfs(jct_samples, groups, out / "jct_cdf.png", cfg),
         "table3_png": _plot_table3(table3, groups, out / "table3.png", cfg),
         "table4_png": _plot_table4(table4, groups, out / "table4.png", cfg),

@@ -73,6 +73,5 @@ def func(args: argparse.Namespace) -> int:
     )
     s = run_compare(cfg)
     print(Path(s["files"]["tables_md"]).read_text())
-    print(s["significance"]["verdict"])
     print(f"wrote {args.out}/table3.csv, table4.csv, tables.md, *.png, summary.json")
     return 0
