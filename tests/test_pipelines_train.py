@@ -244,3 +244,43 @@ def test_bad_inputs(trace_dir, tmp_path, capsys):
     assert "workload 'SYN' has a single class" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([*base, "--variant", "f9"])
+
+
+def test_sampler_created_trial_is_pruned_without_fitting(tmp_path):
+    """GridSampler's duplicate-point caveat: a trial not popped from our queue never fits."""
+    from optuna.trial import TrialState
+
+    from pipelines._study import GridObjective, StudyContext, open_study, prepare_study
+
+    lt = label_stragglers(validate_trace(make_trace(n_nodes=2, n_jobs=20, seed=2)))
+    split = fraction_split(lt.frame, 0.66, 0.25)
+    part = np.full(len(lt.frame), "", dtype=object)
+    part[split.fit], part[split.val] = "fit", "val"
+    keep = np.sort(np.concatenate([split.fit, split.val]))
+    cols = ["node", "workload", *lt.counters, "straggler"]
+    lt.frame.assign(part=part).iloc[keep][[*cols, "part"]].to_parquet(tmp_path / "d.parquet")
+    space = {"lambda0": [1.0], "threshold": [0.5]}
+    ctx = StudyContext(
+        journal=str(tmp_path / "j.log"),
+        study_name="s",
+        space=space,
+        data_path=str(tmp_path / "d.parquet"),
+        counters=lt.counters,
+        variant="f0",
+        metric="accuracy",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    study = open_study(ctx)
+    study.optimize(GridObjective(ctx), n_trials=1)  # queue empty: the sampler makes the trial
+    t = study.trials[-1]
+    assert t.state == TrialState.PRUNED and t.user_attrs["skipped"] == "queue empty"
+    assert not (tmp_path / "cache").exists()  # nothing was fitted
+    assert prepare_study(ctx, grid_points(space))["enqueued"] == 1
+    study.optimize(GridObjective(ctx), n_trials=1)
+    assert study.trials[-1].state == TrialState.COMPLETE
+    assert prepare_study(ctx, grid_points(space)) == {
+        "completed": 1,
+        "stale": 0,
+        "enqueued": 0,
+        "waiting": 0,
+    }
