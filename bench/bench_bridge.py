@@ -104,6 +104,11 @@ def main() -> None:
         f"one straggler_probability     : {score_cost * 1e6:8.1f} us "
         f"-> {st['scored'] * score_cost:.3f} s of the run"
     )
+    rest = t_pred - st["reads"] * view_cost
+    print(
+        "ratio without the counter synthesis (derived: informed - reads x read cost): "
+        f"{rest / t_base:.2f}x"
+    )
 
 
 def _counter_read_cost(wls, args, kw) -> float:
