@@ -139,6 +139,7 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
     from pipelines.cli import main
 
     out = tmp_path / "demo"
+    (tmp_path / "nodata").mkdir()  # an empty data directory: the synthetic workload
     code = main(["demo", "--out", str(out), "--quick", "--data-dir", str(tmp_path / "nodata")])
     printed = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
