@@ -59,7 +59,12 @@ STATISTICS: dict[str, float | None] = {
 }
 #: The predictors compared, in table order (names of ``--model NAME=...``).
 PREDICTORS: tuple[str, ...] = ("wrangler", "mtl")
-LABELS = {"spec": "speculation only", "wrangler": "Wrangler", "mtl": "MTL f0,n,l"}
+LABELS = {
+    "spec": "speculation only",
+    "wrangler": "Wrangler",
+    "mtl": "MTL f0,n,l",
+    "oracle": "oracle (true node state)",
+}
 #: FB-2009's second day sample, the fresh period of the paper's experiment.
 FB2009_DAY = 1
 ALL = "ALL"
@@ -94,6 +99,7 @@ class CompareConfig:
     min_tasks: int = DEFAULT_MIN_TASKS
     seed_offset: int = 1000
     match_load: bool = True
+    oracle: bool = False
 
 
 def improvement(base: float, other: float) -> float:
@@ -355,7 +361,8 @@ def run_compare(cfg: CompareConfig) -> dict:
     runs: list[dict] = []
     jct_samples: dict[tuple[str, str], list[np.ndarray]] = {}
     sources: dict[str, str] = {}
-    policies = ["spec", *PREDICTORS]
+    names = [*PREDICTORS, *(["oracle"] if cfg.oracle else [])]
+    policies = ["spec", *names]
     bar = tqdm(total=cfg.seeds * len(policies), desc="compare", unit="run")
     try:
         for k in range(cfg.seeds):
@@ -364,6 +371,10 @@ def run_compare(cfg: CompareConfig) -> dict:
             for pol in policies:
                 if pol == "spec":
                     placement: Any = "fifo"
+                elif pol == "oracle":
+                    placement = PredictorPlacement(
+                        _oracle(cfg, setup, workloads), max_wait=cfg.max_wait, refresh=cfg.refresh
+                    )
                 else:
                     placement = PredictorPlacement(
                         preds[pol]["predictor"], max_wait=cfg.max_wait, refresh=cfg.refresh
@@ -383,8 +394,8 @@ def run_compare(cfg: CompareConfig) -> dict:
                     progress=False,
                     record_counters=False,
                 )
-                names = sorted(set(actual))
-                metrics = _metrics(r, names)
+                wl_names = sorted(set(actual))
+                metrics = _metrics(r, wl_names)
                 stats = dict(getattr(placement, "stats_", {}))
                 runs.append(
                     {
@@ -397,14 +408,14 @@ def run_compare(cfg: CompareConfig) -> dict:
                         "straggler_share": r.summary.get("straggler_share"),
                     }
                 )
-                for w in [*names, ALL]:
+                for w in [*wl_names, ALL]:
                     sel = r.jobs if w == ALL else r.jobs[r.jobs["workload"] == w]
                     jct_samples.setdefault((w, pol), []).append(sel["jct"].to_numpy())
                 bar.update(1)
     finally:
         bar.close()
     groups = sorted({w for run in runs for w in run["metrics"] if w != ALL}) + [ALL]
-    table3, table4 = _tables(runs, groups, cfg.seeds)
+    table3, table4 = _tables(runs, groups, names)
     verdict = _verdict(table3, table4, cfg.seeds)
     files = _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict)
     sig3 = table3[table3["significant"]]
@@ -416,6 +427,7 @@ def run_compare(cfg: CompareConfig) -> dict:
         "test_workloads": sources,
         "models": {k: v["info"] for k, v in preds.items()},
         "policies": {p: LABELS[p] for p in policies},
+        "predictors": names,
         "speculation": cfg.speculation,
         "runs": runs,
         "table3": table3.to_dict(orient="records"),
@@ -433,6 +445,24 @@ def run_compare(cfg: CompareConfig) -> dict:
     }
     write_summary(out, summary)
     return summary
+
+
+def _oracle(cfg: CompareConfig, setup: dict, workloads: list):
+    """The slowdown oracle of the test runs: a twin of their cluster, the workloads'
+    profiles (an upper bound for what a predictor of the node state can gain)."""
+    import sim_bridge
+
+    data_dir = None
+    if setup["counters"] == "alibaba2018":
+        data_dir = sim_bridge.resolve_data_dir(cfg.data_dir)
+    cluster = sim_bridge.Cluster(
+        setup["nodes"],
+        setup["slots"],
+        setup["cluster_seed"],
+        source=setup["counters"],
+        data_dir=data_dir,
+    )
+    return sim_bridge.SlowdownOracle(cluster, workloads, beta=cfg.beta)
 
 
 def _check(cfg: CompareConfig) -> None:
@@ -497,7 +527,9 @@ def _setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:
     }
 
 
-def _tables(runs: list[dict], groups: list[str], seeds: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tables(
+    runs: list[dict], groups: list[str], names: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     base = {
         (r["seed_index"], w): m
         for r in runs
@@ -506,7 +538,7 @@ def _tables(runs: list[dict], groups: list[str], seeds: int) -> tuple[pd.DataFra
     }
     rows3, rows4 = [], []
     for w in groups:
-        for pred in PREDICTORS:
+        for pred in names:
             mine = {
                 r["seed_index"]: r["metrics"][w]
                 for r in runs
@@ -541,7 +573,7 @@ def _verdict(table3: pd.DataFrame, table4: pd.DataFrame, seeds: int) -> str:
         return "one seed: no spread, no significance test; the numbers may be noise"
     t = table3[table3["workload"] == ALL]
     parts = []
-    for pred in PREDICTORS:
+    for pred in _names(table3):
         sub = t[t["predictor"] == pred].set_index("statistic")
         sig = sub.index[sub["significant"]].tolist()
         p99 = sub.loc["99p"]
@@ -574,9 +606,14 @@ def _cell(row) -> str:
     return f"{row['mean']:.2f}%"
 
 
+def _names(table: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(table["predictor"]))
+
+
 def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) -> str:
     groups = list(dict.fromkeys(table3["workload"]))
-    head = ["statistic"] + [f"{w} {LABELS[p]}" for w in groups for p in PREDICTORS]
+    names = _names(table3)
+    head = ["statistic"] + [f"{w} {LABELS[p]}" for w in groups for p in names]
     lines = [
         f"# Table 3: improvement in job completion time over speculation ({cfg.speculation})",
         "",
@@ -589,18 +626,18 @@ def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) ->
     ]
     idx = table3.set_index(["workload", "predictor", "statistic"])
     for stat in STATISTICS:
-        cells = [_cell(idx.loc[(w, p, stat)]) for w in groups for p in PREDICTORS]
+        cells = [_cell(idx.loc[(w, p, stat)]) for w in groups for p in names]
         lines.append(f"| {stat} | " + " | ".join(cells) + " |")
     lines += [
         "",
         "# Table 4: reduction in total task-seconds over speculation",
         "",
-        "| workload | " + " | ".join(LABELS[p] for p in PREDICTORS) + " |",
-        "|---|" + "---|" * len(PREDICTORS),
+        "| workload | " + " | ".join(LABELS[p] for p in names) + " |",
+        "|---|" + "---|" * len(names),
     ]
     idx4 = table4.set_index(["workload", "predictor"])
     for w in groups:
-        lines.append(f"| {w} | " + " | ".join(_cell(idx4.loc[(w, p)]) for p in PREDICTORS) + " |")
+        lines.append(f"| {w} | " + " | ".join(_cell(idx4.loc[(w, p)]) for p in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -649,7 +686,7 @@ def _plot_cdfs(jct_samples, groups, path: Path, cfg) -> Path:
 
     fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.4), squeeze=False)
     for ax, w in zip(axes[0], groups, strict=True):
-        for pol in ("spec", *PREDICTORS):
+        for pol in dict.fromkeys(p for _w, p in jct_samples):
             parts = jct_samples.get((w, pol))
             if not parts:
                 continue
@@ -676,15 +713,16 @@ def _plot_table3(table3, groups, path: Path, cfg) -> Path:
     stats = list(STATISTICS)
     fig, axes = plt.subplots(len(groups), 1, figsize=(9, 2.6 * len(groups)), squeeze=False)
     x = np.arange(len(stats))
-    width = 0.38
+    names = _names(table3)
+    width = 0.8 / len(names)
     for ax, w in zip(axes[:, 0], groups, strict=True):
-        for i, pred in enumerate(PREDICTORS):
+        for i, pred in enumerate(names):
             sub = table3[(table3["workload"] == w) & (table3["predictor"] == pred)]
             sub = sub.set_index("statistic").loc[stats]
             lo = (sub["mean"] - sub["min"]).clip(lower=0).fillna(0)
             hi = (sub["max"] - sub["mean"]).clip(lower=0).fillna(0)
             ax.bar(
-                x + (i - 0.5) * width,
+                x + (i - (len(names) - 1) / 2) * width,
                 sub["mean"].fillna(0),
                 width,
                 yerr=[lo, hi],
@@ -709,13 +747,14 @@ def _plot_table4(table4, groups, path: Path, cfg) -> Path:
 
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 3.4))
     x = np.arange(len(groups))
-    width = 0.38
-    for i, pred in enumerate(PREDICTORS):
+    names = _names(table4)
+    width = 0.8 / len(names)
+    for i, pred in enumerate(names):
         sub = table4[table4["predictor"] == pred].set_index("workload").loc[groups]
         lo = (sub["mean"] - sub["min"]).clip(lower=0).fillna(0)
         hi = (sub["max"] - sub["mean"]).clip(lower=0).fillna(0)
         ax.bar(
-            x + (i - 0.5) * width,
+            x + (i - (len(names) - 1) / 2) * width,
             sub["mean"].fillna(0),
             width,
             yerr=[lo, hi],

@@ -39,7 +39,9 @@ def trace_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def compared(trace_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("compare")
-    cfg = CompareConfig(traces=str(trace_dir), out=str(out), workloads=["SYN"], seeds=2)
+    cfg = CompareConfig(
+        traces=str(trace_dir), out=str(out), workloads=["SYN"], seeds=2, oracle=True
+    )
     return out, run_compare(cfg)
 
 
@@ -87,9 +89,11 @@ def test_compare_writes_tables_plots_and_summary(compared):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t3 = pd.read_csv(out / "table3.csv")
     groups = {"SYN", ALL}
-    assert set(t3["workload"]) == groups and set(t3["predictor"]) == set(PREDICTORS)
-    assert len(t3) == len(groups) * len(PREDICTORS) * len(STATISTICS)
-    assert len(pd.read_csv(out / "table4.csv")) == len(groups) * len(PREDICTORS)
+    names = [*PREDICTORS, "oracle"]
+    assert s["predictors"] == names
+    assert set(t3["workload"]) == groups and set(t3["predictor"]) == set(names)
+    assert len(t3) == len(groups) * len(names) * len(STATISTICS)
+    assert len(pd.read_csv(out / "table4.csv")) == len(groups) * len(names)
     on_disk = json.loads((out / "summary.json").read_text())
     assert on_disk["command"] == "compare" and on_disk["significance"]["seeds"] == 2
     assert "significant" in on_disk["significance"]["verdict"]
@@ -119,7 +123,7 @@ def test_tables_are_recomputed_from_the_runs(compared):
         np.testing.assert_allclose(row["per_seed"], want)
     # the three policies of one seed ran the same jobs
     for k in (0, 1):
-        jobs = {runs[(k, p)][ALL]["jobs"] for p in ("spec", *PREDICTORS)}
+        jobs = {runs[(k, p)][ALL]["jobs"] for p in ("spec", *PREDICTORS, "oracle")}
         assert len(jobs) == 1
 
 

@@ -44,6 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=20.0,
         help="seconds a task may be held back from predicted-straggler nodes (20)",
     )
+    p.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also run the slowdown oracle (true node state) + speculation: the ceiling of "
+        "what avoiding slow nodes can gain in this setting",
+    )
     p.add_argument("--data-dir", default=None, help="data directory (see straggler data)")
     p.add_argument("--beta", type=float, default=1.3, help="straggler threshold for training")
     p.set_defaults(func=func)
@@ -70,6 +76,7 @@ def func(args: argparse.Namespace) -> int:
         max_wait=args.max_wait,
         data_dir=args.data_dir,
         beta=args.beta,
+        oracle=args.oracle,
     )
     s = run_compare(cfg)
     print(Path(s["files"]["tables_md"]).read_text())
