@@ -700,7 +700,10 @@ def _plot_cdfs(jct_samples, groups, path: Path, cfg) -> Path:
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("CDF")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"Job completion time: speculation ({cfg.speculation}) alone vs + predictor")
+    fig.tight_layout()
+    fig.suptitle(
+        f"Job completion time: speculation ({cfg.speculation}) alone vs + predictor", y=1.04
+    )
     return _save(fig, path)
 
 
