@@ -575,15 +575,23 @@ class Demo:
             self._run_stage(i, stage, runner)
         write_summary(self.out, self.summary())
         n = len(self.stages) + 1
-        self.say(f"stage {n}/{n} report: straggler report --from {self.out} --out {self.out}")
+        rep = Stage(
+            "report",
+            "report",
+            "report",
+            argv=["report", "--from", str(self.out), "--out", str(self.out)],
+            out=str(self.out),
+        )
+        self.say(f"stage {n}/{n} report: straggler {' '.join(rep.argv or [])}")
         t = time.perf_counter()
         report = build_report([], self.out, from_demo=self.out, title="Straggler demo")
+        rep.status, rep.wall_seconds = "ok", time.perf_counter() - t
+        rep.extra["file"] = str(report)
+        self.stages.append(rep)
         summary = self.summary()
         summary["report"] = str(report)
-        summary["report_seconds"] = time.perf_counter() - t
-        summary["wall_seconds"] = time.perf_counter() - self.t0
         write_summary(self.out, summary)
-        self.say(f"stage {n}/{n} report done in {summary['report_seconds']:.1f} s -> {report}")
+        self.say(f"stage {n}/{n} report done in {rep.wall_seconds:.1f} s -> {report}")
         for s in self.stages:
             if s.status != "ok":
                 self.say(f"{s.name}: {s.status.upper()}: {s.reason}")

@@ -243,6 +243,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
         "pairs",
         "excluded_jobs",
         "straggler_share",
+        "straggler_share_by_workload",
         "simulation.p99_jct",
         "wall_seconds",
     ),
@@ -634,7 +635,9 @@ def build_report(
             dsum, stages = demo_stages(src)
             demos.append((src, dsum, stages))
             for st in stages:
-                if st.get("status") == "ok" and st.get("out"):
+                if st.get("name") == "report" or not st.get("out"):
+                    continue  # the report itself, or a stage that wrote nothing
+                if st.get("status") == "ok" and Path(st["out"]).resolve() != src.resolve():
                     pending.append((Path(st["out"]), st))
         else:
             pending.append((src, None))
