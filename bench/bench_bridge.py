@@ -43,13 +43,14 @@ def main() -> None:
     import mtl
     import sim_bridge
     from pipelines._collect import collect
+    from pipelines._compare import TRAIN_C
     from pipelines._dataset import check_classes, label_stragglers, load_trace
 
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     tmp = tempfile.mkdtemp(prefix="bench-bridge-")
     collect(tmp, names, nodes=args.nodes, hours=args.hours, seed=0, data_dir=args.data_dir)
     lt = check_classes(label_stragglers(load_trace(tmp)), on_single_class="drop")
-    model = mtl.GroupedMTLSVC(variant="f0nl").fit(lt.X, lt.y)
+    model = mtl.GroupedMTLSVC(variant="f0nl", C=TRAIN_C).fit(lt.X, lt.y)
     pred = mtl.Predictor.from_estimator(model)
 
     from pipelines._collect import DEFAULT_SCALES
