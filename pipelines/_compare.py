@@ -302,7 +302,9 @@ def fresh_workloads(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict
         target = None
         if cfg.match_load:
             # the training period of this workload, as straggler collect loaded it
-            target = _work(load(scale, setup["train_seed"] + j, 0))
+            order = setup["train_order"]
+            k_train = order.index(name) if name in order else j  # collect seeds seed + index
+            target = _work(load(scale, setup["train_seed"] + k_train, 0))
             for _ in range(3):  # the task count is a step function of the scale
                 got = _work(w)
                 if not got > 0 or abs(got / target - 1.0) < 0.05:
@@ -524,6 +526,7 @@ def _setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:
         "offset": offset,
         "counters": cfg.counters or tsum.get("counters_source") or "synthetic",
         "trace_summary": bool(tsum),
+        "train_order": list(tsum.get("workloads") or cfg.workloads),
     }
 
 
