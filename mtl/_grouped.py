@@ -27,6 +27,8 @@ from ._frame import encode_ids, lookup_ids, split_ids
 from ._solver import objective, solve_explicit, solve_implicit
 from ._structure import VARIANTS, TaskStructure, active_blocks, structure_from_codes
 
+AUTO_EXPLICIT_MAX_NNZ = 5_000_000
+
 
 @dataclass
 class _Core:
@@ -112,11 +114,15 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
         ``solver="implicit"`` optimises the squared hinge only; ``"hinge"`` (the seed's
         ``xi``) needs ``solver="explicit"`` (LinearSVC, dual coordinate descent).
-    solver : {"implicit", "explicit"}, default="implicit"
+    solver : {"implicit", "explicit", "auto"}, default="implicit"
         ``"implicit"``: exact trust-region Newton on the squared hinge without building the
         feature map (fast, memory ~ the data). ``"explicit"``: the CSR block feature map of
         eq. 3.10 and :class:`sklearn.svm.LinearSVC` (the reference; its intercept carries a
-        negligible penalty ``b^2 / (2 intercept_scaling^2)``).
+        negligible penalty ``b^2 / (2 intercept_scaling^2)``). ``"auto"``: explicit when the
+        map has at most ``AUTO_EXPLICIT_MAX_NNZ`` (5e6) non-zeros or ``loss="hinge"``, else
+        implicit. The implicit solver loops over tasks in Python, so with thousands of tiny
+        groups (a few rows each) on small data liblinear is faster; at 1e5+ rows the implicit
+        path wins (see ``bench/bench_mtl_fit.py``).
     class_weight : None, "balanced" or dict, default=None
         Loss weight per class (``"balanced"``: ``n / (2 n_class)``).
     threshold : float, default=0.5
@@ -165,6 +171,8 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         Objective (above, intercept unpenalised) at the final fit, standardised units.
     n_iter_ : int
         Solver iterations of the final fit.
+    solver_ : {"implicit", "explicit"}
+        The path that ran (resolves ``solver="auto"``).
 
     Notes
     -----
@@ -252,8 +260,10 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         check_positive("intercept_scaling", self.intercept_scaling)
         if not (isinstance(self.max_iter, int | np.integer) and self.max_iter >= 1):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.solver not in ("implicit", "explicit"):
-            raise ValueError(f"solver must be 'implicit' or 'explicit', got {self.solver!r}")
+        if self.solver not in ("implicit", "explicit", "auto"):
+            raise ValueError(
+                f"solver must be 'implicit', 'explicit' or 'auto', got {self.solver!r}"
+            )
         if self.loss not in ("squared_hinge", "hinge"):
             raise ValueError(f"loss must be 'squared_hinge' or 'hinge', got {self.loss!r}")
         if self.loss == "hinge" and self.solver == "implicit":
@@ -274,6 +284,13 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         return Xc, nodes, workloads, y
 
     # ------------------------------------------------------------------ fitting
+    def _solver_used(self, map_nnz: int) -> str:
+        if self.solver != "auto":
+            return self.solver
+        if self.loss == "hinge" or map_nnz <= AUTO_EXPLICIT_MAX_NNZ:
+            return "explicit"
+        return "implicit"
+
     def _fit_core(self, Xs, y_pm, sample_c, node_code, wl_code, regs, blocks) -> _Core:
         node_present, node_local = np.unique(node_code, return_inverse=True)
         wl_present, wl_local = np.unique(wl_code, return_inverse=True)
@@ -281,7 +298,7 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
             node_local, wl_local, node_present.shape[0], wl_present.shape[0]
         )
         args = (Xs, y_pm, sample_c, row_task, structure, blocks, regs)
-        if self.solver == "implicit":
+        if self._solver_used(Xs.shape[0] * Xs.shape[1] * len(blocks)) == "implicit":
             sol = solve_implicit(*args, tol=self.tol, max_iter=self.max_iter)
             if not sol.converged:
                 warnings.warn(
@@ -372,6 +389,7 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         self.calibration_mode_ = mode
         self.objective_ = core.objective
         self.n_iter_ = core.n_iter
+        self.solver_ = self._solver_used(n * Xs.shape[1] * len(blocks))
         self._set_public_blocks()
         return self
 

@@ -365,3 +365,19 @@ def test_every_variant_has_exactly_its_blocks(grid_data, variant):
     assert {b for b, present in has.items() if present} == set(VARIANTS[variant])
     assert len(m.node_weights_) in (0, 4) and len(m.task_weights_) in (0, 12)
     assert m.score(X, y) > 0.7
+
+
+def test_auto_solver_picks_by_feature_map_size(grid_data, monkeypatch):
+    import mtl._grouped as grouped
+
+    X, y = grid_data
+    small = GroupedMTLSVC(solver="auto", calibration_cv=None).fit(X, y)
+    assert small.solver_ == "explicit"
+    monkeypatch.setattr(grouped, "AUTO_EXPLICIT_MAX_NNZ", 0)
+    big = GroupedMTLSVC(solver="auto", calibration_cv=None).fit(X, y)
+    assert big.solver_ == "implicit"
+    assert big.objective_ == pytest.approx(small.objective_, rel=1e-3)
+    hinge = GroupedMTLSVC(
+        solver="auto", loss="hinge", intercept_scaling=1.0, max_iter=20000, calibration_cv=None
+    )
+    assert hinge.fit(X, y).solver_ == "explicit"
