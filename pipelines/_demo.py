@@ -67,11 +67,11 @@ PROFILES: dict[str, DemoProfile] = {
         nodes=20,
         slots=2,
         hours=0.5,
-        scales={"SYN": 1.0, "FB2009": 2.5, "FB2010": 0.0025, "ALI2017": 0.0025},
+        scales={"SYN": 0.7, "FB2009": 2.5, "FB2010": 0.0025, "ALI2017": 0.0025},
         grid={"lambda0": [0.1, 1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.3, 0.5]},
-        fractions=(0.1, 0.4, 0.66),
+        fractions=(0.05, 0.2, 0.66),
         table1_models=("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl"),
-        pairs=4,
+        pairs=3,
         compare_seeds=3,
         rep_tasks=100,
         rep_runs=60,
@@ -135,8 +135,8 @@ def command_available(name: str) -> bool:
 def probe_data(data_dir: str | None, hours: float) -> tuple[list[str], str]:
     """The workloads the demo runs and the one line saying where they come from.
 
-    The real workloads (:data:`REAL_WORKLOADS`) whose files the data directory holds, plus
-    the synthetic ``SYN``; only ``SYN`` when none is there.
+    The real workloads (:data:`REAL_WORKLOADS`) whose files the data directory holds; the
+    synthetic ``SYN`` when none is there.
     """
     import sim_bridge
 
@@ -162,7 +162,7 @@ def probe_data(data_dir: str | None, hours: float) -> tuple[list[str], str]:
     note = f"data: real workload files from {root} for {', '.join(found)}" + (
         f"; {', '.join(missing)} missing there, left out" if missing else ""
     )
-    return [*found, "SYN"], note
+    return found, note
 
 
 def replication_example(
@@ -497,6 +497,7 @@ class Demo:
             str(d / "compare"),
             "--seeds",
             str(p.compare_seeds),
+            "--oracle",  # the ceiling: placement that knows the true node state
             *dd,
         ]
 

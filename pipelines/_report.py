@@ -58,7 +58,9 @@ MAX_SUMMARY_ITEMS = 60
 #: Images larger than this are linked by name, not embedded.
 MAX_IMAGE_BYTES = 8_000_000
 #: Sub-directories never scanned (model artefacts, tracking stores, caches).
-SKIP_DIRS = frozenset({"predictor", "work", "mlruns", "mlartifacts", "artifacts", "__pycache__"})
+SKIP_DIRS = frozenset(
+    {"predictor", "models", "work", "mlruns", "mlartifacts", "artifacts", "__pycache__"}
+)
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
