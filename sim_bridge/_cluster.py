@@ -173,6 +173,7 @@ class Cluster:
             self.machine = np.arange(n) % series.shape[1]
             self.offset = rng.integers(0, series.shape[2], n)
         self._levels = np.zeros((4, n, 0))
+        self._horizon = 0  # steps covered by the paths (``_levels.shape[2]``)
         self._profiles: list[np.ndarray] = []
         self._rate: list[np.ndarray] = []
         self._cum: list[np.ndarray] = []
@@ -182,7 +183,7 @@ class Cluster:
     # ----------------------------------------------------------------- contention paths
     @property
     def horizon_steps(self) -> int:
-        return self._levels.shape[2]
+        return self._horizon
 
     def _new_block(self) -> np.ndarray:
         n, b = self.n_nodes, self._blocks
@@ -211,6 +212,7 @@ class Cluster:
         block = self._new_block()
         self._blocks += 1
         self._levels = np.concatenate([self._levels, block], axis=2)
+        self._horizon = self._levels.shape[2]
         for pid, prof in enumerate(self._profiles):
             self._extend_profile(pid, prof, block)
 
@@ -246,7 +248,7 @@ class Cluster:
     def _ensure_step(self, k: int) -> None:
         if self.ideal:
             return
-        while k >= self.horizon_steps:
+        while k >= self._horizon:
             self._extend()
 
     # ----------------------------------------------------------------- durations / progress
@@ -256,7 +258,7 @@ class Cluster:
             return float(t)
         dt = self.dt
         k = int(t // dt)
-        if k >= self.horizon_steps:
+        if k >= self._horizon:
             self._ensure_step(k)
         return float(self._cum[pid][node, k] + (t - k * dt) * self._rate[pid][node, k])
 
@@ -275,7 +277,7 @@ class Cluster:
         if self.ideal:
             return 0.0
         k = int(t // self.dt)
-        if k >= self.horizon_steps:
+        if k >= self._horizon:
             self._ensure_step(k)
         return float(1.0 - self._rate[pid][node, k] * self.speed[node])
 
@@ -287,19 +289,34 @@ class Cluster:
         """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done."""
         if self.ideal:
             return float(t0 + work)
+        k0, r0, c0 = self.launch_point(node, pid, t0)
+        return self.end_from(node, pid, t0, k0, r0, c0, work)
+
+    def launch_point(self, node: int, pid: int, t: float) -> tuple[int, float, float]:
+        """``(k, rate, cum)`` at ``t`` on ``node`` for profile ``pid``: the step, the rate in
+        it, and :meth:`cum_at` (not for an ideal cluster). :meth:`pressure` is
+        ``1 - rate * speed[node]``; :meth:`end_from` solves an end time from them."""
+        k = int(t // self.dt)
+        if k >= self._horizon:
+            self._ensure_step(k)
+        r = float(self._rate[pid][node, k])
+        return k, r, float(self._cum[pid][node, k] + (t - k * self.dt) * r)
+
+    def end_from(
+        self, node: int, pid: int, t0: float, k0: int, r0: float, c0: float, work: float
+    ) -> float:
+        """:meth:`end_time` from a :meth:`launch_point` ``(k0, r0, c0)`` at ``t0``."""
         dt = self.dt
-        k0 = int(t0 // dt)
-        if k0 >= self.horizon_steps:
-            self._ensure_step(k0)
-        r0 = self._rate[pid][node, k0]
         t_fast = t0 + work / r0
         if t_fast <= (k0 + 1) * dt:
-            return float(t_fast)
-        target = self._cum[pid][node, k0] + (t0 - k0 * dt) * r0 + work
-        while target >= self._cum[pid][node, -1]:
+            return t_fast
+        target = c0 + work
+        cum = self._cum[pid]
+        while target >= cum[node, -1]:
             self._extend()
-        row = self._cum[pid][node]
-        k = int(np.searchsorted(row, target, side="right")) - 1
+            cum = self._cum[pid]
+        row = cum[node]
+        k = int(row.searchsorted(target, side="right")) - 1
         return float(k * dt + (target - row[k]) / self._rate[pid][node, k])
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:

@@ -503,6 +503,7 @@ class Simulator:
         self._specs = specs
         self._pid_cache: dict = {}
         self._tail = cluster.tail.tolist()
+        self._speed = cluster.speed.tolist()
         # every original attempt's draw, in one vectorised call (common random numbers: the
         # originals see the same draws whatever the policy); copies draw from the job's rng
         sizes = np.fromiter((s.n_tasks for s, _w in specs), np.int64, len(specs))
@@ -706,22 +707,6 @@ class Simulator:
             l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
             self._load_t[node] = now
 
-    def _take_slot(self, node: int) -> None:
-        c = self._free[node] - 1
-        if c:
-            self._free[node] = c
-        else:
-            del self._free[node]
-        self._n_free -= 1
-
-    def _release_slot(self, node: int) -> None:
-        c = self._free.get(node)
-        if c is None:
-            self._free[node] = 1
-        else:
-            self._free[node] = c + 1
-        self._n_free += 1
-
     # ----------------------------------------------------------------- actions
     def _apply(self, actions, policy) -> None:
         if actions:
@@ -791,17 +776,21 @@ class Simulator:
     def _launch(self, act: Launch, policy) -> None:
         task = act.task
         now = self.now
-        if not isinstance(task, Task):
+        if type(task) is not Task and not isinstance(task, Task):
             raise PolicyError(f"policy {policy.name!r}: {act!r}: task is not a Task")
         state = task.state
-        if state == DONE or state == BLOCKED or task.job.finish_time is not None:
+        job = task.job
+        if state == DONE or state == BLOCKED or job.finish_time is not None:
             why = "the task is already done" if state == DONE else "its stage is not runnable yet"
             raise PolicyError(f"policy {policy.name!r}: {act!r} at t={now:.3f}: {why}")
         sf = act.start_fraction
-        if not (isinstance(sf, (int, float)) and 0.0 <= sf < 1.0):
-            raise PolicyError(
-                f"policy {policy.name!r}: {act!r}: start_fraction must be in [0, 1), got {sf!r}"
-            )
+        if sf != 0.0 or type(sf) is not float:
+            if not (isinstance(sf, (int, float)) and 0.0 <= sf < 1.0):
+                raise PolicyError(
+                    f"policy {policy.name!r}: {act!r}: start_fraction must be in [0, 1), got {sf!r}"
+                )
+            sf = float(sf)
+        free = self._free
         node = act.node
         if node is None:
             node = self._pick_node(task)
@@ -809,14 +798,14 @@ class Simulator:
                 raise PolicyError(
                     f"policy {policy.name!r}: {act!r} at t={now:.3f}: no free slot in the cluster"
                 )
-        elif node not in self._free:
+        elif node not in free:
             if not isinstance(node, (int, np.integer)) or not 0 <= node < self.cluster.n_nodes:
                 raise PolicyError(f"policy {policy.name!r}: {act!r}: no node {node!r}")
             raise PolicyError(
                 f"policy {policy.name!r}: {act!r} at t={now:.3f}: node {node} has no free slot"
             )
-        node = int(node)
-        job = task.job
+        if type(node) is not int:
+            node = int(node)
         if state == WAITING:
             pending = job.pending
             del pending[task.index]
@@ -825,78 +814,117 @@ class Simulator:
                 self._waiting.pop(job.uid, None)
             else:
                 # a dict only compacts its deleted entries when it grows, and iterating it walks
-                # over them: rebuild it once deletions outnumber what is left (amortised O(1))
-                job._pdel += 1
-                if job._pdel > 64 and job._pdel > len(pending):
+                # over them (placement iterates it at every event): rebuild it once deletions
+                # exceed 1/16 of what is left (amortised O(1) per deletion, and a walk skips at
+                # most max(32, n/16) dead entries)
+                pdel = job._pdel + 1
+                if pdel > 32 and pdel * 16 > len(pending):
                     job.pending = dict(pending)
-                    job._pdel = 0
+                    pdel = 0
+                job._pdel = pdel
             task.state = RUNNING
             if task.first_launch is None:
                 task.first_launch = now
-        index = len(task.attempts)
-        att = Attempt(self._attempt_uid, task, index, node, now, float(sf))
-        self._attempt_uid += 1
-        self._load_touch(node)
-        running_before = self._node_running[node]
-        att._rstate = (
-            running_before,
-            self._load[0][node],
-            self._load[1][node],
-            self._load[2][node],
-        )
+        attempts = task.attempts
+        index = len(attempts)
+        uid = self._attempt_uid
+        self._attempt_uid = uid + 1
+        att = Attempt(uid, task, index, node, now, sf)
+        # load averages of the node, brought up to now (as _load_touch)
+        node_running = self._node_running
+        running_before = node_running[node]
+        l1, l5, l15 = self._load
+        load_t = self._load_t
+        dt = now - load_t[node]
+        if dt > 0.0:
+            n = running_before
+            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
+            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
+            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
+            load_t[node] = now
+        att._rstate = (running_before, l1[node], l5[node], l15[node])
         # duration
         if self.duration_dist is not None:
             x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
             if not (math.isfinite(x) and x >= 0):
                 raise ValueError(f"duration_dist drew an invalid duration {x!r}")
-            att._end = now + task.work * (1.0 - sf) * x
+            end = att._end = now + task.work * (1.0 - sf) * x
         else:
+            cluster = self.cluster
+            pid = job.pids[task.stage]
+            ideal = cluster.ideal
+            if not ideal:
+                k0, r0, c0 = cluster.launch_point(node, pid, now)
             if self.noise:
                 u = task._u0 if index == 0 else job.rng.random()
                 alpha = job.alpha * self._tail[node]
                 if self.tail_pressure:
                     # contention met at launch makes the tail heavier (workload-specific)
-                    alpha *= 1.0 - self.tail_pressure * self.cluster.pressure(
-                        node, job.pids[task.stage], now
-                    )
+                    press = 0.0 if ideal else 1.0 - r0 * self._speed[node]
+                    alpha *= 1.0 - self.tail_pressure * press
                 mult = (1.0 - u) ** (-1.0 / alpha)
             else:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
             if self.interference:
-                work *= 1.0 + self.interference * running_before / self.cluster.slots
-            pid = job.pids[task.stage]
+                work *= 1.0 + self.interference * running_before / cluster.slots
             att._work = work
-            att._c0 = self.cluster.cum_at(node, pid, now)
-            att._end = self.cluster.end_time(node, pid, now, work)
-        task.attempts.append(att)
-        task.live[att.uid] = att
-        job.running[att.uid] = att
-        self._node_live[node][att.uid] = att
-        self._node_running[node] = running_before + 1
+            if ideal:
+                att._c0 = float(now)
+                end = att._end = float(now + work)
+            else:
+                att._c0 = c0
+                end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
+        attempts.append(att)
+        task.live[uid] = att
+        job.running[uid] = att
+        self._node_live[node][uid] = att
+        node_running[node] = running_before + 1
         self._n_running += 1
         if index:
             self._n_copies += 1
-        self._take_slot(node)
+        # take the slot
+        c = free[node] - 1
+        if c:
+            free[node] = c
+        else:
+            del free[node]
+        self._n_free -= 1
         self.attempts.append(att)
-        self._push(att._end, EV_FINISH, att)
+        self._seq += 1
+        heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
         if self._hook_launched:
             self._just_launched.append(att)
 
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node
-        self._load_touch(node)
+        now = self.now
+        node_running = self._node_running
+        n = node_running[node]
+        load_t = self._load_t
+        dt = now - load_t[node]
+        if dt > 0.0:  # as _load_touch
+            l1, l5, l15 = self._load
+            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
+            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
+            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
+            load_t[node] = now
         att.state = state
-        att.end_time = self.now
+        att.end_time = now
         task = att.task
-        del task.live[att.uid]
-        del task.job.running[att.uid]
-        del self._node_live[node][att.uid]
-        self._node_running[node] -= 1
+        uid = att.uid
+        del task.live[uid]
+        del task.job.running[uid]
+        del self._node_live[node][uid]
+        node_running[node] = n - 1
         self._n_running -= 1
         if att.index:
             self._n_copies -= 1
-        self._release_slot(node)
+        # release the slot
+        free = self._free
+        c = free.get(node)
+        free[node] = 1 if c is None else c + 1
+        self._n_free += 1
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)
