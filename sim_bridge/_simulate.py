@@ -6,6 +6,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -297,47 +298,51 @@ def simulate(
 def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     atts = sim.attempts
     n = len(atts)
-    node = np.fromiter((a.node for a in atts), np.int64, n)
-    launch = np.fromiter((a.launch_time for a in atts), float, n)
-    end = np.fromiter((a.end_time for a in atts), float, n)
-    tasks_of = [a.task for a in atts]
-    jobs_of = [t.job for t in tasks_of]
-    job_ids = np.array([j.job_id for j in sim.jobs], dtype=object)
-    job_uid = np.fromiter((j.uid for j in jobs_of), np.int64, n)
-    phase_ch = np.array([t.phase for t in tasks_of], dtype=object)
-    tidx = np.fromiter((t.index for t in tasks_of), np.int64, n)
-    task_id = [
-        f"{jid}-{ph[0]}{i}" for jid, ph, i in zip(job_ids[job_uid], phase_ch, tidx, strict=True)
-    ]
+    # one pass over the attempts and one over their tasks, read with C-level attribute getters
+    num = np.array(
+        list(map(attrgetter("node", "launch_time", "end_time", "index", "state"), atts)),
+        dtype=float,
+    ).reshape(n, 5)
+    node = num[:, 0].astype(np.int64)
+    launch = num[:, 1].copy()
+    end = num[:, 2].copy()
+    tasks_of = list(map(attrgetter("task"), atts))
+    jobs = sim.jobs
+    job_id_list = [j.job_id for j in jobs]
+    job_ids = np.array(job_id_list, dtype=object)
+    tjobs = list(map(attrgetter("job"), tasks_of))
+    job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
+    phase_list = list(map(attrgetter("phase"), tasks_of))
+    phase_ch = np.array(phase_list, dtype=object)
+    tidx = list(map(attrgetter("index"), tasks_of))
+    task_id = [f"{j.job_id}-{ph[0]}{i}" for j, ph, i in zip(tjobs, phase_list, tidx, strict=True)]
     node_names = np.array([f"n{i:04d}" for i in range(sim.cluster.n_nodes)], dtype=object)
     tasks = pd.DataFrame(
         {
             "job_id": job_ids[job_uid],
             "task_id": task_id,
-            "attempt": np.fromiter((a.index for a in atts), np.int64, n),
-            "workload": np.array([j.workload for j in sim.jobs], dtype=object)[job_uid],
+            "attempt": num[:, 3].astype(np.int64),
+            "workload": np.array([j.workload for j in jobs], dtype=object)[job_uid],
             "node": node_names[node],
             "phase": phase_ch,
-            "submit_time": np.array([j.submit_time for j in sim.jobs], float)[job_uid]
+            "submit_time": np.array([j.submit_time for j in jobs], float)[job_uid]
             if n
             else np.empty(0),
             "launch_time": launch,
             "end_time": end,
             "duration": end - launch,
-            "outcome": np.where(
-                np.fromiter((a.state == A_FINISHED for a in atts), bool, n), "finished", "killed"
-            ).astype(object),
+            "outcome": np.where(num[:, 4] == A_FINISHED, "finished", "killed").astype(object),
         }
     )
     if record_counters:
-        rs = np.array([a._rstate for a in atts], dtype=float).reshape(n, 4)
+        rs = np.array(list(map(attrgetter("_rstate"), atts)), dtype=float).reshape(n, 4)
         c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
         for name in COUNTER_NAMES:
             tasks[f"c_{name}"] = c[name]
-    jobs = sim.jobs
     submit = np.array([j.submit_time for j in jobs], float)
     finish = np.array([j.finish_time for j in jobs], float)
     deadline = np.array([j.deadline for j in jobs], float)
+    n_att = np.bincount(job_uid, minlength=len(jobs)).astype(np.int64)
     jobs_df = pd.DataFrame(
         {
             "job_id": job_ids,
@@ -348,7 +353,7 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
             "deadline": deadline,
             "met_deadline": finish <= deadline,
             "n_tasks": np.array([j.n_tasks for j in jobs], np.int64),
-            "n_attempts": np.array([sum(len(t.attempts) for t in j.tasks) for j in jobs], np.int64),
+            "n_attempts": n_att,
         }
     )
     return jobs_df, tasks
