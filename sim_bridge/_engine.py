@@ -506,7 +506,9 @@ class Simulator:
         self._speed = cluster.speed.tolist()
         # every original attempt's draw, in one vectorised call (common random numbers: the
         # originals see the same draws whatever the policy); copies draw from the job's rng
-        sizes = np.fromiter((s.n_tasks for s, _w in specs), np.int64, len(specs))
+        sizes = np.fromiter(
+            (s.map_work.size + s.reduce_work.size for s, _w in specs), np.int64, len(specs)
+        )
         total = int(sizes.sum())
         self._u_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist() if len(specs) else []
         base_rng = np.random.default_rng([self.seed, 8])
@@ -656,6 +658,8 @@ class Simulator:
         tuid = self._task_uid
         ph0 = spec.phases[0]
         first = [Task(tuid + k, job, k, 0, ph0, mw[k], u0[off + k]) for k in range(n_m)]
+        for t in first:
+            t.state = WAITING
         if spec.reduce_work.size:
             rw = spec.reduce_work.tolist()
             n_r = len(rw)
@@ -673,7 +677,7 @@ class Simulator:
         job.stages = [first, second]
         job.stage = 0
         job.stage_left = [n_m, n_r]
-        job.pending = {}
+        job.pending = dict(enumerate(first))  # the first stage is waiting
         job._pdel = 0
         job.running = {}
         job.n_done = 0
@@ -681,7 +685,11 @@ class Simulator:
         job.finish_time = None
         self.jobs.append(job)
         self._active[uid] = job
-        self._make_waiting(job, first)
+        self._n_waiting += n_m
+        waiting = self._waiting
+        if waiting and uid < next(reversed(waiting)):
+            self._waiting_dirty = True
+        waiting[uid] = job
         return job
 
     def _make_waiting(self, job: Job, tasks) -> None:
