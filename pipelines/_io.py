@@ -60,7 +60,7 @@ def write_summary(out_dir: str | os.PathLike[str], summary: Mapping[str, Any]) -
     >>> import tempfile, json
     >>> p = write_summary(tempfile.mkdtemp(), {"x": float("nan"), "n": 3})
     >>> json.loads(p.read_text())
-    {'x': None, 'n': 3}
+    {'n': 3, 'x': None}
     """
     text = json.dumps(_jsonable(summary), indent=2, sort_keys=True) + "\n"
     return atomic_write_text(Path(out_dir) / "summary.json", text)
