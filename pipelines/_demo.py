@@ -7,14 +7,16 @@ Stages (each one the ``straggler`` command of its own, called through
    directory has them, else the synthetic workload; one line says which);
 2. ``train``: a small Optuna grid of the MTL ``f0nl`` model with MLflow tracking and the
    registry, as the training pipeline does it;
-3. ``evaluate``: Table 1 at a few training fractions and Table 2 on a few (node, workload)
-   pairs;
+3. ``table1``, ``table2``: ``straggler evaluate --table 1`` at a few training fractions and
+   ``--table 2`` on a few held-out (node, workload) pairs;
 4. ``compare``: Tables 3-4, speculation alone against Wrangler and MTL predictor-informed
-   placement, with the model trained in stage 2;
+   placement (the MTL model trained in stage 2) and the slowdown oracle as the ceiling;
 5. ``replication``: one example from seed 002, single-fork ``pi_keep``/``pi_kill``
    replication on one job: the finite-``n`` analysis (``sim_bridge.theory``) against the
-   event engine (``sim_bridge.experiments.single_job``);
-6. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`).
+   event engine (``sim_bridge.experiments.single_job``), run in-process
+   (:func:`replication_example`); ``straggler reproduce 002`` has the full figure set;
+6. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`, what
+   ``straggler report --from OUT`` runs).
 
 A stage whose command module is not installed is skipped, and the demo says so; a stage that
 fails is recorded with its error and the stages that need it are skipped; the demo goes on
@@ -72,7 +74,7 @@ PROFILES: dict[str, DemoProfile] = {
         fractions=(0.05, 0.2, 0.66),
         table1_models=("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl"),
         pairs=3,
-        compare_seeds=3,
+        compare_seeds=5,
         rep_tasks=100,
         rep_runs=60,
         rep_ps=(0.0, 0.05, 0.1, 0.2, 0.3),
