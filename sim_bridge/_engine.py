@@ -12,6 +12,7 @@ import gc
 import heapq
 import math
 import time
+from array import array
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -80,7 +81,6 @@ class Attempt:
         "_end",
         "_c0",
         "_work",
-        "_rstate",
     )
 
     def __init__(self, uid, task, index, node, launch_time, start_fraction):
@@ -95,7 +95,6 @@ class Attempt:
         self._end = math.inf
         self._c0 = 0.0
         self._work = 0.0
-        self._rstate = None
 
     @property
     def job(self) -> Job:
@@ -485,6 +484,8 @@ class Simulator:
         self._task_uid = 0
         self.jobs: list[Job] = []
         self.attempts: list[Attempt] = []
+        # per attempt (uid order): running count and load averages of its node at launch
+        self._rstates = array("d")
         self.view = SimView(self)
         self._just_launched: list[Attempt] = []
         self._hook_launched = (
@@ -850,7 +851,8 @@ class Simulator:
             l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
             l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
             load_t[node] = now
-        att._rstate = (running_before, l1[node], l5[node], l15[node])
+        # what the node's counters at launch are computed from (trace rows, at the end)
+        self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
         # duration
         if self.duration_dist is not None:
             x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
@@ -946,6 +948,7 @@ class Simulator:
         if task.live:
             for other in list(task.live.values()):
                 self._close(other, A_KILLED)
+        task.live = {}  # a fresh empty dict: a used one keeps its table allocated
         job.n_done += 1
         st = task.stage
         job.stage_left[st] -= 1

@@ -298,14 +298,10 @@ def simulate(
 def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     atts = sim.attempts
     n = len(atts)
-    # one pass over the attempts and one over their tasks, read with C-level attribute getters
-    num = np.array(
-        list(map(attrgetter("node", "launch_time", "end_time", "index", "state"), atts)),
-        dtype=float,
-    ).reshape(n, 5)
-    node = num[:, 0].astype(np.int64)
-    launch = num[:, 1].copy()
-    end = num[:, 2].copy()
+    # attributes read with C-level getters, column by column (no per-row tuples)
+    node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
+    launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
+    end = np.fromiter(map(attrgetter("end_time"), atts), float, n)
     tasks_of = list(map(attrgetter("task"), atts))
     jobs = sim.jobs
     job_id_list = [j.job_id for j in jobs]
@@ -321,7 +317,7 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
         {
             "job_id": job_ids[job_uid],
             "task_id": task_id,
-            "attempt": num[:, 3].astype(np.int64),
+            "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
             "workload": np.array([j.workload for j in jobs], dtype=object)[job_uid],
             "node": node_names[node],
             "phase": phase_ch,
@@ -331,11 +327,15 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
             "launch_time": launch,
             "end_time": end,
             "duration": end - launch,
-            "outcome": np.where(num[:, 4] == A_FINISHED, "finished", "killed").astype(object),
+            "outcome": np.where(
+                np.fromiter(map(attrgetter("state"), atts), np.int64, n) == A_FINISHED,
+                "finished",
+                "killed",
+            ).astype(object),
         }
     )
     if record_counters:
-        rs = np.array(list(map(attrgetter("_rstate"), atts)), dtype=float).reshape(n, 4)
+        rs = np.frombuffer(sim._rstates, dtype=float).reshape(n, 4)
         c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
         for name in COUNTER_NAMES:
             tasks[f"c_{name}"] = c[name]
