@@ -534,7 +534,7 @@ class Simulator:
     # ----------------------------------------------------------------- main loop
     def run(self, progress_bar=None) -> None:
         """Run until every job is done."""
-        wall0 = time.perf_counter()
+        wall0, cpu0 = time.perf_counter(), time.process_time()
         # the engine's objects form reference cycles (job <-> task <-> attempt) that live to
         # the end of the run: generational GC passes over them would cost O(objects) again
         # and again, so collection waits until the run is over
@@ -546,6 +546,8 @@ class Simulator:
             if gc_was_enabled:
                 gc.enable()
         self.wall_seconds = time.perf_counter() - wall0
+        #: CPU seconds of the loop (process time: robust to a loaded machine)
+        self.cpu_seconds = time.process_time() - cpu0
 
     def _loop(self, progress_bar) -> None:
         heap = self._heap
