@@ -43,6 +43,7 @@ from pipelines._dataset import (
     load_trace,
 )
 from pipelines._io import atomic_write_text, write_summary
+from pipelines._plots import save_figure
 
 #: Table 3's statistics: name -> percentile (None: the mean).
 STATISTICS: dict[str, float | None] = {
@@ -663,24 +664,6 @@ def _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict) -> di
     return {k: str(v) for k, v in files.items()}
 
 
-def _save(fig, path: Path) -> Path:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    import os
-
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    return path
-
-
 def _plot_cdfs(jct_samples, groups, path: Path, cfg) -> Path:
     import matplotlib
 
@@ -707,7 +690,7 @@ def _plot_cdfs(jct_samples, groups, path: Path, cfg) -> Path:
     fig.suptitle(
         f"Job completion time: speculation ({cfg.speculation}) alone vs + predictor", y=1.04
     )
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _plot_table3(table3, groups, path: Path, cfg) -> Path:
@@ -742,7 +725,7 @@ def _plot_table3(table3, groups, path: Path, cfg) -> Path:
         ax.grid(axis="y", alpha=0.3)
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _plot_table4(table4, groups, path: Path, cfg) -> Path:
@@ -773,4 +756,4 @@ def _plot_table4(table4, groups, path: Path, cfg) -> Path:
     ax.set_title(f"Task-seconds vs {cfg.speculation} (min-max over {cfg.seeds} seeds)")
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -19,7 +19,8 @@ def _figure():
     return plt
 
 
-def _save(fig, path: str | os.PathLike[str]) -> Path:
+def save_figure(fig, path: str | os.PathLike[str]) -> Path:
+    """Save ``fig`` as PNG atomically (temporary file, then rename) and close it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
@@ -45,7 +46,7 @@ def plot_confusion(cm: np.ndarray, path: str | os.PathLike[str], title: str) -> 
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
     ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_metric_by_fraction(
@@ -69,7 +70,7 @@ def plot_metric_by_fraction(
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) -> Path:
@@ -86,4 +87,4 @@ def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) 
     ax.set_ylim(0, 1)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)

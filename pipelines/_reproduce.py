@@ -90,9 +90,9 @@ def write_table(df: pd.DataFrame, out: str | os.PathLike[str], name: str) -> Pat
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
     """Save a matplotlib figure as PNG atomically and close it."""
-    from pipelines._plots import _save
+    from pipelines._plots import save_figure
 
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 class Comparison:
