@@ -56,9 +56,7 @@ SEED = 4
 # Sizes: the full run follows the paper's protocol at a scale a laptop does in ~30 minutes;
 # the quick run is a smoke test.
 if QUICK:
-    SIZES = dict(
-        nodes=6, hours=0.1, fractions="0.2,0.66", models="wrangler,f0nl", pairs=2, seeds=1
-    )
+    SIZES = dict(nodes=6, hours=0.1, fractions="0.2,0.66", models="wrangler,f0nl", pairs=2, seeds=1)
 else:
     SIZES = dict(
         nodes=30, hours=1.0, fractions="2,5,10,20,30,40,50,66", models=None, pairs=20, seeds=5
