@@ -114,7 +114,7 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
         ``solver="implicit"`` optimises the squared hinge only; ``"hinge"`` (the seed's
         ``xi``) needs ``solver="explicit"`` (LinearSVC, dual coordinate descent).
-    solver : {"implicit", "explicit", "auto"}, default="implicit"
+    solver : {"implicit", "explicit", "auto"}, default="auto"
         ``"implicit"``: exact trust-region Newton on the squared hinge without building the
         feature map (fast, memory ~ the data). ``"explicit"``: the CSR block feature map of
         eq. 3.10 and :class:`sklearn.svm.LinearSVC` (the reference; its intercept carries a
@@ -209,7 +209,7 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         tau=1.0,
         C=1.0,
         loss="squared_hinge",
-        solver="implicit",
+        solver="auto",
         class_weight=None,
         threshold=0.5,
         calibration_cv=3,

@@ -317,7 +317,7 @@ def test_threshold_moves_predictions(grid_data):
         ({"variant": "f9"}, "variant"),
         ({"nu": -1.0}, "nu"),
         ({"variant": "f0", "lambda0": np.inf}, "no block"),
-        ({"loss": "hinge"}, "explicit"),
+        ({"loss": "hinge", "solver": "implicit"}, "explicit"),
         ({"solver": "dual"}, "solver"),
         ({"threshold": 1.0}, "threshold"),
         ({"calibration_cv": 1}, "calibration_cv"),
@@ -347,7 +347,7 @@ def test_non_convergence_warns(grid_data):
 
     X, y = grid_data
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        GroupedMTLSVC(max_iter=1, calibration_cv=None).fit(X, y)
+        GroupedMTLSVC(max_iter=1, solver="implicit", calibration_cv=None).fit(X, y)
 
 
 @pytest.mark.parametrize("variant", ["f0", "fn", "fl", "f0nl", "f0t", "f0tl", "f0nlt"])
