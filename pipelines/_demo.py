@@ -259,13 +259,12 @@ def _markdown(table) -> str:
 
 
 def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float) -> None:
-    import os
-    import tempfile
-
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from pipelines._plots import save_figure
 
     fig, ax = plt.subplots(figsize=(5.6, 4.0))
     for (policy, part), color in zip(table.groupby("policy"), ("C0", "C1"), strict=False):
@@ -296,14 +295,7 @@ def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float
         fontsize=9,
     )
     ax.legend(fontsize=7)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-        plt.close(fig)
+    save_figure(fig, path)
 
 
 class _Tee(io.TextIOBase):
