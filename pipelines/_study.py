@@ -77,6 +77,24 @@ class StudyContext:
     estimator_params: dict[str, Any] = field(default_factory=dict)
 
 
+def _queue_grid_sampler_class():
+    import optuna
+
+    class QueueGridSampler(optuna.samplers.GridSampler):
+        """A GridSampler whose ``after_trial`` does not stop the study.
+
+        Our workers pop enqueued grid points until the queue is empty, so the queue, not the
+        sampler, ends the study. Optuna's own ``after_trial`` also reads a ``grid_id`` system
+        attribute that enqueued trials do not have, and raises ``KeyError`` when one grid point
+        is left unvisited (e.g. a one-point grid).
+        """
+
+        def after_trial(self, study, trial, state, values) -> None:
+            return None
+
+    return QueueGridSampler
+
+
 def open_study(ctx: StudyContext):
     """Create or load the study in the journal file."""
     import optuna
@@ -85,7 +103,7 @@ def open_study(ctx: StudyContext):
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = JournalStorage(JournalFileBackend(ctx.journal))
-    sampler = optuna.samplers.GridSampler(ctx.space, seed=ctx.seed)
+    sampler = _queue_grid_sampler_class()(ctx.space, seed=ctx.seed)
     return optuna.create_study(
         storage=storage,
         sampler=sampler,

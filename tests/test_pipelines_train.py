@@ -284,3 +284,34 @@ def test_sampler_created_trial_is_pruned_without_fitting(tmp_path):
         "enqueued": 0,
         "waiting": 0,
     }
+
+
+def test_one_point_grid_completes(tmp_path):
+    """Optuna's GridSampler.after_trial raises KeyError('grid_id') for an enqueued trial when a
+    single grid point is left; our queue-driven sampler must finish a one-point grid."""
+    from optuna.trial import TrialState
+
+    from pipelines._study import StudyContext, open_study, prepare_study, run_worker
+
+    lt = label_stragglers(validate_trace(make_trace(n_nodes=2, n_jobs=20, seed=3)))
+    split = fraction_split(lt.frame, 0.66, 0.25)
+    part = np.full(len(lt.frame), "", dtype=object)
+    part[split.fit], part[split.val] = "fit", "val"
+    keep = np.sort(np.concatenate([split.fit, split.val]))
+    cols = ["node", "workload", *lt.counters, "straggler"]
+    lt.frame.assign(part=part).iloc[keep][[*cols, "part"]].to_parquet(tmp_path / "d.parquet")
+    space = {"lambda0": [1.0], "threshold": [0.5]}
+    ctx = StudyContext(
+        journal=str(tmp_path / "j.log"),
+        study_name="one",
+        space=space,
+        data_path=str(tmp_path / "d.parquet"),
+        counters=lt.counters,
+        variant="f0",
+        metric="accuracy",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    assert prepare_study(ctx, grid_points(space))["enqueued"] == 1
+    assert run_worker(ctx) == 1
+    states = [t.state for t in open_study(ctx).trials]
+    assert states == [TrialState.COMPLETE]
