@@ -84,3 +84,27 @@ def test_collect_without_data_falls_back_and_says_so(tmp_path, capsys):
     s = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert s["synthetic_fallback"] == ["FB2009"]
     assert s["sources"] == {"FB2009": "synthetic", "SYN": "synthetic"}
+
+
+def test_offered_load_is_work_over_slot_seconds(collected, shared_data_dir):
+    """The summary's nominal load equals the loaded jobs' base work over slots x window."""
+    import sim_bridge
+    from pipelines._collect import offered_load
+
+    s = json.loads((collected / "summary.json").read_text())
+    w = sim_bridge.load_workload("SYN", shared_data_dir, hours=0.5, scale=0.05, seed=3 + 1)
+    work = sum(sum(j.map_work) + sum(j.reduce_work) for j in w.jobs)
+    assert s["offered_load"]["SYN"] == pytest.approx(work / (6 * 2 * 0.5 * 3600))
+    assert offered_load(w, 6, 2, 0.5) == pytest.approx(s["offered_load"]["SYN"])
+
+
+def test_load_option_hits_the_target_and_excludes_scale(tmp_path, capsys):
+    out = tmp_path / "c"
+    args = ["collect", "--workloads", "SYN", "--nodes", "8", "--hours", "0.5", "--out", str(out)]
+    assert main([*args, "--load", "0.6"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["offered_load"]["SYN"] == pytest.approx(0.6, rel=0.03)
+    assert main([*args, "--load", "0.6", "--scale", "1"]) == 2
+    assert "--load or --scale" in capsys.readouterr().err
+    assert main([*args, "--load", "-1"]) == 2
+    assert "--load must be a positive number" in capsys.readouterr().err

@@ -26,6 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="data scale: one number for all, or NAME=X,... (defaults FB2009=10, FB2010=0.01, "
         "ALI2017=0.01, SYN=0.5)",
     )
+    p.add_argument(
+        "--load",
+        type=float,
+        default=None,
+        help="target nominal offered load (e.g. 0.7): choose every workload's scale so the "
+        "workloads share it equally (overrides --scale); the summary reports the load either way",
+    )
     p.add_argument("--policy", default="none", help="speculation policy while collecting (none)")
     p.add_argument(
         "--counters",
@@ -41,9 +48,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Collect the trace and print the summary lines."""
-    from pipelines._collect import collect, parse_scales
+    from pipelines._collect import collect, parse_scales, scales_for_load
 
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    if args.load is not None:
+        if args.scale is not None:
+            raise ValueError("give --load or --scale, not both")
+        scales = scales_for_load(
+            workloads,
+            args.load,
+            nodes=args.nodes,
+            slots=args.slots,
+            hours=args.hours,
+            seed=args.seed,
+            data_dir=args.data_dir,
+        )
+    else:
+        scales = parse_scales(args.scale, workloads)
     s = collect(
         args.out,
         workloads,
@@ -51,7 +72,7 @@ def func(args: argparse.Namespace) -> int:
         slots=args.slots,
         hours=args.hours,
         seed=args.seed,
-        scales=parse_scales(args.scale, workloads),
+        scales=scales,
         policy=args.policy,
         data_dir=args.data_dir,
         counters=args.counters,
@@ -67,6 +88,13 @@ def func(args: argparse.Namespace) -> int:
             f"  {w:8s} {s['rows_by_workload'][w]:7d} rows  straggler share "
             f"{s['straggler_share_by_workload'][w]:.3f}  source {s['sources'].get(w)}"
         )
+    total = sum(s["offered_load"].values())
+    print(
+        f"nominal offered load {total:.2f} ("
+        + ", ".join(f"{w} {v:.2f}" for w, v in sorted(s["offered_load"].items()))
+        + ")"
+        + ("  -- above 1: the cluster saturates, see --load" if total > 1 else "")
+    )
     if s["synthetic_fallback"]:
         print(
             f"note: {', '.join(s['synthetic_fallback'])} had no data file and ran as the "
