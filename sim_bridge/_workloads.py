@@ -13,6 +13,7 @@ import gzip
 import logging
 import math
 import os
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,9 +299,14 @@ def read_ali2017(path: str | Path) -> list[tuple[float, float, str, str, int]]:
 
 def ali2017_jobs(rows, *, hours: float | None, scale: float) -> list[JobSpec]:
     """Alibaba 2017 rows -> jobs: one stage per job, one simulated task per instance
-    (``max(1, round(instances * scale))`` of them), base work = the task's end - create time
+    (``round(instances * scale)`` of them), base work = the task's end - create time
     (at least 1 s; an upper bound of the instance run time, the trace has nothing finer).
-    Arrival = the job's earliest create time, shifted so the trace starts at 0."""
+    Arrival = the job's earliest create time, shifted so the trace starts at 0.
+
+    A task whose ``instances * scale`` is below 1 is kept (as one instance) with that
+    probability, decided by a stable hash of its job and task ids (no random state), so the
+    offered work keeps shrinking in proportion to ``scale``; a job left without tasks is
+    dropped."""
     if not rows:
         return []
     t0 = min(r[0] for r in rows)
@@ -314,9 +320,16 @@ def ali2017_jobs(rows, *, hours: float | None, scale: float) -> list[JobSpec]:
         if submit >= limit:
             continue
         works = []
-        for create, end, _j, _t, inst in sorted(rs, key=lambda r: (r[0], r[3])):
-            n = max(1, round(inst * scale))
-            works.append(np.full(n, max(end - create, 1.0)))
+        for create, end, _j, tid, inst in sorted(rs, key=lambda r: (r[0], r[3])):
+            expected = inst * scale
+            if expected >= 1.0:
+                n = round(expected)
+            else:
+                n = int(zlib.crc32(f"{jid}/{tid}".encode()) / 2.0**32 < expected)
+            if n:
+                works.append(np.full(n, max(end - create, 1.0)))
+        if not works:
+            continue
         jobs.append(
             JobSpec(
                 f"ALI2017-{jid}",

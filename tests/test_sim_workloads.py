@@ -80,6 +80,8 @@ def test_malformed_swim_names_file_line_and_column(tmp_path):
 
 
 def test_ali2017_jobs_match_an_independent_reading(shared_data_dir):
+    import zlib
+
     hours, scale = 1.0, 0.02
     w = load_workload("ALI2017", shared_data_dir, hours=hours, scale=scale)
     d = pd.read_csv(shared_data_dir / ALI2017_FILE)
@@ -87,18 +89,37 @@ def test_ali2017_jobs_match_an_independent_reading(shared_data_dir):
     d = d[d["status"] == "Terminated"]
     t0 = d["task_create_time"].min()
     first = d.groupby("job_id")["task_create_time"].min() - t0
-    keep = first[first < hours * 3600].index
+    sub = d[d["job_id"].isin(first[first < hours * 3600].index)].copy()
+    expected = sub["number_of_instances"] * scale
+    kept_small = [
+        zlib.crc32(f"{j}/{t}".encode()) / 2.0**32 < e
+        for j, t, e in zip(sub["job_id"], sub["task_id"], expected, strict=True)
+    ]
+    sub["n"] = np.where(expected >= 1, np.round(expected), np.array(kept_small, dtype=float))
+    per_job = sub.groupby("job_id")["n"].sum()
+    keep = per_job[per_job > 0].index
     assert len(w.jobs) == len(keep)
-    sub = d[d["job_id"].isin(keep)]
-    n_tasks = np.maximum(1, np.round(sub["number_of_instances"] * scale)).sum()
-    assert sum(j.n_tasks for j in w.jobs) == n_tasks
-    j = next(j for j in w.jobs if j.job_id == f"ALI2017-{keep[0]}")
-    rows = sub[sub["job_id"] == keep[0]]
-    assert j.submit_time == first[keep[0]]
+    assert sum(j.n_tasks for j in w.jobs) == sub["n"].sum()
+    jid = keep[0]
+    j = next(j for j in w.jobs if j.job_id == f"ALI2017-{jid}")
+    rows = sub[(sub["job_id"] == jid) & (sub["n"] > 0)]
+    assert j.submit_time == first[jid]
     assert set(np.round(j.map_work, 6)) == set(
         np.round(np.maximum(rows["task_end_time"] - rows["task_create_time"], 1.0), 6)
     )
     assert j.phases[0] == "task" and j.reduce_work.size == 0
+
+
+def test_ali2017_offered_work_shrinks_in_proportion_to_scale(shared_data_dir):
+    """Thinning keeps the expected work proportional to the scale below one instance a task."""
+
+    def work(scale: float) -> float:
+        w = load_workload("ALI2017", shared_data_dir, hours=6.0, scale=scale)
+        return sum(float(np.sum(j.map_work)) for j in w.jobs)
+
+    full = work(1.0)
+    for scale in (0.2, 0.05):
+        assert work(scale) / full == pytest.approx(scale, rel=0.25)
 
 
 def test_malformed_ali2017(tmp_path):
