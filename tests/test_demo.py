@@ -96,8 +96,9 @@ def test_plan_wires_outputs_to_inputs(tmp_path):
         argv = stages[name].argv
         assert argv[argv.index("--traces") + 1] == collect_out
         assert argv[argv.index("--out") + 1] == stages[name].out
-    scale = stages["collect"].argv[stages["collect"].argv.index("--scale") + 1]
-    assert scale == "FB2009=0.5,SYN=0.5"  # only the workloads that run
+    collect = stages["collect"].argv
+    assert collect[collect.index("--load") + 1] == f"{demo.profile.load:g}"
+    assert "--scale" not in collect  # collect derives every workload's scale from the load
     compare = stages["compare"].argv
     assert compare[compare.index("--model") + 1] == f"mtl={stages['train'].out}/predictor"
 
