@@ -2,7 +2,9 @@
 
 Public names: the trace loader and validator, Wrangler's straggler labels, the seed's
 time-ordered split protocols (Tables 1 and 2), the data directory resolver and the dataset
-fetcher, and the output helpers every command uses. They are imported lazily (on first
+fetcher, the output helpers every command uses, and each command's Python entry point
+(``collect``, ``run_training``, ``run_evaluate``, ``run_compare``, ``build_report``,
+``run_demo``). They are imported lazily (on first
 attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
@@ -18,6 +20,16 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "collect": ("pipelines._collect", "collect"),
+    "offered_load": ("pipelines._collect", "offered_load"),
+    "scales_for_load": ("pipelines._collect", "scales_for_load"),
+    "CompareConfig": ("pipelines._compare", "CompareConfig"),
+    "run_compare": ("pipelines._compare", "run_compare"),
+    "run_demo": ("pipelines._demo", "run_demo"),
+    "run_evaluate": ("pipelines._evaluate", "run_evaluate"),
+    "build_report": ("pipelines._report", "build_report"),
+    "TrainConfig": ("pipelines._train", "TrainConfig"),
+    "run_training": ("pipelines._train", "run_training"),
     "DATA_DIR_ENV": ("pipelines._datadir", "DATA_DIR_ENV"),
     "resolve_data_dir": ("pipelines._datadir", "resolve_data_dir"),
     "DEFAULT_BETA": ("pipelines._dataset", "DEFAULT_BETA"),
