@@ -389,19 +389,31 @@ class SimView:
     # -- counters
     def node_counters(self, node: int) -> dict[str, float]:
         """The node's sysstat-like counters now (the same readings a launch would record)."""
+        return {name: float(v[0]) for name, v in self.node_counters_many([node]).items()}
+
+    def node_counters_many(self, nodes) -> dict[str, np.ndarray]:
+        """Counters of several nodes now, in one vectorised read (a monitoring sweep).
+
+        Returns one array per counter name, in the order of ``nodes``; row ``i`` equals
+        ``node_counters(nodes[i])``.
+        """
         sim = self._sim
-        if not (isinstance(node, (int, np.integer)) and 0 <= node < sim.cluster.n_nodes):
-            raise ValueError(f"node must be in [0, {sim.cluster.n_nodes}), got {node!r}")
-        sim._load_touch(node)
-        arr = sim.cluster.counters(
-            np.array([node]),
-            np.array([sim.now]),
-            np.array([sim._node_running[node]]),
-            np.array([sim._load[0][node]]),
-            np.array([sim._load[1][node]]),
-            np.array([sim._load[2][node]]),
+        n = sim.cluster.n_nodes
+        idx = list(nodes)
+        for node in idx:
+            if not (isinstance(node, (int, np.integer)) and 0 <= node < n):
+                raise ValueError(f"node must be in [0, {n}), got {node!r}")
+        for node in idx:
+            sim._load_touch(node)
+        load = sim._load
+        return sim.cluster.counters(
+            np.array(idx, dtype=np.int64),
+            np.full(len(idx), sim.now),
+            np.array([sim._node_running[i] for i in idx], dtype=float),
+            np.array([load[0][i] for i in idx]),
+            np.array([load[1][i] for i in idx]),
+            np.array([load[2][i] for i in idx]),
         )
-        return {name: float(v[0]) for name, v in arr.items()}
 
     @property
     def counter_names(self) -> tuple[str, ...]:

@@ -270,3 +270,36 @@ def test_node_counters_match_the_trace_row_of_a_launch_at_that_instant():
     for _, row in res.tasks.iterrows():
         for name, value in seen[row["task_id"]].items():
             assert row[f"c_{name}"] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("n_nodes", [5, 300])  # both paths of Cluster.counters (<= / > 256)
+def test_node_counters_many_equals_one_read_per_node(n_nodes):
+    checked = []
+
+    class Sweep(PlacementPolicy):
+        name = "_sweep_test"
+
+        def assign(self, view, free):
+            nodes = list(range(view.n_nodes))[::-1]
+            many = view.node_counters_many(nodes)
+            for i, node in enumerate(nodes):
+                one = view.node_counters(node)
+                assert {k: float(v[i]) for k, v in many.items()} == one
+            checked.append(view.now)
+            out = []
+            for node, job in zip(list(free), list(view.waiting_jobs()), strict=False):
+                out.append(Launch(next(iter(job.pending.values())), node))
+            return out
+
+    specs = [JobSpec(f"j{i}", 13.0 * i, [20.0, 30.0]) for i in range(4)]
+    sim_bridge.simulate(specs, "none", Sweep(), nodes=n_nodes, slots=1, seed=2, progress=False)
+    assert checked
+
+    class Bad(Sweep):
+        name = "_sweep_bad"
+
+        def assign(self, view, free):
+            return view.node_counters_many([0, view.n_nodes])
+
+    with pytest.raises(ValueError, match="node must be in"):
+        sim_bridge.simulate(specs, "none", Bad(), nodes=3, slots=1, seed=2, progress=False)
