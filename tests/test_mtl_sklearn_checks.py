@@ -15,12 +15,17 @@ _CALIBRATED_THRESHOLD = (
 
 
 def _expected_failures(estimator):
-    return {"check_class_weight_classifiers": _CALIBRATED_THRESHOLD}
+    # Only the implicit Newton path misses the check's bar on its tiny, extremely weighted
+    # problem; the explicit (liblinear) path and the default ``auto`` pass it.
+    if getattr(estimator, "solver", None) == "implicit":
+        return {"check_class_weight_classifiers": _CALIBRATED_THRESHOLD}
+    return {}
 
 
 @parametrize_with_checks(
     [
         GroupedMTLSVC(),
+        GroupedMTLSVC(solver="implicit"),
         GroupedMTLSVC(variant="f0nlt", solver="explicit", calibration_cv=None),
         WranglerSVC(min_rows=2),
     ],
