@@ -246,23 +246,20 @@ def test_bad_inputs(trace_dir, tmp_path, capsys):
         main([*base, "--variant", "f9"])
 
 
-def test_sampler_created_trial_is_pruned_without_fitting(tmp_path):
-    """GridSampler's duplicate-point caveat: a trial not popped from our queue never fits."""
-    from optuna.trial import TrialState
+def _one_point_study(tmp_path: Path, space: dict, seed: int, name: str):
+    """A study context over a tiny labelled trace split into fit/val parts (variant f0)."""
+    from pipelines._study import StudyContext
 
-    from pipelines._study import GridObjective, StudyContext, open_study, prepare_study
-
-    lt = label_stragglers(validate_trace(make_trace(n_nodes=2, n_jobs=20, seed=2)))
+    lt = label_stragglers(validate_trace(make_trace(n_nodes=2, n_jobs=20, seed=seed)))
     split = fraction_split(lt.frame, 0.66, 0.25)
     part = np.full(len(lt.frame), "", dtype=object)
     part[split.fit], part[split.val] = "fit", "val"
     keep = np.sort(np.concatenate([split.fit, split.val]))
     cols = ["node", "workload", *lt.counters, "straggler"]
     lt.frame.assign(part=part).iloc[keep][[*cols, "part"]].to_parquet(tmp_path / "d.parquet")
-    space = {"lambda0": [1.0], "threshold": [0.5]}
-    ctx = StudyContext(
+    return StudyContext(
         journal=str(tmp_path / "j.log"),
-        study_name="s",
+        study_name=name,
         space=space,
         data_path=str(tmp_path / "d.parquet"),
         counters=lt.counters,
@@ -270,6 +267,16 @@ def test_sampler_created_trial_is_pruned_without_fitting(tmp_path):
         metric="accuracy",
         cache_dir=str(tmp_path / "cache"),
     )
+
+
+def test_sampler_created_trial_is_pruned_without_fitting(tmp_path):
+    """GridSampler's duplicate-point caveat: a trial not popped from our queue never fits."""
+    from optuna.trial import TrialState
+
+    from pipelines._study import GridObjective, open_study, prepare_study
+
+    space = {"lambda0": [1.0], "threshold": [0.5]}
+    ctx = _one_point_study(tmp_path, space, seed=2, name="s")
     study = open_study(ctx)
     study.optimize(GridObjective(ctx), n_trials=1)  # queue empty: the sampler makes the trial
     t = study.trials[-1]
@@ -291,26 +298,10 @@ def test_one_point_grid_completes(tmp_path):
     single grid point is left; our queue-driven sampler must finish a one-point grid."""
     from optuna.trial import TrialState
 
-    from pipelines._study import StudyContext, open_study, prepare_study, run_worker
+    from pipelines._study import open_study, prepare_study, run_worker
 
-    lt = label_stragglers(validate_trace(make_trace(n_nodes=2, n_jobs=20, seed=3)))
-    split = fraction_split(lt.frame, 0.66, 0.25)
-    part = np.full(len(lt.frame), "", dtype=object)
-    part[split.fit], part[split.val] = "fit", "val"
-    keep = np.sort(np.concatenate([split.fit, split.val]))
-    cols = ["node", "workload", *lt.counters, "straggler"]
-    lt.frame.assign(part=part).iloc[keep][[*cols, "part"]].to_parquet(tmp_path / "d.parquet")
     space = {"lambda0": [1.0], "threshold": [0.5]}
-    ctx = StudyContext(
-        journal=str(tmp_path / "j.log"),
-        study_name="one",
-        space=space,
-        data_path=str(tmp_path / "d.parquet"),
-        counters=lt.counters,
-        variant="f0",
-        metric="accuracy",
-        cache_dir=str(tmp_path / "cache"),
-    )
+    ctx = _one_point_study(tmp_path, space, seed=3, name="one")
     assert prepare_study(ctx, grid_points(space))["enqueued"] == 1
     assert run_worker(ctx) == 1
     states = [t.state for t in open_study(ctx).trials]
