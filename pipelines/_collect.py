@@ -20,7 +20,11 @@ from pathlib import Path
 from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers, validate_trace
 from pipelines._io import write_summary
 
-#: Per-workload data scale of ``straggler collect`` (SWIM bytes, Alibaba instance counts).
+#: Nominal offered load ``straggler collect`` targets unless ``--scale`` is given.
+DEFAULT_LOAD = 0.7
+
+#: Per-workload data scale of ``collect()`` without scales (SWIM bytes, Alibaba instance
+#: counts); these saturate a 50-node cluster, so the CLI defaults to :data:`DEFAULT_LOAD`.
 DEFAULT_SCALES: dict[str, float] = {"FB2009": 10.0, "FB2010": 0.01, "ALI2017": 0.01, "SYN": 0.5}
 
 
@@ -135,6 +139,21 @@ def _positive(what: str, text: str) -> float:
     return v
 
 
+def check_workloads(workloads: list[str]) -> None:
+    """Raise ``ValueError`` naming ``--workloads`` if the list is empty, unknown or repeated."""
+    import sim_bridge
+
+    if not workloads:
+        raise ValueError("--workloads is empty")
+    unknown = [w for w in workloads if w not in sim_bridge.WORKLOAD_NAMES]
+    if unknown:
+        raise ValueError(
+            f"--workloads: unknown {unknown}; choose from {list(sim_bridge.WORKLOAD_NAMES)}"
+        )
+    if len(set(workloads)) != len(workloads):
+        raise ValueError(f"--workloads lists a workload twice: {workloads}")
+
+
 def collect(
     out: str | Path,
     workloads: list[str],
@@ -158,15 +177,7 @@ def collect(
     """
     import sim_bridge
 
-    if not workloads:
-        raise ValueError("--workloads is empty")
-    unknown = [w for w in workloads if w not in sim_bridge.WORKLOAD_NAMES]
-    if unknown:
-        raise ValueError(
-            f"--workloads: unknown {unknown}; choose from {list(sim_bridge.WORKLOAD_NAMES)}"
-        )
-    if len(set(workloads)) != len(workloads):
-        raise ValueError(f"--workloads lists a workload twice: {workloads}")
+    check_workloads(workloads)
     scales = scales or {w: DEFAULT_SCALES.get(w, 1.0) for w in workloads}
     t0 = time.perf_counter()
     loaded = [

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from pipelines._collect import DEFAULT_SCALES, parse_scales
+from pipelines._collect import DEFAULT_LOAD, DEFAULT_SCALES, parse_scales
 from pipelines._dataset import label_stragglers, load_trace
 from pipelines.cli import main
 
@@ -104,6 +104,9 @@ def test_load_option_hits_the_target_and_excludes_scale(tmp_path, capsys):
     assert main([*args, "--load", "0.6"]) == 0
     s = json.loads((out / "summary.json").read_text())
     assert s["offered_load"]["SYN"] == pytest.approx(0.6, rel=0.03)
+    assert main([*args[:-1], str(tmp_path / "d")]) == 0  # neither flag: the default load
+    d = json.loads((tmp_path / "d" / "summary.json").read_text())
+    assert sum(d["offered_load"].values()) == pytest.approx(DEFAULT_LOAD, rel=0.03)
     assert main([*args, "--load", "0.6", "--scale", "1"]) == 2
     assert "--load or --scale" in capsys.readouterr().err
     assert main([*args, "--load", "-1"]) == 2

@@ -23,15 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--scale",
         default=None,
-        help="data scale: one number for all, or NAME=X,... (defaults FB2009=10, FB2010=0.01, "
-        "ALI2017=0.01, SYN=0.5)",
+        help="data scale instead of --load: one number for all, or NAME=X,... (unnamed "
+        "workloads keep FB2009=10, FB2010=0.01, ALI2017=0.01, SYN=0.5)",
     )
     p.add_argument(
         "--load",
         type=float,
         default=None,
-        help="target nominal offered load (e.g. 0.7): choose every workload's scale so the "
-        "workloads share it equally (overrides --scale); the summary reports the load either way",
+        help="target nominal offered load: choose every workload's scale so the workloads "
+        "share it equally (default 0.7 unless --scale is given; above 1 the cluster saturates "
+        "and queueing dominates job completion times)",
     )
     p.add_argument("--policy", default="none", help="speculation policy while collecting (none)")
     p.add_argument(
@@ -48,15 +49,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Collect the trace and print the summary lines."""
-    from pipelines._collect import collect, parse_scales, scales_for_load
+    from pipelines._collect import (
+        DEFAULT_LOAD,
+        check_workloads,
+        collect,
+        parse_scales,
+        scales_for_load,
+    )
 
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    if args.load is not None:
-        if args.scale is not None:
-            raise ValueError("give --load or --scale, not both")
+    check_workloads(workloads)
+    if args.load is not None and args.scale is not None:
+        raise ValueError("give --load or --scale, not both")
+    if args.scale is None:
         scales = scales_for_load(
             workloads,
-            args.load,
+            DEFAULT_LOAD if args.load is None else args.load,
             nodes=args.nodes,
             slots=args.slots,
             hours=args.hours,
