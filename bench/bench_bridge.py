@@ -38,27 +38,28 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--speculation", default="late")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--load", type=float, default=0.7, help="nominal offered load (straggler collect --load)"
+    )
     args = ap.parse_args()
 
     import mtl
     import sim_bridge
-    from pipelines._collect import collect
+    from pipelines._collect import collect, scales_for_load
     from pipelines._compare import TRAIN_C
     from pipelines._dataset import check_classes, label_stragglers, load_trace
 
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     tmp = tempfile.mkdtemp(prefix="bench-bridge-")
-    collect(tmp, names, nodes=args.nodes, hours=args.hours, seed=0, data_dir=args.data_dir)
+    size = {"nodes": args.nodes, "hours": args.hours, "data_dir": args.data_dir}
+    scales = scales_for_load(names, args.load, slots=2, seed=0, **size)
+    collect(tmp, names, seed=0, scales=scales, **size)
     lt = check_classes(label_stragglers(load_trace(tmp)), on_single_class="drop")
     model = mtl.GroupedMTLSVC(variant="f0nl", C=TRAIN_C).fit(lt.X, lt.y)
     pred = mtl.Predictor.from_estimator(model)
 
-    from pipelines._collect import DEFAULT_SCALES
-
     wls = [
-        sim_bridge.load_workload(
-            w, args.data_dir, hours=args.hours, scale=DEFAULT_SCALES.get(w, 1.0), seed=7 + k
-        )
+        sim_bridge.load_workload(w, args.data_dir, hours=args.hours, scale=scales[w], seed=7 + k)
         for k, w in enumerate(names)
     ]
     kw = dict(nodes=args.nodes, seed=7, cluster_seed=0, progress=False, record_counters=False)

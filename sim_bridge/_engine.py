@@ -389,7 +389,14 @@ class SimView:
     # -- counters
     def node_counters(self, node: int) -> dict[str, float]:
         """The node's sysstat-like counters now (the same readings a launch would record)."""
-        return {name: float(v[0]) for name, v in self.node_counters_many([node]).items()}
+        sim = self._sim
+        if not (isinstance(node, (int, np.integer)) and 0 <= node < sim.cluster.n_nodes):
+            raise ValueError(f"node must be in [0, {sim.cluster.n_nodes}), got {node!r}")
+        sim._load_touch(node)
+        load = sim._load
+        return sim.cluster.counters_now(
+            int(node), sim.now, sim._node_running[node], load[0][node], load[1][node], load[2][node]
+        )
 
     def node_counters_many(self, nodes) -> dict[str, np.ndarray]:
         """Counters of several nodes now, in one vectorised read (a monitoring sweep).

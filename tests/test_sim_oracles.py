@@ -292,7 +292,7 @@ def test_node_counters_many_equals_one_read_per_node(n_nodes):
             return out
 
     specs = [JobSpec(f"j{i}", 13.0 * i, [20.0, 30.0]) for i in range(4)]
-    sim_bridge.simulate(specs, "none", Sweep(), nodes=n_nodes, slots=1, seed=2, progress=False)
+    sim_bridge.simulate(specs, "none", Sweep(), nodes=n_nodes, slots=2, seed=2, progress=False)
     assert checked
 
     class Bad(Sweep):

@@ -433,19 +433,6 @@ class PredictorPlacement(PlacementPolicy):
                 row[f] = float(running if c == "running_tasks" else view.slots_per_node - running)
         return row
 
-    def _prefetch(self, view, todo: list[tuple[int, int, str]]) -> None:
-        """Read the counters of every node in ``todo`` not read in this sample, in one sweep."""
-        if len(self._exact) == len(self._names):
-            return
-        keys = {(n if self.refresh > 0 else (n, r)): n for n, r, _w in todo}
-        missing = [(k, n) for k, n in keys.items() if k not in self._rows]
-        if len(missing) < 2:
-            return  # _counters reads a single node itself
-        raw = view.node_counters_many([n for _k, n in missing])
-        for i, (k, _n) in enumerate(missing):
-            self._rows[k] = {f: float(raw[c][i]) for f, c in self._names}
-        self.stats_["reads"] += len(missing)
-
     def _scores(self, view, workload: str, nodes: list[int]) -> list[float]:
         """Probabilities for ``workload`` on ``nodes``, cached per (node, sample, running).
 
@@ -464,7 +451,6 @@ class PredictorPlacement(PlacementPolicy):
         if todo:
             st = self.stats_
             st["scored"] += len(todo)
-            self._prefetch(view, todo)
             rows = [self._counters(view, n, r) for n, r, _w in todo]
             ids = [self._node_ids[n] for n, _r, _w in todo]
             if self._batch and len(todo) >= self.batch_min:
