@@ -9,6 +9,7 @@ cluster model stretches it (see ``sim_bridge._cluster``).
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import logging
 import math
@@ -383,6 +384,19 @@ def synthetic_jobs(
     return swim_jobs(rows, "SYN", hours=None, scale=scale, **swim_kw)
 
 
+def _file_stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_rows(alibaba: bool, path: str, mtime_ns: int, size: int) -> tuple:
+    """A data file's parsed rows, read once per (path, modification time, size): loading the
+    same workload at several scales or windows (``collect --load`` searches scales) parses
+    the file once. Rows are tuples, shared read-only."""
+    return tuple(read_ali2017(path) if alibaba else read_swim(path))
+
+
 def load_workload(
     name: str,
     data_dir: str | os.PathLike[str] | None = None,
@@ -420,10 +434,11 @@ def load_workload(
             rel = rel.replace("_1hr_0.tsv", f"_1hr_{day}.tsv")
         path = root / rel
         if path.is_file():
+            rows = _cached_rows(name == "ALI2017", str(path.resolve()), *_file_stamp(path))
             if name == "ALI2017":
-                jobs = ali2017_jobs(read_ali2017(path), hours=hours, scale=scale)
+                jobs = ali2017_jobs(rows, hours=hours, scale=scale)
             else:
-                jobs = swim_jobs(read_swim(path), name, hours=hours, scale=scale, **swim_kw)
+                jobs = swim_jobs(rows, name, hours=hours, scale=scale, **swim_kw)
             if not jobs:
                 raise ValueError(f"{path}: no job is submitted within the first {hours} hours")
             return Workload(name, jobs, tail_alpha=TAIL_ALPHA[name], source=str(path))

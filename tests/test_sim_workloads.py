@@ -79,6 +79,22 @@ def test_malformed_swim_names_file_line_and_column(tmp_path):
         read_swim(f)
 
 
+def test_rewritten_data_file_is_read_again(tmp_path):
+    """Parsed rows are cached per (path, mtime, size): a changed file is never served stale."""
+    import os
+
+    root = tmp_path / "data"
+    (root / "swim").mkdir(parents=True)
+    f = root / SWIM_FILES["FB2009"]
+    f.write_text("job0\t1\t1\t100000000\t0\t5\n")
+    assert [j.job_id for j in load_workload("FB2009", root).jobs] == ["FB2009-job0"]
+    assert [j.job_id for j in load_workload("FB2009", root, scale=2.0).jobs] == ["FB2009-job0"]
+    f.write_text("job7\t1\t1\t100000000\t0\t5\njob8\t2\t1\t100000000\t0\t5\n")
+    st = f.stat()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # coarse clocks: a new mtime
+    assert [j.job_id for j in load_workload("FB2009", root).jobs] == ["FB2009-job7", "FB2009-job8"]
+
+
 def test_ali2017_jobs_match_an_independent_reading(shared_data_dir):
     import zlib
 
