@@ -708,16 +708,7 @@ def _plot_table3(table3, groups, path: Path, cfg) -> Path:
         for i, pred in enumerate(names):
             sub = table3[(table3["workload"] == w) & (table3["predictor"] == pred)]
             sub = sub.set_index("statistic").loc[stats]
-            lo = (sub["mean"] - sub["min"]).clip(lower=0).fillna(0)
-            hi = (sub["max"] - sub["mean"]).clip(lower=0).fillna(0)
-            ax.bar(
-                x + (i - (len(names) - 1) / 2) * width,
-                sub["mean"].fillna(0),
-                width,
-                yerr=[lo, hi],
-                capsize=2,
-                label=LABELS[pred],
-            )
+            _range_bars(ax, x + (i - (len(names) - 1) / 2) * width, sub, width, 2, LABELS[pred])
         ax.axhline(0, color="k", lw=0.8)
         ax.set_xticks(x, stats)
         ax.set_ylabel("% improvement")
@@ -726,6 +717,13 @@ def _plot_table3(table3, groups, path: Path, cfg) -> Path:
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     return save_figure(fig, path)
+
+
+def _range_bars(ax, x, sub: pd.DataFrame, width: float, capsize: int, label: str) -> None:
+    """Bars at the seeds' mean with min-max error bars (missing cells drawn as 0)."""
+    lo = (sub["mean"] - sub["min"]).clip(lower=0).fillna(0)
+    hi = (sub["max"] - sub["mean"]).clip(lower=0).fillna(0)
+    ax.bar(x, sub["mean"].fillna(0), width, yerr=[lo, hi], capsize=capsize, label=label)
 
 
 def _plot_table4(table4, groups, path: Path, cfg) -> Path:
@@ -740,16 +738,7 @@ def _plot_table4(table4, groups, path: Path, cfg) -> Path:
     width = 0.8 / len(names)
     for i, pred in enumerate(names):
         sub = table4[table4["predictor"] == pred].set_index("workload").loc[groups]
-        lo = (sub["mean"] - sub["min"]).clip(lower=0).fillna(0)
-        hi = (sub["max"] - sub["mean"]).clip(lower=0).fillna(0)
-        ax.bar(
-            x + (i - (len(names) - 1) / 2) * width,
-            sub["mean"].fillna(0),
-            width,
-            yerr=[lo, hi],
-            capsize=3,
-            label=LABELS[pred],
-        )
+        _range_bars(ax, x + (i - (len(names) - 1) / 2) * width, sub, width, 3, LABELS[pred])
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(x, groups)
     ax.set_ylabel("% reduction in task-seconds")
