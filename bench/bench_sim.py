@@ -76,46 +76,42 @@ def run_simpy(arrivals, services, slots: int) -> tuple[np.ndarray, float, float]
     return done, time.perf_counter() - t0, time.process_time() - c0
 
 
-def run_engine(arrivals, services, slots) -> tuple[np.ndarray, float, float, float, float, int]:
+def run_engine(
+    arrivals, services, slots, engine: str = "auto"
+) -> tuple[np.ndarray, float, float, float, float, int]:
     import sim_bridge
-    import sim_bridge._simulate as simulate_module
     from sim_bridge import JobSpec, Workload
-
-    # the loop's CPU time is an attribute of the engine object, which simulate() does not
-    # return: record it by wrapping Simulator.run for this one call
-    engine_cls = simulate_module.Simulator
-    loop_cpu: list[float] = []
-    real_run = engine_cls.run
-
-    def run(self, *args, **kwargs):
-        real_run(self, *args, **kwargs)
-        loop_cpu.append(self.cpu_seconds)
 
     # the job list is the input, as the arrays are for the SimPy peer: not timed
     jobs = [
         JobSpec(f"j{i}", float(a), [float(s)])
         for i, (a, s) in enumerate(zip(arrivals, services, strict=True))
     ]
-    engine_cls.run = run
     t0, c0 = time.perf_counter(), time.process_time()
-    try:
-        r = sim_bridge.simulate(
-            [Workload("BENCH", jobs)],
-            "none",
-            "fifo",
-            nodes=1,
-            slots=slots,
-            ideal=True,
-            noise=False,
-            interference=0.0,
-            record_counters=False,
-            progress=False,
-        )
-    finally:
-        engine_cls.run = real_run
+    r = sim_bridge.simulate(
+        [Workload("BENCH", jobs)],
+        "none",
+        "fifo",
+        nodes=1,
+        slots=slots,
+        ideal=True,
+        noise=False,
+        interference=0.0,
+        record_counters=False,
+        progress=False,
+        engine=engine,
+    )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     done = r.jobs.set_index("job_id").loc[[f"j{i}" for i in range(len(arrivals))], "finish_time"]
-    return done.to_numpy(), wall, cpu, r.summary["engine_seconds"], loop_cpu[0], r.summary["events"]
+    s = r.summary
+    return (
+        done.to_numpy(),
+        wall,
+        cpu,
+        s["engine_seconds"],
+        s["engine_cpu_seconds"],
+        s["events"],
+    )
 
 
 def part1(n: int, slots: int, repeats: int) -> list[dict]:

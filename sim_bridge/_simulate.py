@@ -15,6 +15,13 @@ import pandas as pd
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._compiled import (
+    ENGINES,
+    compiled_available,
+    compiled_tables,
+    compiled_unsupported,
+    run_compiled,
+)
 from sim_bridge._engine import A_FINISHED, Simulator
 from sim_bridge._metrics import summarize
 from sim_bridge._workloads import (
@@ -137,6 +144,7 @@ def simulate(
     deadline_factor: float = 3.0,
     record_counters: bool = True,
     max_events: int | None = None,
+    engine: str = "auto",
     **swim_kw: Any,
 ) -> SimulationResult:
     """Run the cluster simulator once.
@@ -189,6 +197,13 @@ def simulate(
         Deadline of a job without one: ``submit + factor * critical path`` (for PoCD).
     record_counters : bool
         Add the ``c_*`` counter columns to ``tasks``.
+    max_events : int, optional
+        Stop with an error after this many events (a guard for policy experiments).
+    engine : {"auto", "compiled", "python"}
+        Event loop. ``"auto"`` runs the compiled loop when no policy hook can act (no
+        speculation, FIFO placement) and the general Python loop otherwise; both give
+        bit-identical tables. ``"compiled"`` insists (an error names why it cannot run);
+        ``"python"`` always runs the general loop.
     **swim_kw
         Passed to the SWIM conversion (``block_size``, ``reduce_bytes``, ``map_mb_s``, ...).
 
@@ -218,8 +233,16 @@ def simulate(
             raise ValueError(f"parameter {name} must be >= 0, got {v!r}")
     if duration_dist is not None and not hasattr(duration_dist, "rvs"):
         raise ValueError(f"parameter duration_dist needs an rvs method, got {duration_dist!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"parameter engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     spec_pol = _resolve_policy(policy, policy_params, SpeculationPolicy, "policy")
     place_pol = _resolve_policy(placement, placement_params, PlacementPolicy, "placement")
+    why_not = compiled_unsupported(spec_pol, place_pol)
+    if why_not is None and not compiled_available():
+        why_not = "the extension sim_bridge._fifo_core is not built"
+    if engine == "compiled" and why_not is not None:
+        raise ValueError(f"parameter engine='compiled': {why_not}")
+    use_compiled = engine != "python" and why_not is None
     workloads = _as_workloads(
         workload, data_dir=data_dir, hours=hours, scale=scale, seed=seed, swim_kw=swim_kw
     )
@@ -269,16 +292,24 @@ def simulate(
 
         bar = tqdm(total=n_jobs, unit="job", desc=f"simulate {spec_pol.name}")
     try:
-        sim.run(progress_bar=bar)
+        if use_compiled:
+            compiled_run = run_compiled(sim, progress_bar=bar)
+        else:
+            sim.run(progress_bar=bar)
     finally:
         if bar is not None:
             bar.close()
-    jobs, tasks = _tables(sim, record_counters)
+    if use_compiled:
+        jobs, tasks = compiled_tables(sim, compiled_run, record_counters)
+    else:
+        jobs, tasks = _tables(sim, record_counters)
     summary = summarize(jobs, tasks, beta=beta)
     summary.update(
         events=int(sim.events),
         wall_seconds=time.perf_counter() - wall0,
         engine_seconds=float(sim.wall_seconds),
+        engine_cpu_seconds=float(sim.cpu_seconds),
+        engine="compiled" if use_compiled else "python",
         policy=spec_pol.name,
         policy_params=spec_pol.get_params(),
         placement=place_pol.name,

@@ -1,0 +1,232 @@
+"""The compiled path: runs without speculation under FIFO placement, on flat arrays.
+
+``simulate(engine="auto")`` takes this path when no policy hook can act -- the speculation
+policy overrides no hook and has no scan interval (``none``) and placement is ``fifo`` --
+and the extension ``sim_bridge._fifo_core`` was built. It prepares the same inputs the
+Python engine draws (the :class:`~sim_bridge._engine.Simulator` constructor does that for
+both paths), runs the compiled loop and builds the result tables from its columns. The two
+paths give bit-identical tables; ``engine="python"`` forces the general loop.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim_bridge._cluster import COUNTER_NAMES
+from sim_bridge._engine import Simulator
+from sim_bridge.policies._placement import FIFOPlacement
+from sim_bridge.policies.base import SpeculationPolicy
+
+try:  # built by setup.py; optional (no C compiler: the Python engine runs everything)
+    from sim_bridge._fifo_core import FifoCore
+except ImportError:  # pragma: no cover - exercised only on installs without the extension
+    FifoCore = None
+
+__all__ = [
+    "ENGINES",
+    "CompiledRun",
+    "compiled_available",
+    "compiled_tables",
+    "compiled_unsupported",
+    "run_compiled",
+]
+
+ENGINES = ("auto", "compiled", "python")
+_HOOKS = ("on_job_arrival", "on_attempt_launched", "on_attempt_finished", "on_tick", "on_wake")
+_CHUNK = 1 << 16  # events between progress-bar updates
+
+
+def compiled_available() -> bool:
+    """Whether the compiled loop was built with this install.
+
+    Examples
+    --------
+    >>> isinstance(compiled_available(), bool)
+    True
+    """
+    return FifoCore is not None
+
+
+def compiled_unsupported(speculation, placement) -> str | None:
+    """Why the compiled loop cannot run this pair of policies (None when it can).
+
+    Examples
+    --------
+    >>> from sim_bridge.policies import get_policy
+    >>> compiled_unsupported(get_policy("none"), get_policy("fifo")) is None
+    True
+    >>> compiled_unsupported(get_policy("late"), get_policy("fifo"))
+    "speculation policy 'late' overrides on_attempt_finished"
+    """
+    if type(placement) is not FIFOPlacement:
+        return f"placement {placement.name!r} is not 'fifo'"
+    kind = type(speculation)
+    for hook in _HOOKS:
+        if getattr(kind, hook) is not getattr(SpeculationPolicy, hook):
+            return f"speculation policy {speculation.name!r} overrides {hook}"
+    if speculation.interval is not None:
+        return f"speculation policy {speculation.name!r} scans every {speculation.interval} s"
+    return None
+
+
+@dataclass
+class CompiledRun:
+    """A finished compiled run: the loop (its columns) and the task layout it ran on."""
+
+    core: Any
+    task_start: np.ndarray
+    n_map: np.ndarray
+    n_red: np.ndarray
+
+
+def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
+    """Run ``sim``'s model on the compiled loop; ``sim`` keeps its inputs, not the result.
+
+    Sets ``sim.events``, ``sim.now``, ``sim.wall_seconds`` and ``sim.cpu_seconds`` as
+    :meth:`Simulator.run` does; :func:`compiled_tables` turns the returned run into the
+    result tables.
+    """
+    if FifoCore is None:
+        raise RuntimeError("sim_bridge._fifo_core is not built: reinstall with a C compiler")
+    specs = sim._specs
+    n_jobs = len(specs)
+    cluster = sim.cluster
+    pid_cache: dict = {}
+    pid0 = np.empty(n_jobs, np.int64)
+    pid1 = np.empty(n_jobs, np.int64)
+    alpha = np.empty(n_jobs)
+    n_map = np.empty(n_jobs, np.int64)
+    n_red = np.empty(n_jobs, np.int64)
+    works: list[np.ndarray] = []
+    for i, (spec, w) in enumerate(specs):
+        key = (id(w), spec.phases)
+        pids = pid_cache.get(key)
+        if pids is None:
+            pids = pid_cache[key] = (
+                cluster.profile_id(w.profile(spec.phases[0])),
+                cluster.profile_id(w.profile(spec.phases[1])),
+            )
+        pid0[i], pid1[i] = pids
+        alpha[i] = w.tail_alpha
+        n_map[i] = spec.map_work.size
+        n_red[i] = spec.reduce_work.size
+        works.append(spec.map_work)
+        works.append(spec.reduce_work)
+    work = np.concatenate(works).astype(float) if works else np.empty(0)
+    sizes = n_map + n_red
+    task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), sizes)
+    core = FifoCore(
+        cluster,
+        np.asarray(sim._arrival_times, dtype=float),
+        task_start,
+        task_job,
+        n_map,
+        n_red,
+        alpha,
+        pid0,
+        pid1,
+        work,
+        np.asarray(sim._u_all, dtype=float),
+        noise=sim.noise,
+        dist_mode=sim.duration_dist is not None,
+        interference=sim.interference,
+        tail_pressure=sim.tail_pressure,
+    )
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    limit = sim.max_events
+    finished_before = 0
+    while not core.done:
+        stop = core.events + _CHUNK
+        if limit is not None:
+            stop = min(stop, limit)
+        core.run(stop)
+        if progress_bar is not None:
+            n_fin = core.jobs_finished
+            progress_bar.update(n_fin - finished_before)
+            finished_before = n_fin
+        if limit is not None and core.events >= limit:
+            raise RuntimeError(f"simulation stopped after max_events={limit} events")
+    sim.wall_seconds = time.perf_counter() - wall0
+    sim.cpu_seconds = time.process_time() - cpu0
+    sim.events = int(core.events)
+    sim.now = float(core.now)
+    return CompiledRun(core, task_start, n_map, n_red)
+
+
+def compiled_tables(
+    sim: Simulator, run: CompiledRun, record_counters: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``jobs`` and ``tasks`` tables of a compiled run (the columns of the Python path)."""
+    specs = sim._specs
+    core = run.core
+    sizes = run.n_map + run.n_red
+    n = len(core.att_task)
+    task = core.att_task
+    node = core.att_node
+    launch = core.att_launch
+    end = core.att_end
+    job_of_task = np.repeat(np.arange(len(specs), dtype=np.int64), sizes)
+    job_uid = job_of_task[task]
+    index = task - run.task_start[job_uid]
+    stage1 = index >= run.n_map[job_uid]
+    job_id_list = [s.job_id for s, _w in specs]
+    job_ids = np.array(job_id_list, dtype=object)
+    workloads = np.array([s.workload for s, _w in specs], dtype=object)
+    submit = np.array([s.submit_time for s, _w in specs], float)
+    ph0 = np.array([s.phases[0] for s, _w in specs], dtype=object)
+    ph1 = np.array([s.phases[1] for s, _w in specs], dtype=object)
+    phase = np.where(stage1, ph1[job_uid], ph0[job_uid])
+    task_id = [
+        f"{j}-{p[0]}{i}"
+        for j, p, i in zip(job_ids[job_uid].tolist(), phase.tolist(), index.tolist(), strict=True)
+    ]
+    node_names = np.array([f"n{i:04d}" for i in range(sim.cluster.n_nodes)], dtype=object)
+    tasks = pd.DataFrame(
+        {
+            "job_id": job_ids[job_uid],
+            "task_id": task_id,
+            "attempt": np.zeros(n, np.int64),
+            "workload": workloads[job_uid],
+            "node": node_names[node],
+            "phase": phase.astype(object),
+            "submit_time": submit[job_uid] if n else np.empty(0),
+            "launch_time": launch,
+            "end_time": end,
+            "duration": end - launch,
+            "outcome": np.full(n, "finished", dtype=object),
+        }
+    )
+    if record_counters:
+        rs = core.att_rstate
+        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
+        for name in COUNTER_NAMES:
+            tasks[f"c_{name}"] = c[name]
+    finish = np.asarray(core.job_finish, float)
+    factor = sim.deadline_factor
+    deadline = np.array(
+        [
+            s.submit_time + factor * s._critical_path if s.deadline is None else float(s.deadline)
+            for s, _w in specs
+        ],
+        float,
+    )
+    jobs_df = pd.DataFrame(
+        {
+            "job_id": job_ids,
+            "workload": workloads,
+            "submit_time": submit,
+            "finish_time": finish,
+            "jct": finish - submit,
+            "deadline": deadline,
+            "met_deadline": finish <= deadline,
+            "n_tasks": sizes.astype(np.int64),
+            "n_attempts": np.bincount(job_uid, minlength=len(specs)).astype(np.int64),
+        }
+    )
+    return jobs_df, tasks
