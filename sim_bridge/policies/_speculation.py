@@ -8,6 +8,7 @@ and node history. None reads an attempt's future end time.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class _Durations:
     """Run times of the attempts that finished a stage's tasks: running sums (exact mean and
     sd) and a sorted snapshot refreshed when the count grew by 2% (exact below 50 values)."""
 
-    __slots__ = ("values", "total", "total_sq", "_sorted", "_n_sorted")
+    __slots__ = ("values", "total", "total_sq", "_sorted", "_n_sorted", "_inv", "_inv_of")
 
     def __init__(self) -> None:
         self.values: list[float] = []
@@ -50,6 +51,8 @@ class _Durations:
         self.total_sq = 0.0
         self._sorted = np.empty(0)
         self._n_sorted = 0
+        self._inv: list[float] = []
+        self._inv_of: np.ndarray | None = None
 
     def add(self, d: float) -> None:
         self.values.append(d)
@@ -74,8 +77,42 @@ class _Durations:
             self._n_sorted = n
         return self._sorted
 
+    def inverse_rates(self) -> list[float]:
+        """``1 / d`` for the positive ``d`` of :meth:`sorted`, ascending (the progress rates
+        of the finished tasks of the snapshot), recomputed only when the snapshot changes."""
+        done = self.sorted()
+        if self._inv_of is not done:
+            self._inv = (1.0 / done[done > 0])[::-1].tolist()
+            self._inv_of = done
+        return self._inv
+
 
 _EMPTY = _Durations()
+
+
+def _quantile_linear(rates: list[float], done: list[float], q: float) -> float:
+    """``float(np.quantile(rates + done, q))`` (method ``"linear"``), bit for bit, without
+    NumPy's per-call overhead (a LATE scan calls it per job and tick on pools of a few
+    values). ``done`` is ascending. The two order statistics are picked from one sort
+    (Timsort merges the sorted ``done`` run in linear time) and interpolated with NumPy's
+    own formula (``_lerp``: ``a + (b - a) g``, or ``b - (b - a) (1 - g)`` for ``g >= 0.5``).
+    Cases outside the interpolating branch (``q`` not a float, the last index, a NaN rate or
+    rates summing to NaN) are left to NumPy.
+    """
+    n = len(rates) + len(done)
+    if isinstance(q, float) and n >= 2:
+        vi = (n - 1) * float(q)
+        total = sum(rates)
+        if 0.0 <= vi < n - 1 and total == total:  # no NaN among the rates
+            lo = int(vi)  # floor (vi >= 0)
+            g = vi - lo
+            pool = done + rates
+            pool.sort()
+            a = pool[lo]
+            b = pool[lo + 1]
+            diff = b - a
+            return b - diff * (1 - g) if g >= 0.5 else a + diff * g
+    return float(np.quantile(np.concatenate([np.asarray(rates, dtype=float), done]), q))
 
 
 class _StageStats(SpeculationPolicy):
@@ -253,42 +290,9 @@ class LATE(_StageStats):
         budget = min(free, cap - view.copies_running)
         if budget <= 0:
             return []
-        now = view.now
-        ranked: list[tuple[float, int, object]] = []
-        for job in view.active_jobs():
-            running = job.running
-            if not running:
-                continue
-            stage = job.stage
-            live = [a for a in running.values() if a.task.stage == stage]
-            old = [a for a in live if now - a.launch_time >= self.min_elapsed]
-            if not old:
-                continue
-            durs = self._stage_durations(job)
-            if len(live) + len(durs) < 2:
-                continue  # nothing to compare a lone task with
-            prog = view.progress_many(live)
-            rates = [
-                (p - a.start_fraction) / (now - a.launch_time) if now > a.launch_time else 0.0
-                for a, p in zip(live, prog, strict=True)
-            ]
-            # SlowTaskThreshold: percentile of the progress rates of the stage's running and
-            # finished tasks (a finished task's rate is 1 / its run time)
-            done = durs.sorted()
-            pool = np.concatenate([np.asarray(rates), 1.0 / done[done > 0]])
-            cut = float(np.quantile(pool, self.slow_task_threshold))
-            for a, p, r in zip(live, prog, rates, strict=True):
-                if (
-                    len(a.task.live) != 1
-                    or now - a.launch_time < self.min_elapsed
-                    or r >= cut
-                    or r <= 0.0
-                ):
-                    continue
-                ranked.append(((1.0 - p) / r, a.uid, a))
+        ranked = self._ranked(view)
         if not ranked:
             return []
-        ranked.sort(key=lambda x: (-x[0], x[1]))
         slow = self._slow_nodes()
         out = []
         cands = iter(ranked)
@@ -306,6 +310,66 @@ class LATE(_StageStats):
                 if budget <= 0:
                     return out
         return out
+
+    def _ranked(self, view) -> list[tuple[float, int, Any]]:
+        """The slow tasks' live attempts, ``(estimated time left, uid, attempt)``, longest
+        estimated time left first.
+
+        A job's candidates are the attempts of its runnable stage that run alone on their
+        task, for at least ``min_elapsed``, with a positive progress rate below the stage's
+        ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
+        without a possible candidate are skipped before any progress is read; the progress
+        of the others is read in one :meth:`SimView.progress_many` call.
+        """
+        now = view.now
+        min_el = self.min_elapsed
+        # pass 1: the jobs that may yield a candidate (an attempt of the runnable stage, alone
+        # on its task, running for min_elapsed); their live attempts' progress in one call
+        scan: list[tuple[list, _Durations]] = []
+        batch: list = []
+        for job in view.active_jobs():
+            running = job.running
+            if not running:
+                continue
+            stage = job.stage
+            live = [a for a in running.values() if a.task.stage == stage]
+            for a in live:
+                if now - a.launch_time >= min_el and len(a.task.live) == 1:
+                    break
+            else:
+                continue  # no candidate: the scan below would rank nothing
+            durs = self._stage_durations(job)
+            if len(live) + len(durs) < 2:
+                continue  # nothing to compare a lone task with
+            scan.append((live, durs))
+            batch += live
+        ranked: list[tuple[float, int, Any]] = []
+        if not scan:
+            return ranked
+        prog = view.progress_many(batch).tolist()
+        q = self.slow_task_threshold
+        k = 0
+        for live, durs in scan:
+            rates = []
+            keep = []
+            for a in live:
+                p = prog[k]
+                k += 1
+                el = now - a.launch_time
+                r = (p - a.start_fraction) / el if now > a.launch_time else 0.0
+                rates.append(r)
+                if not (r <= 0.0 or el < min_el) and len(a.task.live) == 1:
+                    keep.append((r, p, a))
+            if not keep:
+                continue
+            # SlowTaskThreshold: percentile of the progress rates of the stage's running and
+            # finished tasks (a finished task's rate is 1 / its run time)
+            cut = _quantile_linear(rates, durs.inverse_rates(), q)
+            for r, p, a in keep:
+                if not (r >= cut):
+                    ranked.append(((1.0 - p) / r, a.uid, a))
+        ranked.sort(key=lambda x: (-x[0], x[1]))
+        return ranked
 
 
 @register_policy
