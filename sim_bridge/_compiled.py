@@ -96,31 +96,23 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     specs = sim._specs
     n_jobs = len(specs)
     cluster = sim.cluster
-    pid_cache: dict = {}
-    pid0 = np.empty(n_jobs, np.int64)
-    pid1 = np.empty(n_jobs, np.int64)
-    alpha = np.empty(n_jobs)
-    n_map = np.empty(n_jobs, np.int64)
-    n_red = np.empty(n_jobs, np.int64)
-    works: list[np.ndarray] = []
-    for i, (spec, w) in enumerate(specs):
-        key = (id(w), spec.phases)
-        pids = pid_cache.get(key)
-        if pids is None:
-            pids = pid_cache[key] = (
+    # the profile pair of each (workload, phases), registered in first-arrival order as the
+    # Python loop does
+    pid_of: dict = {}
+    keys = [(id(w), s.phases) for s, w in specs]
+    for (spec, w), key in zip(specs, keys, strict=True):
+        if key not in pid_of:
+            pid_of[key] = (
                 cluster.profile_id(w.profile(spec.phases[0])),
                 cluster.profile_id(w.profile(spec.phases[1])),
             )
-        pid0[i], pid1[i] = pids
-        alpha[i] = w.tail_alpha
-        n_map[i] = spec.map_work.size
-        n_red[i] = spec.reduce_work.size
-        works.append(spec.map_work)
-        works.append(spec.reduce_work)
-    work = np.concatenate(works).astype(float) if works else np.empty(0)
-    sizes = n_map + n_red
-    task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), sizes)
+    pids = np.array([pid_of[k] for k in keys], np.int64).reshape(n_jobs, 2)
+    alpha = np.array([w.tail_alpha for _s, w in specs], float)
+    n_map, n_red = sim._n_map, sim._n_red
+    works = [x for s, _w in specs for x in (s.map_work, s.reduce_work)]
+    work = np.concatenate(works).astype(float, copy=False) if works else np.empty(0)
+    task_start = sim._task_start
+    task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), n_map + n_red)
     core = FifoCore(
         cluster,
         np.asarray(sim._arrival_times, dtype=float),
@@ -129,10 +121,10 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
         n_map,
         n_red,
         alpha,
-        pid0,
-        pid1,
+        np.ascontiguousarray(pids[:, 0]),
+        np.ascontiguousarray(pids[:, 1]),
         work,
-        np.asarray(sim._u_all, dtype=float),
+        np.ascontiguousarray(sim._u_array, dtype=float),
         noise=sim.noise,
         dist_mode=sim.duration_dist is not None,
         interference=sim.interference,

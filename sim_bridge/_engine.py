@@ -526,11 +526,12 @@ class Simulator:
         self._speed = cluster.speed.tolist()
         # every original attempt's draw, in one vectorised call (common random numbers: the
         # originals see the same draws whatever the policy); copies draw from the job's rng
-        sizes = np.fromiter(
-            (s.map_work.size + s.reduce_work.size for s, _w in specs), np.int64, len(specs)
-        )
+        self._n_map = np.array([len(s.map_work) for s, _w in specs], np.int64)
+        self._n_red = np.array([len(s.reduce_work) for s, _w in specs], np.int64)
+        sizes = self._n_map + self._n_red
         total = int(sizes.sum())
-        self._u_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist() if len(specs) else []
+        #: first task (draw) index of each job
+        self._task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         base_rng = np.random.default_rng([self.seed, 8])
         if duration_dist is not None:
             u_all = np.asarray(duration_dist.rvs(size=total, random_state=base_rng), float)
@@ -539,7 +540,9 @@ class Simulator:
                 raise ValueError("duration_dist drew a negative or non-finite duration")
         else:
             u_all = base_rng.random(total)
-        self._u_all = u_all.tolist()
+        self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
+        self._u_all: list[float] | None = None
+        self._u_offset: list[int] | None = None
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
         # arrival comes first), which keeps the heap small
         self._arrival_times = [spec.submit_time for spec, _w in specs]
@@ -569,6 +572,9 @@ class Simulator:
         self.cpu_seconds = time.process_time() - cpu0
 
     def _loop(self, progress_bar) -> None:
+        if self._u_all is None:  # Python floats index faster than a NumPy array
+            self._u_all = self._u_array.tolist()
+            self._u_offset = self._task_start.tolist()
         heap = self._heap
         pop = heapq.heappop
         spec_pol = self.speculation
