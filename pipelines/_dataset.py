@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim_bridge._metrics import straggler_thresholds
+
 #: Columns every trace must have (DESIGN.md §3), with the kind of values they hold.
 REQUIRED_COLUMNS: dict[str, str] = {
     "job_id": "str",
@@ -331,18 +333,16 @@ def label_stragglers(
         raise ValueError(f"min_tasks must be an integer >= 1, got {min_tasks!r}")
     counters = counter_columns(trace)
     orig = trace.loc[trace["attempt"] == 0]
-    finished = orig["outcome"].to_numpy() == "finished"
-    fin = orig.loc[finished]
-    stats = fin.groupby("job_id", sort=False)["duration"].agg(["median", "size"])
-    ok_jobs = stats.index[stats["size"] >= min_tasks]
-    median = orig["job_id"].map(stats["median"].loc[ok_jobs])
-    in_ok = median.notna().to_numpy()
-    excluded_jobs = int(orig["job_id"].nunique() - len(ok_jobs))
-    thr = beta * median.to_numpy()
-    straggler = orig["duration"].to_numpy() > thr
-    known = in_ok & (finished | straggler)
+    # the one labelling rule, shared with the simulator's summary (sim_bridge)
+    median, label = straggler_thresholds(
+        orig["job_id"], orig["attempt"], orig["outcome"], orig["duration"], beta, min_tasks
+    )
+    in_ok = ~np.isnan(median)
+    known = ~np.isnan(label)
+    straggler = label == 1.0
+    excluded_jobs = int(orig.loc[~in_ok, "job_id"].nunique())
     censored = int((in_ok & ~known).sum())
-    frame = orig.loc[known].assign(straggler=straggler[known], job_median=median.to_numpy()[known])
+    frame = orig.loc[known].assign(straggler=straggler[known], job_median=median[known])
     frame = frame.sort_values(
         ["launch_time", "job_id", "task_id"], kind="mergesort", ignore_index=True
     )

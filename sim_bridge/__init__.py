@@ -13,7 +13,7 @@ from sim_bridge import policies
 from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
 from sim_bridge._engine import Attempt, Job, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
-from sim_bridge._metrics import label_stragglers, straggler_share, summarize
+from sim_bridge._metrics import label_stragglers, straggler_share, straggler_thresholds, summarize
 from sim_bridge._simulate import SimulationResult, simulate
 from sim_bridge._workloads import (
     WORKLOAD_NAMES,
@@ -67,5 +67,6 @@ __all__ = [
     "resolve_data_dir",
     "simulate",
     "straggler_share",
+    "straggler_thresholds",
     "summarize",
 ]

@@ -5,15 +5,65 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["label_stragglers", "straggler_share", "summarize"]
+__all__ = ["label_stragglers", "straggler_share", "straggler_thresholds", "summarize"]
+
+
+def straggler_thresholds(
+    job_id, attempt, outcome, duration, beta: float = 1.3, min_tasks: int = 3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the job's median original run time and the straggler label (the one rule).
+
+    The median of a job is taken over its *finished* original attempts (a killed original's
+    run time is censored: it stopped early) and exists when there are at least ``min_tasks``
+    of them. An original attempt is a straggler when its run time exceeds ``beta`` x that
+    median: a finished one is labelled 1.0 or 0.0; a killed one is labelled 1.0 when it had
+    already run past the threshold, and is censored (NaN) otherwise. Copies, and originals of
+    jobs without a median, get NaN. ``sim_bridge.label_stragglers`` and
+    ``pipelines.label_stragglers`` both use this function.
+
+    Parameters
+    ----------
+    job_id, attempt, duration : array-like, one entry per attempt
+    outcome : array-like or None
+        ``"finished"``/``"killed"`` per attempt (None: every attempt finished).
+    beta : float
+    min_tasks : int
+
+    Returns
+    -------
+    median, label : ndarray of float
+        NaN where undefined (see above).
+
+    Examples
+    --------
+    >>> med, lab = straggler_thresholds(["a"] * 5, [0, 0, 0, 0, 1], ["finished"] * 3
+    ...     + ["killed", "finished"], [10.0, 10.0, 30.0, 2.0, 4.0], beta=1.3)
+    >>> med.tolist(), lab.tolist()
+    ([10.0, 10.0, 10.0, 10.0, 10.0], [0.0, 0.0, 1.0, nan, nan])
+    """
+    if not (isinstance(beta, (int, float, np.floating)) and beta > 0):
+        raise ValueError(f"parameter beta must be > 0, got {beta!r}")
+    dur = np.asarray(duration, dtype=float)
+    orig = np.asarray(attempt) == 0
+    fin = orig if outcome is None else orig & (np.asarray(outcome) == "finished")
+    codes, uniques = pd.factorize(np.asarray(job_id, dtype=object))
+    stats = pd.Series(dur[fin]).groupby(codes[fin]).agg(["median", "size"])
+    job_median = np.full(len(uniques), np.nan)
+    ok = stats["size"].to_numpy() >= min_tasks
+    job_median[stats.index.to_numpy()[ok]] = stats["median"].to_numpy()[ok]
+    median = job_median[codes] if len(codes) else np.empty(0)
+    above = dur > beta * median  # False where the median is NaN
+    label = np.where(orig & ~np.isnan(median) & (fin | above), above.astype(float), np.nan)
+    return median, label
 
 
 def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> pd.Series:
-    """Wrangler's label: an original attempt (``attempt == 0``) is a straggler when its duration
-    exceeds ``beta`` x the median duration of its job's original attempts.
+    """Wrangler's label of each attempt of a trace (see :func:`straggler_thresholds`).
 
-    Returns a float Series aligned with ``tasks`` (1.0 straggler, 0.0 not, NaN for copies and
-    for jobs with fewer than ``min_tasks`` originals, which cannot define a median).
+    Returns a float Series aligned with ``tasks``: 1.0 straggler, 0.0 not, NaN for copies,
+    for killed originals still under the threshold (censored), and for jobs with fewer than
+    ``min_tasks`` finished originals, which cannot define a median. Without an ``outcome``
+    column every attempt counts as finished.
 
     Examples
     --------
@@ -22,18 +72,11 @@ def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3)
     >>> label_stragglers(t).tolist()
     [0.0, 0.0, 0.0, 1.0, nan]
     """
-    if not beta > 0:
-        raise ValueError(f"parameter beta must be > 0, got {beta!r}")
-    orig = tasks["attempt"].to_numpy() == 0
-    out = pd.Series(np.nan, index=tasks.index, dtype=float)
-    sub = tasks.loc[orig, ["job_id", "duration"]]
-    grp = sub.groupby("job_id", sort=False)["duration"]
-    med = grp.transform("median")
-    cnt = grp.transform("size")
-    lab = (sub["duration"] > beta * med).astype(float)
-    lab[cnt < min_tasks] = np.nan
-    out.loc[sub.index] = lab
-    return out
+    outcome = tasks["outcome"] if "outcome" in tasks.columns else None
+    _median, label = straggler_thresholds(
+        tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta, min_tasks
+    )
+    return pd.Series(label, index=tasks.index, dtype=float)
 
 
 def straggler_share(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> float:
@@ -46,8 +89,8 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
     """The summary keys of DESIGN.md §6 (plus a few more) from the two tables.
 
     ``straggler_share`` is the share of labelled original attempts that straggle (beta x job
-    median); ``straggler_excluded_jobs`` counts the jobs with fewer than 3 original attempts,
-    which cannot define a median.
+    median, :func:`straggler_thresholds`); ``straggler_excluded_jobs`` counts the jobs with
+    fewer than 3 finished original attempts, which cannot define a median.
 
     Examples
     --------
@@ -59,6 +102,10 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
     >>> s["jobs"], s["mean_jct"], s["task_seconds"], s["makespan"], s["pocd"]
     (2, 3.5, 7.0, 5.0, 0.5)
     """
+    outcome = tasks["outcome"] if "outcome" in tasks.columns else None
+    median, label = straggler_thresholds(
+        tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta
+    )
     jct = jobs["jct"].to_numpy(dtype=float)
     q = np.percentile(jct, [50, 90, 99]) if jct.size else [np.nan] * 3
     outcome = tasks["outcome"].to_numpy()
@@ -78,9 +125,9 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
         if len(jobs)
         else 0.0,
         "pocd": float(jobs["met_deadline"].mean()) if len(jobs) else float("nan"),
-        "straggler_share": straggler_share(tasks, beta),
+        "straggler_share": float(np.nanmean(label)) if np.any(~np.isnan(label)) else np.nan,
         "straggler_excluded_jobs": int(
-            (tasks.loc[tasks["attempt"].to_numpy() == 0].groupby("job_id").size() < 3).sum()
+            pd.unique(np.asarray(tasks["job_id"], dtype=object)[np.isnan(median)]).size
         ),
         "beta": float(beta),
     }
