@@ -433,18 +433,21 @@ class PredictorPlacement(PlacementPolicy):
                 row[f] = float(running if c == "running_tasks" else view.slots_per_node - running)
         return row
 
+    def _roll(self, now: float) -> None:
+        """Forget the readings and scores of an earlier ``refresh`` sample."""
+        snap = math.floor(now / self.refresh) if self.refresh > 0 else now
+        if snap != self._snap:
+            self._snap = snap
+            self._rows.clear()
+            self._probs.clear()
+
     def _scores(self, view, workload: str, nodes: list[int]) -> list[float]:
         """Probabilities for ``workload`` on ``nodes``, cached per (node, sample, running).
 
         Uncached nodes are scored in one ``predict_proba`` batch when there are at least
         ``batch_min`` of them (and the predictor has the method), else one call each.
         """
-        now = view.now
-        snap = math.floor(now / self.refresh) if self.refresh > 0 else now
-        if snap != self._snap:
-            self._snap = snap
-            self._rows.clear()
-            self._probs.clear()
+        self._roll(view.now)
         probs = self._probs
         keys = [(n, view.node_running(n), workload) for n in nodes]
         todo = [k for k in keys if k not in probs]
@@ -487,6 +490,9 @@ class PredictorPlacement(PlacementPolicy):
         if self._view is not view:
             self._bind(view)
         now = view.now
+        self._roll(now)
+        probs = self._probs  # (node, running, workload) -> probability, this sample
+        node_running = view.node_running
         thr, max_wait = self._thr, self.max_wait
         slots = dict(free)
         nodes = list(slots)
@@ -509,9 +515,13 @@ class PredictorPlacement(PlacementPolicy):
                 i = ptr.get(w, 0)
                 while i < len(nodes):
                     n = nodes[i]
-                    if slots[n] and self._scores(view, w, [n])[0] <= thr:
-                        node = n
-                        break
+                    if slots[n]:
+                        p = probs.get((n, node_running(n), w))
+                        if p is None:
+                            p = self._scores(view, w, [n])[0]
+                        if p <= thr:
+                            node = n
+                            break
                     i += 1
                 ptr[w] = i
                 if node is None:
