@@ -441,6 +441,21 @@ class PredictorPlacement(PlacementPolicy):
             self._rows.clear()
             self._probs.clear()
 
+    def _score_one(self, view, workload: str, node: int, running: int) -> float:
+        """:meth:`_scores` of one uncached ``(node, running, workload)``, one predictor call."""
+        row = self._counters(view, node, running)
+        st = self.stats_
+        st["scored"] += 1
+        st["calls"] += 1
+        v = float(self._p.straggler_probability(self._node_ids[node], workload, row))
+        if not (0.0 <= v <= 1.0):
+            raise ValueError(
+                f"{self.name}: predictor returned {v!r} (not a probability) for node "
+                f"{self._node_ids[node]}, workload {workload!r}"
+            )
+        self._probs[(node, running, workload)] = v
+        return v
+
     def _scores(self, view, workload: str, nodes: list[int]) -> list[float]:
         """Probabilities for ``workload`` on ``nodes``, cached per (node, sample, running).
 
@@ -496,7 +511,10 @@ class PredictorPlacement(PlacementPolicy):
         thr, max_wait = self._thr, self.max_wait
         slots = dict(free)
         nodes = list(slots)
+        n_nodes = len(nodes)
         n_free = sum(slots.values())
+        # one node at a time, unless single nodes go to predict_proba (batch_min=1)
+        one = self._score_one if not (self._batch and self.batch_min <= 1) else None
         # per workload: index of the first node not yet known to be full or refused
         ptr: dict[str, int] = {}
         deadlines = self._deadline
@@ -513,12 +531,13 @@ class PredictorPlacement(PlacementPolicy):
                     break
                 node = None
                 i = ptr.get(w, 0)
-                while i < len(nodes):
+                while i < n_nodes:
                     n = nodes[i]
                     if slots[n]:
-                        p = probs.get((n, node_running(n), w))
+                        r = node_running(n)
+                        p = probs.get((n, r, w))
                         if p is None:
-                            p = self._scores(view, w, [n])[0]
+                            p = one(view, w, n, r) if one else self._scores(view, w, [n])[0]
                         if p <= thr:
                             node = n
                             break
