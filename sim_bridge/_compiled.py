@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -99,18 +101,23 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     # the profile pair of each (workload, phases), registered in first-arrival order as the
     # Python loop does
     pid_of: dict = {}
-    keys = [(id(w), s.phases) for s, w in specs]
-    for (spec, w), key in zip(specs, keys, strict=True):
+    jobs = list(map(itemgetter(0), specs))
+    wls = list(map(itemgetter(1), specs))
+    keys = list(zip(map(id, wls), map(attrgetter("phases"), jobs), strict=True))
+    for spec, w, key in zip(jobs, wls, keys, strict=True):
         if key not in pid_of:
             pid_of[key] = (
                 cluster.profile_id(w.profile(spec.phases[0])),
                 cluster.profile_id(w.profile(spec.phases[1])),
             )
-    pids = np.array([pid_of[k] for k in keys], np.int64).reshape(n_jobs, 2)
-    alpha = np.array([w.tail_alpha for _s, w in specs], float)
+    pair = np.array(list(pid_of.values()), np.int64).reshape(-1, 2)
+    code = dict(zip(pid_of, range(len(pid_of)), strict=True))
+    pids = pair[np.fromiter(map(code.__getitem__, keys), np.int64, n_jobs)]
+    alpha = np.fromiter(map(attrgetter("tail_alpha"), wls), float, n_jobs)
     n_map, n_red = sim._n_map, sim._n_red
-    works = [x for s, _w in specs for x in (s.map_work, s.reduce_work)]
-    work = np.concatenate(works).astype(float, copy=False) if works else np.empty(0)
+    # one pass over Python floats beats concatenating a tiny array per stage
+    works = chain.from_iterable(map(attrgetter("map_work", "reduce_work"), jobs))
+    work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, works)), float)
     task_start = sim._task_start
     task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), n_map + n_red)
     core = FifoCore(
@@ -167,12 +174,14 @@ def compiled_tables(
     job_uid = job_of_task[task]
     index = task - run.task_start[job_uid]
     stage1 = index >= run.n_map[job_uid]
-    job_id_list = [s.job_id for s, _w in specs]
-    job_ids = np.array(job_id_list, dtype=object)
-    workloads = np.array([s.workload for s, _w in specs], dtype=object)
-    submit = np.array([s.submit_time for s, _w in specs], float)
-    ph0 = np.array([s.phases[0] for s, _w in specs], dtype=object)
-    ph1 = np.array([s.phases[1] for s, _w in specs], dtype=object)
+    jobs = list(map(itemgetter(0), specs))
+    n_jobs = len(jobs)
+    job_ids = np.array(list(map(attrgetter("job_id"), jobs)), dtype=object)
+    workloads = np.array(list(map(attrgetter("workload"), jobs)), dtype=object)
+    submit = np.fromiter(map(attrgetter("submit_time"), jobs), float, n_jobs)
+    phases = list(map(attrgetter("phases"), jobs))
+    ph0 = np.array(list(map(itemgetter(0), phases)), dtype=object)
+    ph1 = np.array(list(map(itemgetter(1), phases)), dtype=object)
     phase = np.where(stage1, ph1[job_uid], ph0[job_uid])
     task_id = [
         f"{j}-{p[0]}{i}"
@@ -200,14 +209,13 @@ def compiled_tables(
         for name in COUNTER_NAMES:
             tasks[f"c_{name}"] = c[name]
     finish = np.asarray(core.job_finish, float)
-    factor = sim.deadline_factor
-    deadline = np.array(
-        [
-            s.submit_time + factor * s._critical_path if s.deadline is None else float(s.deadline)
-            for s, _w in specs
-        ],
-        float,
+    deadline = submit + sim.deadline_factor * np.fromiter(
+        map(attrgetter("_critical_path"), jobs), float, n_jobs
     )
+    given = [(i, float(s.deadline)) for i, s in enumerate(jobs) if s.deadline is not None]
+    if given:
+        at, value = zip(*given, strict=True)
+        deadline[list(at)] = value
     jobs_df = pd.DataFrame(
         {
             "job_id": job_ids,

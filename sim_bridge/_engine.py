@@ -14,6 +14,8 @@ import math
 import time
 from array import array
 from collections.abc import Iterator, Mapping
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -518,16 +520,27 @@ class Simulator:
         )
         specs: list[tuple[JobSpec, Workload]] = []
         for w in workloads:
-            specs.extend((j, w) for j in w.jobs)
-        specs.sort(key=lambda jw: jw[0].submit_time)  # stable: workload order breaks ties
+            specs.extend(zip(w.jobs, repeat(w)))
+        submit = np.fromiter(map(attrgetter("submit_time"), map(itemgetter(0), specs)), float)
+        if submit.size > 1 and np.any(submit[1:] < submit[:-1]):
+            # stable: workload order breaks ties
+            order = np.argsort(submit, kind="stable")
+            specs = [specs[i] for i in order.tolist()]
+            submit = submit[order]
         self._specs = specs
         self._pid_cache: dict = {}
         self._tail = cluster.tail.tolist()
         self._speed = cluster.speed.tolist()
         # every original attempt's draw, in one vectorised call (common random numbers: the
         # originals see the same draws whatever the policy); copies draw from the job's rng
-        self._n_map = np.array([len(s.map_work) for s, _w in specs], np.int64)
-        self._n_red = np.array([len(s.reduce_work) for s, _w in specs], np.int64)
+        self._n_map = np.fromiter(
+            map(len, map(attrgetter("map_work"), map(itemgetter(0), specs))), np.int64, len(specs)
+        )
+        self._n_red = np.fromiter(
+            map(len, map(attrgetter("reduce_work"), map(itemgetter(0), specs))),
+            np.int64,
+            len(specs),
+        )
         sizes = self._n_map + self._n_red
         total = int(sizes.sum())
         #: first task (draw) index of each job
@@ -545,7 +558,7 @@ class Simulator:
         self._u_offset: list[int] | None = None
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
         # arrival comes first), which keeps the heap small
-        self._arrival_times = [spec.submit_time for spec, _w in specs]
+        self._arrival_times = submit.tolist()
         self._n_arrivals_left = len(specs)
 
     # ----------------------------------------------------------------- heap
