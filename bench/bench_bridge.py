@@ -5,9 +5,13 @@ speculation policy) with FIFO placement and no predictor. Goal (issue 6): a
 predictor-informed run takes at most 1.5x the wall time of the run without a predictor.
 
 The predictor is a real ``mtl.Predictor`` (GroupedMTLSVC f0,n,l) trained on a trace the
-simulator collects here first. Besides the ratio, the run prints where the extra time goes:
-reading node counters through ``SimView.node_counters`` (the engine synthesises ~30
-sysstat-like readings per call) vs scoring them with the predictor.
+simulator collects here first. Besides the ratio, the run prints where the time goes, measured
+inside one extra (untimed) run of each kind with the hooks wrapped: the speculation policy's
+scans, the placement (split into reading node counters through ``SimView.node_counters``,
+where the engine synthesises ~30 sysstat-like readings, scoring them with the predictor, and
+the placement's own logic) and the rest (the engine). The wrappers add a little time of their
+own, so these parts are slightly inflated. ``--profile`` also prints cProfile's top functions
+of both runs.
 
 Run: ``.venv/bin/python bench/bench_bridge.py [--nodes 50] [--hours 1] [--repeat 3]``
 """
@@ -41,6 +45,7 @@ def main() -> None:
     ap.add_argument(
         "--load", type=float, default=0.7, help="nominal offered load (straggler collect --load)"
     )
+    ap.add_argument("--profile", action="store_true", help="print cProfile's top functions")
     args = ap.parse_args()
 
     import mtl
@@ -79,8 +84,9 @@ def main() -> None:
     st = holder["pol"].stats_
     r = holder["r"]
 
-    # where the extra time goes: one counter read, one scoring, measured in isolation
-    view_cost = _counter_read_cost(wls, args, kw)
+    # where the time goes, measured inside one more run of each kind
+    parts_base = _parts(base, args.speculation, pred)
+    parts_pred = _parts(informed, args.speculation, pred)
     row = {f: 1.0 for f in pred.feature_names}
     t0 = time.perf_counter()
     for _ in range(2000):
@@ -98,42 +104,97 @@ def main() -> None:
         f"decisions: {st['launches']} launches, {st['refused']} refusals, "
         f"{st['forced']} forced, {st['scored']} scored, {st['reads']} counter reads"
     )
+    print("where the time goes (s, one instrumented run each; wrappers inflate a little):")
+    print(f"  {'part':34s} {'fifo':>8s} {'informed':>9s}")
+    for key, label in _PARTS:
+        print(f"  {label:34s} {parts_base.get(key, 0.0):8.3f} {parts_pred.get(key, 0.0):9.3f}")
+    reads = parts_pred.get("reads", 0.0)
+    n_reads = max(st["reads"], 1)
     print(
-        f"one SimView.node_counters read: {view_cost * 1e3:8.3f} ms "
-        f"-> {st['reads'] * view_cost:.3f} s of the run"
+        f"one SimView.node_counters read, in the run: {reads / n_reads * 1e3:8.3f} ms "
+        f"({st['reads']} reads)"
     )
     print(
-        f"one straggler_probability     : {score_cost * 1e6:8.1f} us "
+        f"one straggler_probability, in isolation  : {score_cost * 1e6:8.1f} us "
         f"-> {st['scored'] * score_cost:.3f} s of the run"
     )
-    rest = t_pred - st["reads"] * view_cost
     print(
-        "ratio without the counter synthesis (derived: informed - reads x read cost): "
-        f"{rest / t_base:.2f}x"
+        "ratio without the counter synthesis (derived: informed - in-run read time): "
+        f"{(t_pred - reads) / t_base:.2f}x"
     )
+    if args.profile:
+        _profile("without predictor (fifo)", base)
+        _profile("predictor-informed", informed)
 
 
-def _counter_read_cost(wls, args, kw) -> float:
-    """Time of ``view.node_counters`` on a live view (a placement that reads every free
-    node once per pass, then behaves as FIFO)."""
+_PARTS = (
+    ("spec", "speculation scans (on_tick)"),
+    ("place", "placement (assign), all of it"),
+    ("reads", "  of which node counter reads"),
+    ("score", "  of which predictor scoring"),
+    ("logic", "  of which placement logic"),
+    ("rest", "engine and everything else"),
+    ("total", "total (instrumented run)"),
+)
+
+
+def _parts(run, speculation: str, pred) -> dict[str, float]:
+    """Seconds spent in the speculation scans, the placement and, inside the placement, in
+    counter reads and predictor calls, during one ``run()`` (hooks wrapped at class level and
+    restored afterwards)."""
     import sim_bridge
-    from sim_bridge.policies import FIFOPlacement
+    from sim_bridge._engine import SimView
+    from sim_bridge.policies import get_policy
 
-    spent = [0.0, 0]
+    acc = dict.fromkeys(("spec", "place", "reads", "score"), 0.0)
+    targets = [
+        (type(get_policy(speculation)), "on_tick", "spec"),
+        (sim_bridge.policies.FIFOPlacement, "assign", "place"),
+        (sim_bridge.PredictorPlacement, "assign", "place"),
+        (SimView, "node_counters", "reads"),
+        (type(pred), "straggler_probability", "score"),
+        (type(pred), "predict_proba", "score"),
+    ]
+    saved = []
 
-    class Reader(FIFOPlacement):
-        name = "_bench_reader"
-
-        def assign(self, view, free):
+    def wrap(fn, key):
+        def timed(*a, **k):
             t0 = time.perf_counter()
-            for node in free:
-                view.node_counters(node)
-                spent[1] += 1
-            spent[0] += time.perf_counter() - t0
-            return super().assign(view, free)
+            try:
+                return fn(*a, **k)
+            finally:
+                acc[key] += time.perf_counter() - t0
 
-    sim_bridge.simulate(wls[:1], args.speculation, Reader(), **{**kw, "seed": 8})
-    return spent[0] / max(spent[1], 1)
+        return timed
+
+    for cls, meth, key in targets:
+        fn = cls.__dict__.get(meth)
+        if fn is not None:
+            saved.append((cls, meth, fn))
+            setattr(cls, meth, wrap(fn, key))
+    try:
+        t0 = time.perf_counter()
+        run()
+        total = time.perf_counter() - t0
+    finally:
+        for cls, meth, fn in saved:
+            setattr(cls, meth, fn)
+    acc["logic"] = acc["place"] - acc["reads"] - acc["score"]
+    acc["rest"] = total - acc["spec"] - acc["place"]
+    acc["total"] = total
+    return acc
+
+
+def _profile(title: str, run) -> None:
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    run()
+    prof.disable()
+    print(f"\n--- cProfile, {title} (top 15 by own time)")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(15)
 
 
 if __name__ == "__main__":
