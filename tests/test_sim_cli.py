@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from pipelines.cli import main
+from sim_bridge._compiled import compiled_available
 from sim_bridge.policies import registry
 
 KEYS = {
@@ -97,6 +99,21 @@ def test_simulate_bad_input_exits_2_without_writing(tmp_path, capsys):
         )
         == 2
     )
+
+
+@pytest.mark.skipif(not compiled_available(), reason="sim_bridge._fifo_core is not built")
+def test_simulate_engine_flag(tmp_path, capsys):
+    base = ["simulate", "--hours", "0.1", "--nodes", "4"]
+    assert main([*base, "--engine", "python", "--out", str(tmp_path / "py")]) == 0
+    assert "(python loop)" in capsys.readouterr().out
+    assert main([*base, "--out", str(tmp_path / "auto")]) == 0
+    assert "(compiled loop)" in capsys.readouterr().out
+    py = pd.read_parquet(tmp_path / "py" / "tasks.parquet")
+    pd.testing.assert_frame_equal(py, pd.read_parquet(tmp_path / "auto" / "tasks.parquet"))
+    out = tmp_path / "late"
+    assert main([*base, "--policy", "late", "--engine", "compiled", "--out", str(out)]) == 2
+    assert "engine='compiled': speculation policy 'late'" in capsys.readouterr().err
+    assert not out.exists() or not (out / "summary.json").exists()
 
 
 def test_policies_lists_every_registered_policy(capsys):

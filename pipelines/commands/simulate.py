@@ -79,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="progress bar (default: on for runs of more than 2,000 jobs)",
     )
+    p.add_argument(
+        "--engine",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="event loop: auto (compiled where no policy hook can act), compiled, python",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=func)
 
@@ -107,6 +113,7 @@ def func(args: argparse.Namespace) -> int:
         progress=args.progress,
         policy_params=dict(args.param),
         placement_params=dict(args.placement_param),
+        engine=args.engine,
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -121,7 +128,8 @@ def func(args: argparse.Namespace) -> int:
         f"{s['jobs']} jobs, {s['tasks']} tasks, {s['attempts']} attempts "
         f"({s['copies']} copies); JCT mean {s['mean_jct']:.1f} s, p50 {s['p50_jct']:.1f}, "
         f"p90 {s['p90_jct']:.1f}, p99 {s['p99_jct']:.1f}; task-seconds {s['task_seconds']:.0f}; "
-        f"PoCD {s['pocd']:.3f}; {s['events']} events in {s['wall_seconds']:.1f} s"
+        f"PoCD {s['pocd']:.3f}; {s['events']} events in {s['wall_seconds']:.1f} s "
+        f"({s['engine']} loop)"
     )
     print(f"wrote {out}/tasks.parquet, jobs.parquet, summary.json")
     return 0
