@@ -143,14 +143,17 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     while not core.done:
         stop = core.events + _CHUNK
         if limit is not None:
-            stop = min(stop, limit)
+            stop = min(stop, max(limit, 1))
         core.run(stop)
         if progress_bar is not None:
             n_fin = core.jobs_finished
             progress_bar.update(n_fin - finished_before)
             finished_before = n_fin
         if limit is not None and core.events >= limit:
-            raise RuntimeError(f"simulation stopped after max_events={limit} events")
+            break
+    if limit is not None and core.events and core.events >= limit:
+        # as the Python loop: the event that reaches the limit stops the run, the last too
+        raise RuntimeError(f"simulation stopped after max_events={limit} events")
     sim.wall_seconds = time.perf_counter() - wall0
     sim.cpu_seconds = time.process_time() - cpu0
     sim.events = int(core.events)

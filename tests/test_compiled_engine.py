@@ -83,11 +83,19 @@ def test_contention_paths_extended_past_the_first_day():
     assert py.tasks["end_time"].max() > 2 * 86_400
 
 
-def test_max_events_stops_both_loops_alike():
-    jobs = [JobSpec(f"j{i}", float(i), [1.0, 1.0]) for i in range(10)]
+@pytest.mark.parametrize("limit", [0, 1, 7, 29, 30, 31])
+def test_max_events_stops_both_loops_alike(limit):
+    jobs = [JobSpec(f"j{i}", float(i), [1.0, 1.0]) for i in range(10)]  # 30 events
+    outcomes = []
     for engine in ("python", "compiled"):
-        with pytest.raises(RuntimeError, match="max_events=7"):
-            sim_bridge.simulate(jobs, max_events=7, engine=engine, progress=False)
+        try:
+            r = sim_bridge.simulate(jobs, max_events=limit, engine=engine, progress=False)
+            outcomes.append(r.summary["events"])
+        except RuntimeError as exc:
+            assert f"max_events={limit}" in str(exc)
+            outcomes.append("stopped")
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == ("stopped" if limit <= 30 else 30)
 
 
 _work = st.floats(0.5, 50.0, allow_nan=False, allow_infinity=False)
