@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -372,7 +373,7 @@ class PredictorPlacement(PlacementPolicy):
         self._deadline: dict[int, tuple[Any, float]] = {}
         self._wake_at = math.inf
         self._snap: float | None = None
-        self._rows: dict[Any, dict[str, float]] = {}
+        self._rows: dict[Any, tuple] = {}  # node (or (node, running)) -> reading
         self._exact: list[tuple[str, str]] = []
         self._probs: dict[tuple[int, int, str], float] = {}
         self._names: list[tuple[str, str]] = []
@@ -409,6 +410,12 @@ class PredictorPlacement(PlacementPolicy):
                 )
         self._names = pairs
         self._exact = [(f, c) for f, c in pairs if c in ("running_tasks", "free_slots")]
+        # a reading is kept as the tuple of the features' values (C-level itemgetter)
+        self._feats = [f for f, _c in pairs]
+        cols = [c for _f, c in pairs]
+        self._getter = operator.itemgetter(*cols) if len(cols) > 1 else None
+        self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
+        self._slots = view.slots_per_node
         self._node_ids = [node_name(i, self.node_format) for i in range(view.n_nodes)]
         bind = getattr(self._p, "bind_view", None)
         if callable(bind):
@@ -420,17 +427,20 @@ class PredictorPlacement(PlacementPolicy):
         ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
         ``running_tasks`` / ``free_slots`` set to their values now."""
         key = node if self.refresh > 0 else (node, running)  # refresh=0: exact readings
-        row = self._rows.get(key)
-        if row is None and len(self._exact) == len(self._names):  # nothing else to read
-            row = self._rows[key] = {}
-        elif row is None:
+        values = self._rows.get(key)
+        if values is None and len(self._exact) == len(self._names):  # nothing else to read
+            values = self._rows[key] = ()
+        elif values is None:
             raw = view.node_counters(node)
-            row = self._rows[key] = {f: raw[c] for f, c in self._names}
+            if self._getter is None:
+                values = (raw[self._names[0][1]],)
+            else:
+                values = self._getter(raw)
+            self._rows[key] = values
             self.stats_["reads"] += 1
-        if self._exact:
-            row = dict(row)
-            for f, c in self._exact:
-                row[f] = float(running if c == "running_tasks" else view.slots_per_node - running)
+        row = dict(zip(self._feats, values, strict=True)) if values else {}
+        for f, is_running in self._exact_run:
+            row[f] = float(running) if is_running else float(self._slots - running)
         return row
 
     def _roll(self, now: float) -> None:
