@@ -259,26 +259,31 @@ class LATE(_StageStats):
 
     def reset(self) -> None:
         super().reset()
-        self._node_work: np.ndarray | None = None
-        self._node_time: np.ndarray | None = None
+        # per node: work done and time spent by finished attempts (float sums, as lists:
+        # cheaper to add to one at a time than NumPy arrays, the same IEEE sums)
+        self._node_work: list[float] | None = None
+        self._node_time: list[float] | None = None
 
     def on_attempt_finished(self, view, attempt):
         if self._node_work is None:
-            self._node_work = np.zeros(view.n_nodes)
-            self._node_time = np.zeros(view.n_nodes)
+            self._node_work = [0.0] * view.n_nodes
+            self._node_time = [0.0] * view.n_nodes
         run = attempt.end_time - attempt.launch_time
         if run > 0:
-            self._node_work[attempt.node] += attempt.task.work * (1.0 - attempt.start_fraction)
-            self._node_time[attempt.node] += run
+            node = attempt.node
+            self._node_work[node] += float(attempt.task.work * (1.0 - attempt.start_fraction))
+            self._node_time[node] += float(run)
         return super().on_attempt_finished(view, attempt)
 
     def _slow_nodes(self) -> np.ndarray | None:
         if self._node_work is None:
             return None
-        seen = self._node_time > 0
+        node_time = np.array(self._node_time)
+        seen = node_time > 0
         if seen.sum() < 4:
             return None
-        speed = np.where(seen, self._node_work / np.where(seen, self._node_time, 1.0), np.nan)
+        work = np.array(self._node_work)
+        speed = np.where(seen, work / np.where(seen, node_time, 1.0), np.nan)
         cut = np.nanquantile(speed, self.slow_node_threshold)
         return seen & (speed < cut)
 
