@@ -28,6 +28,7 @@ __all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
 RESOURCES = ("cpu", "mem", "disk", "net")
 _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
+_NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
 
 #: the node counters recorded at every launch (column ``c_<name>`` in the trace)
 COUNTER_NAMES: tuple[str, ...] = (
@@ -146,7 +147,7 @@ class Cluster:
             raise ValueError(f"parameter dt must be > 0, got {dt!r}")
         self.n_nodes, self.slots, self.seed = int(n_nodes), int(slots), int(seed)
         self.source, self.ideal, self.dt = source, bool(ideal), float(dt)
-        self._now_table = None  # counters_now(): (step, sample) -> table of every node
+        self._now_table = None  # counters_now(): tables of every node for a run of samples
         self.kappa, self.mean_hold = float(kappa), float(mean_hold)
         rng = np.random.default_rng([self.seed, 101])
         n = self.n_nodes
@@ -347,36 +348,68 @@ class Cluster:
                 np.array([load1]), np.array([load5]), np.array([load15]),
             )  # fmt: skip
             return {name: float(v[0]) for name, v in arrays.items()}
-        key = (int(time // self.dt), int(time // 10.0))
-        cache = self._now_table
-        if cache is None or cache[0] != key:
-            cache = self._now_table = (key, self._counter_table(time))
-        names, columns, bg_run, eps = cache[1]
-        i = running * self.n_nodes + node
-        out = {name: col[i] for name, col in zip(names, columns, strict=True)}
+        sample = int(time // 10.0)
+        step = int(time // self.dt)
+        blk = self._now_table
+        off = -1 if blk is None else sample - blk[0]
+        if not (0 <= off < len(blk[1])) or blk[1][off] != step:
+            blk = self._now_table = self._counter_block(time)
+            off = 0
+        _s0, _steps, names, table, bg_run, eps = blk
+        out = dict(zip(names, table[off, :, running * self.n_nodes + node].tolist(), strict=True))
         thr = 4.0  # as in counters(): a task runs ~4 busy threads
-        b = bg_run[node]
-        e5, e6, e7 = eps[node]
+        b = float(bg_run[off, node])
+        e5, e6, e7 = eps[off, node].tolist()
         out["load1"] = max(thr * load1 + b + 0.8 * e5, 0.0)
         out["load5"] = max(thr * load5 + b + 0.4 * e6, 0.0)
         out["load15"] = max(thr * load15 + b + 0.2 * e7, 0.0)
         return out
 
-    def _counter_table(self, time: float):
-        n = self.n_nodes
-        nodes = np.tile(np.arange(n), self.slots + 1)
-        running = np.repeat(np.arange(self.slots + 1), n)
-        zeros = np.zeros(nodes.size)
-        arrays = self.counters(nodes, np.full(nodes.size, time), running, zeros, zeros, zeros)
+    def _counter_block(self, time: float):
+        """:meth:`counters` of every node and running count ``0..slots`` (zero load averages)
+        for up to ``_NOW_SAMPLES`` consecutive 10-second samples from ``time``'s, in one
+        vectorised call; the noise is hashed once per (node, sample), not once per row.
+
+        The first sample is computed at ``time`` itself and the next ones at their starts
+        (``10 s``); a later read whose background step differs from the one used for its
+        sample (``dt`` not a multiple of 10 s) builds a new block from that read. The paths
+        are never extended beyond ``time``'s step: samples past the horizon are left out.
+        """
+        n, n_run = self.n_nodes, self.slots + 1
+        rows = n_run * n
+        s0 = int(time // 10.0)
+        self._ensure_step(int(time // self.dt))
+        samples = s0 + np.arange(_NOW_SAMPLES, dtype=np.int64)
+        times = 10.0 * samples
+        times[0] = time
+        steps = (times // self.dt).astype(np.int64)
+        keep = steps < self._horizon
+        samples, times, steps = samples[keep], times[keep], steps[keep]
+        m = samples.size
+        noise = _hash_normal(
+            self.seed,
+            np.tile(np.arange(n), m)[None, :],
+            np.repeat(samples, n)[None, :],
+            np.arange(len(COUNTER_NAMES))[:, None],
+        )  # (counter, sample * n + node)
+        # rows in (sample, running, node) order; each row's (sample, node) noise column
+        col = (np.arange(m)[:, None, None] * n + np.arange(n)[None, None, :]).repeat(n_run, 1)
+        col = col.reshape(-1)
+        zeros = np.zeros(m * rows)
+        arrays = self._counters(
+            np.tile(np.arange(n), n_run * m),
+            np.repeat(times, rows),
+            np.tile(np.repeat(np.arange(n_run), n), m),
+            zeros,
+            zeros,
+            zeros,
+            lambda i: noise[i][col],
+        )
         names = [k for k in arrays if k not in ("load1", "load5", "load15")]
-        columns = [arrays[k].tolist() for k in names]
-        cpu = self.levels_at(np.arange(n), np.full(n, time))[0]
-        bg_run = (self.cores * cpu * 0.3).tolist()
-        sample = np.full(n, int(time // 10.0), dtype=np.int64)
-        eps = np.stack(
-            [_hash_normal(self.seed, np.arange(n), sample, i) for i in (5, 6, 7)], axis=1
-        ).tolist()
-        return names, columns, bg_run, eps
+        table = np.stack([arrays[k].reshape(m, rows) for k in names], axis=1)
+        bg_run = (self.cores[:, None] * self._levels[0][:, steps] * 0.3).T  # (sample, node)
+        eps = noise[5:8].reshape(3, m, n).transpose(1, 2, 0)  # (sample, node, 5/6/7)
+        return s0, steps.tolist(), names, table, bg_run, eps
 
     def counters(
         self,
@@ -396,11 +429,7 @@ class Cluster:
         """
         nodes = np.asarray(nodes, dtype=np.int64)
         times = np.asarray(times, dtype=float)
-        running = np.asarray(running, dtype=float)
-        cpu, mem, disk, net = self.levels_at(nodes, times)
         sample = (times // 10.0).astype(np.int64)
-        occ = running / self.slots
-        cores = self.cores[nodes]
 
         if nodes.size <= 256:  # few readings (a policy asking now): one hash for all counters
             stacked = _hash_normal(
@@ -415,6 +444,17 @@ class Cluster:
             def eps(i: int) -> np.ndarray:
                 return _hash_normal(self.seed, nodes, sample, i)
 
+        return self._counters(nodes, times, running, load1, load5, load15, eps)
+
+    def _counters(self, nodes, times, running, load1, load5, load15, eps) -> dict[str, np.ndarray]:
+        """:meth:`counters` with the noise given: ``eps(i)`` is counter ``i``'s standard
+        normal noise for every row."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        times = np.asarray(times, dtype=float)
+        running = np.asarray(running, dtype=float)
+        cpu, mem, disk, net = self.levels_at(nodes, times)
+        occ = running / self.slots
+        cores = self.cores[nodes]
         c: dict[str, np.ndarray] = {}
         user = np.clip(100 * (0.7 * cpu + 0.25 * occ) + 3 * eps(0), 0, 100)
         sys_ = np.clip(100 * (0.06 * cpu + 0.04 * occ + 0.04 * net) + 1 * eps(1), 0, 100)
