@@ -30,9 +30,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--load",
         type=float,
         default=None,
-        help="target nominal offered load: choose every workload's scale so the workloads "
-        "share it equally (default 0.7 unless --scale is given; above 1 the cluster saturates "
-        "and queueing dominates job completion times)",
+        help="target load: choose every workload's scale so the workloads share it equally "
+        "(default 0.7 unless --scale is given). It is the share of slot time the attempts "
+        "really run (contention and noise included; measured by calibration runs without "
+        "speculation), or the base work alone with --load-basis nominal; above 1 the cluster "
+        "saturates and queueing dominates job completion times",
+    )
+    p.add_argument(
+        "--load-basis",
+        choices=("realised", "nominal"),
+        default="realised",
+        help="what --load measures: run time of the attempts (realised, default) or base "
+        "work (nominal; tasks run about twice their base work)",
     )
     p.add_argument("--policy", default="none", help="speculation policy while collecting (none)")
     p.add_argument(
@@ -70,6 +79,8 @@ def func(args: argparse.Namespace) -> int:
             hours=args.hours,
             seed=args.seed,
             data_dir=args.data_dir,
+            basis=args.load_basis,
+            counters=args.counters,
         )
     else:
         scales = parse_scales(args.scale, workloads)
@@ -96,11 +107,11 @@ def func(args: argparse.Namespace) -> int:
             f"  {w:8s} {s['rows_by_workload'][w]:7d} rows  straggler share "
             f"{s['straggler_share_by_workload'][w]:.3f}  source {s['sources'].get(w)}"
         )
-    total = sum(s["offered_load"].values())
+    total = sum(s["realised_load"].values())
     print(
-        f"nominal offered load {total:.2f} ("
-        + ", ".join(f"{w} {v:.2f}" for w, v in sorted(s["offered_load"].items()))
-        + ")"
+        f"realised load {total:.2f} ("
+        + ", ".join(f"{w} {v:.2f}" for w, v in sorted(s["realised_load"].items()))
+        + f"); nominal (base work) {sum(s['offered_load'].values()):.2f}"
         + ("  -- above 1: the cluster saturates, see --load" if total > 1 else "")
     )
     if s["synthetic_fallback"]:
