@@ -267,6 +267,44 @@ class Predictor:
             )
         return _sigmoid(a * z + c)
 
+    def straggler_probability_values(
+        self, node: Hashable, workload: Hashable, values: Sequence[float]
+    ) -> float:
+        """:meth:`straggler_probability` from the counter values in :attr:`feature_names`
+        order (no mapping to build or look up: the fast path of a scheduler's hot loop).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from mtl import GroupedMTLSVC, Predictor
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame({"node": ["a", "b"] * 20, "workload": "w",
+        ...                   "c_cpu": rng.random(40), "c_mem": rng.random(40)})
+        >>> y = (X["c_cpu"] > 0.5).astype(int)
+        >>> p = Predictor.from_estimator(GroupedMTLSVC(variant="f0nl").fit(X, y))
+        >>> row = {"c_cpu": 0.9, "c_mem": 0.2}
+        >>> p.straggler_probability_values("a", "w", [0.9, 0.2]) == p.straggler_probability(
+        ...     "a", "w", row)
+        True
+        """
+        W, b, a, c = self._entry((node, workload))
+        try:
+            x = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise PredictorInputError(f"counter values must be numbers: {exc}") from exc
+        if x.shape != (self._d,):
+            raise PredictorInputError(
+                f"expected {self._d} counter values in feature_names order "
+                f"({self.feature_names[:5]}...), got shape {x.shape}"
+            )
+        z = float(W @ x) + b
+        if not math.isfinite(z):
+            bad = [f for f, v in zip(self.feature_names, x, strict=True) if not math.isfinite(v)]
+            raise PredictorInputError(
+                f"counter(s) {bad} are NaN or infinite for node {node!r}, workload {workload!r}"
+            )
+        return _sigmoid(a * z + c)
+
     def predict_proba(self, frame: pd.DataFrame) -> np.ndarray:
         """Straggler probability (shape ``(n,)``) for every row of ``frame``.
 

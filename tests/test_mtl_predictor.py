@@ -98,6 +98,8 @@ def test_single_call_equals_batch(fitted, values, node, wl):
     frame = pd.DataFrame([{"node": node, "workload": wl, **counters}])
     assert 0.0 <= p <= 1.0
     assert p == pytest.approx(pred.predict_proba(frame)[0], rel=1e-12, abs=1e-300)
+    # the values path (feature order, no mapping) is the same computation, bit for bit
+    assert pred.straggler_probability_values(node, wl, values) == p
 
 
 def test_bad_counters_give_clear_errors(fitted, data):
@@ -110,6 +112,10 @@ def test_bad_counters_give_clear_errors(fitted, data):
         pred.straggler_probability("n0", "w0", {**good, "c_1": float("nan")})
     with pytest.raises(PredictorInputError, match="c_4"):
         pred.predict_proba(X.drop(columns="c_4"))
+    with pytest.raises(PredictorInputError, match="expected 5 counter values"):
+        pred.straggler_probability_values("n0", "w0", list(good.values())[:4])
+    with pytest.raises(PredictorInputError, match="c_1"):
+        pred.straggler_probability_values("n0", "w0", [0.0, float("inf"), 0.0, 0.0, 0.0])
     bad = X.copy()
     bad.iloc[7, bad.columns.get_loc("c_0")] = np.nan
     with pytest.raises(PredictorInputError, match="'c_0'.*row 7"):

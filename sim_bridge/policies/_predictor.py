@@ -17,6 +17,8 @@ DESIGN.md §6 (``mtl.Predictor`` has it)::
     feature_names: Sequence[str]                       # optional (None: every counter)
     straggler_probability(node, workload, counters: Mapping[str, float]) -> float
     predict_proba(frame: pandas.DataFrame) -> ndarray  # optional, used for batches
+    straggler_probability_values(node, workload, values) -> float  # optional, fast path:
+        # the counter values in feature_names order (no mapping); mtl.Predictor has it
 
 Node ids are passed as the trace names them (``n0000``, ``n0001``, ...; ``node_format``) and
 counters under the trace's column names (``c_cpu_user``, ...; ``counter_prefix``), so a model
@@ -415,6 +417,16 @@ class PredictorPlacement(PlacementPolicy):
         cols = [c for _f, c in pairs]
         self._getter = operator.itemgetter(*cols) if len(cols) > 1 else None
         self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
+        self._exact_pos = [
+            (i, c == "running_tasks")
+            for i, (_f, c) in enumerate(pairs)
+            if c in ("running_tasks", "free_slots")
+        ]
+        # the optional fast path of the protocol: values in the predictor's feature order
+        fast = getattr(self._p, "straggler_probability_values", None)
+        declared = getattr(self._p, "feature_names", None)
+        ok = callable(fast) and declared is not None and list(declared) == self._feats
+        self._fast = fast if ok and self._feats else None
         self._slots = view.slots_per_node
         self._node_ids = [node_name(i, self.node_format) for i in range(view.n_nodes)]
         bind = getattr(self._p, "bind_view", None)
@@ -422,10 +434,25 @@ class PredictorPlacement(PlacementPolicy):
             bind(view)
 
     # ------------------------------------------------------------------ scoring
+    def _values(self, view, node: int, running: int) -> list[float]:
+        """:meth:`_counters` as values in the predictor's feature order."""
+        values = list(self._reading(view, node, running))
+        for i, is_running in self._exact_pos:
+            values[i] = float(running) if is_running else float(self._slots - running)
+        return values
+
     def _counters(self, view, node: int, running: int) -> dict[str, float]:
         """The node's counters under the predictor's feature names: read once per node and
         ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
         ``running_tasks`` / ``free_slots`` set to their values now."""
+        values = self._reading(view, node, running)
+        row = dict(zip(self._feats, values, strict=True)) if values else {}
+        for f, is_running in self._exact_run:
+            row[f] = float(running) if is_running else float(self._slots - running)
+        return row
+
+    def _reading(self, view, node: int, running: int) -> tuple:
+        """The node's cached reading (feature order; exact counters not yet set)."""
         key = node if self.refresh > 0 else (node, running)  # refresh=0: exact readings
         values = self._rows.get(key)
         if values is None and len(self._exact) == len(self._names):  # nothing else to read
@@ -438,10 +465,7 @@ class PredictorPlacement(PlacementPolicy):
                 values = self._getter(raw)
             self._rows[key] = values
             self.stats_["reads"] += 1
-        row = dict(zip(self._feats, values, strict=True)) if values else {}
-        for f, is_running in self._exact_run:
-            row[f] = float(running) if is_running else float(self._slots - running)
-        return row
+        return values
 
     def _roll(self, now: float) -> None:
         """Forget the readings and scores of an earlier ``refresh`` sample."""
@@ -453,11 +477,15 @@ class PredictorPlacement(PlacementPolicy):
 
     def _score_one(self, view, workload: str, node: int, running: int) -> float:
         """:meth:`_scores` of one uncached ``(node, running, workload)``, one predictor call."""
-        row = self._counters(view, node, running)
         st = self.stats_
         st["scored"] += 1
         st["calls"] += 1
-        v = float(self._p.straggler_probability(self._node_ids[node], workload, row))
+        if self._fast is not None:  # values in feature order: no mapping built
+            values = self._values(view, node, running)
+            v = float(self._fast(self._node_ids[node], workload, values))
+        else:
+            row = self._counters(view, node, running)
+            v = float(self._p.straggler_probability(self._node_ids[node], workload, row))
         if not (0.0 <= v <= 1.0):
             raise ValueError(
                 f"{self.name}: predictor returned {v!r} (not a probability) for node "
