@@ -14,6 +14,7 @@ Workloads differ by orders of magnitude in tasks per hour (an FB-2010 hour at fu
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -102,6 +103,14 @@ def realised_load(tasks, nodes: int, slots: int, hours: float, groups=None) -> d
     return {k: float(v) / capacity for k, v in per.items()}
 
 
+def _realised_by_request(tasks, workloads, loaded, nodes, slots, hours) -> dict[str, float]:
+    """:func:`realised_load` per requested workload name (a workload that fell back to the
+    synthetic one keeps its requested name; one with no attempt gets 0)."""
+    owner = {j.job_id: req for req, w in zip(workloads, loaded, strict=True) for j in w.jobs}
+    got = realised_load(tasks, nodes, slots, hours, groups=owner)
+    return {req: got.get(req, 0.0) for req in workloads}
+
+
 def scales_for_load(
     workloads: list[str],
     target: float,
@@ -138,8 +147,6 @@ def scales_for_load(
     >>> abs(offered_load(w, 10, 2, 0.5) / 0.5 - 1) < 0.05
     True
     """
-    import math
-
     import sim_bridge
 
     if not (isinstance(target, (int, float)) and target > 0 and math.isfinite(target)):
@@ -174,9 +181,7 @@ def scales_for_load(
             record_counters=False,
             progress=False,
         )
-        owner = {j.job_id: name for name, w in zip(workloads, loaded, strict=True) for j in w.jobs}
-        got = realised_load(result.tasks, nodes, slots, hours, groups=owner)
-        real = {w: got.get(w, 0.0) for w in workloads}
+        real = _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
         # the total within tolerance, each workload within twice the tolerance of its share
         worst = max(
             abs(sum(real.values()) / target - 1),
@@ -224,8 +229,6 @@ def _scale_for_nominal(
     warn: bool = True,
 ) -> float:
     """The data scale at which workload ``name`` has nominal load ``share`` (bisection)."""
-    import math
-
     import sim_bridge
 
     def load_at(scale: float) -> float:
@@ -319,9 +322,7 @@ def collect(
     loads = {
         req: offered_load(w, nodes, slots, hours) for req, w in zip(workloads, loaded, strict=True)
     }
-    owner = {j.job_id: req for req, w in zip(workloads, loaded, strict=True) for j in w.jobs}
-    realised = realised_load(result.tasks, nodes, slots, hours, groups=owner)
-    realised = {req: realised.get(req, 0.0) for req in workloads}
+    realised = _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
     if sum(realised.values()) > 1.0:
         import warnings
 

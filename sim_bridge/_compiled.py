@@ -82,6 +82,7 @@ class CompiledRun:
 
     core: Any
     task_start: np.ndarray
+    task_job: np.ndarray
     n_map: np.ndarray
     n_red: np.ndarray
 
@@ -158,7 +159,7 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     sim.cpu_seconds = time.process_time() - cpu0
     sim.events = int(core.events)
     sim.now = float(core.now)
-    return CompiledRun(core, task_start, n_map, n_red)
+    return CompiledRun(core, task_start, task_job, n_map, n_red)
 
 
 def compiled_tables(
@@ -167,14 +168,12 @@ def compiled_tables(
     """The ``jobs`` and ``tasks`` tables of a compiled run (the columns of the Python path)."""
     specs = sim._specs
     core = run.core
-    sizes = run.n_map + run.n_red
     n = len(core.att_task)
     task = core.att_task
     node = core.att_node
     launch = core.att_launch
     end = core.att_end
-    job_of_task = np.repeat(np.arange(len(specs), dtype=np.int64), sizes)
-    job_uid = job_of_task[task]
+    job_uid = run.task_job[task]
     index = task - run.task_start[job_uid]
     stage1 = index >= run.n_map[job_uid]
     jobs = list(map(itemgetter(0), specs))
@@ -228,7 +227,7 @@ def compiled_tables(
             "jct": finish - submit,
             "deadline": deadline,
             "met_deadline": finish <= deadline,
-            "n_tasks": sizes.astype(np.int64),
+            "n_tasks": run.n_map + run.n_red,
             "n_attempts": np.bincount(job_uid, minlength=len(specs)).astype(np.int64),
         }
     )

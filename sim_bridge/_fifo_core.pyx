@@ -84,7 +84,6 @@ cdef class FifoCore:
     cdef long long* pend_end
     cdef long long* stage_left0
     cdef long long* stage_left1
-    cdef long long* n_done
     # outputs (attempt = task in this model: one attempt per task, in launch order)
     cdef public object att_task, att_node, att_launch, att_end, att_rstate, job_finish
     cdef long long[::1] o_task
@@ -109,7 +108,6 @@ cdef class FifoCore:
         self.pend_end = NULL
         self.stage_left0 = NULL
         self.stage_left1 = NULL
-        self.n_done = NULL
 
     def __init__(
         self,
@@ -174,13 +172,12 @@ cdef class FifoCore:
         self.pend_end = <long long*> malloc((self.n_jobs + 1) * sizeof(long long))
         self.stage_left0 = <long long*> malloc((self.n_jobs + 1) * sizeof(long long))
         self.stage_left1 = <long long*> malloc((self.n_jobs + 1) * sizeof(long long))
-        self.n_done = <long long*> malloc((self.n_jobs + 1) * sizeof(long long))
         if (
             self.fcount == NULL or self.fnext == NULL or self.fprev == NULL
             or self.node_running == NULL or self.l1 == NULL or self.l5 == NULL
             or self.l15 == NULL or self.load_t == NULL or self.heap == NULL
             or self.wheap == NULL or self.pend_next == NULL or self.pend_end == NULL
-            or self.stage_left0 == NULL or self.stage_left1 == NULL or self.n_done == NULL
+            or self.stage_left0 == NULL or self.stage_left1 == NULL
         ):
             raise MemoryError("FifoCore: cannot allocate the engine state")
         # every node free, in node order (the Python engine's initial dict order)
@@ -232,7 +229,6 @@ cdef class FifoCore:
         free(self.pend_end)
         free(self.stage_left0)
         free(self.stage_left1)
-        free(self.n_done)
 
     # ------------------------------------------------------------------ cluster paths
     cdef int _refresh_paths(self) except -1:
@@ -464,7 +460,6 @@ cdef class FifoCore:
         self._touch(node, n)
         self.node_running[node] = n - 1
         self._release(node)
-        self.n_done[job] += 1
         if task - start < self.n_map[job]:
             self.stage_left0[job] -= 1
             if self.stage_left0[job] == 0 and self.stage_left1[job] > 0:
@@ -474,7 +469,7 @@ cdef class FifoCore:
                 self._wpush(job)
         else:
             self.stage_left1[job] -= 1
-        if self.n_done[job] == self.n_map[job] + self.n_red[job]:
+        if self.stage_left0[job] == 0 and self.stage_left1[job] == 0:
             self.o_finish[job] = self.now
             self.n_finished_jobs += 1
 
@@ -516,7 +511,6 @@ cdef class FifoCore:
                 self.pend_end[j] = start + self.n_map[j]
                 self.stage_left0[j] = self.n_map[j]
                 self.stage_left1[j] = self.n_red[j]
-                self.n_done[j] = 0
                 self.n_waiting_tasks += <int> self.n_map[j]
                 self._wpush(j)
             elif self.heap_n > 0:

@@ -102,13 +102,12 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
     >>> s["jobs"], s["mean_jct"], s["task_seconds"], s["makespan"], s["pocd"]
     (2, 3.5, 7.0, 5.0, 0.5)
     """
-    outcome = tasks["outcome"] if "outcome" in tasks.columns else None
+    outcome = tasks["outcome"].to_numpy()
     median, label = straggler_thresholds(
         tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta
     )
     jct = jobs["jct"].to_numpy(dtype=float)
     q = np.percentile(jct, [50, 90, 99]) if jct.size else [np.nan] * 3
-    outcome = tasks["outcome"].to_numpy()
     n_tasks = int((tasks["attempt"].to_numpy() == 0).sum())
     return {
         "jobs": int(len(jobs)),
