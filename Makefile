@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint install bench clean
 
-$(STAMP): pyproject.toml setup.py sim_bridge/_fifo_core.pyx
+$(STAMP): pyproject.toml setup.py $(wildcard sim_bridge/*.pyx sim_bridge/*.pxd)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -1,7 +1,9 @@
-"""Build the compiled event loop (``sim_bridge._fifo_core``); everything else is in pyproject.toml.
+"""Build the compiled extensions; everything else is in pyproject.toml.
 
-The extension is optional: without a C compiler the package still installs and
-``sim_bridge.simulate`` runs every model on the pure-Python engine.
+``sim_bridge._fifo_core`` is the compiled event loop, ``sim_bridge._counters_core`` the
+node-counter synthesis. Both are optional: without a C compiler the package still installs,
+``sim_bridge.simulate`` runs every model on the pure-Python engine and counters come from
+the NumPy reference.
 """
 
 import sys
@@ -16,11 +18,12 @@ setup(
     ext_modules=cythonize(
         [
             Extension(
-                "sim_bridge._fifo_core",
-                ["sim_bridge/_fifo_core.pyx"],
+                f"sim_bridge.{name}",
+                [f"sim_bridge/{name}.pyx"],
                 extra_compile_args=FLAGS,
                 optional=True,
             )
+            for name in ("_fifo_core", "_counters_core")
         ],
         compiler_directives={"language_level": 3},
     )

@@ -7,11 +7,11 @@ predictor-informed run takes at most 1.5x the wall time of the run without a pre
 The predictor is a real ``mtl.Predictor`` (GroupedMTLSVC f0,n,l) trained on a trace the
 simulator collects here first. Besides the ratio, the run prints where the time goes, measured
 inside one extra (untimed) run of each kind with the hooks wrapped: the speculation policy's
-scans, the placement (split into reading node counters through ``SimView.node_counters``,
-where the engine synthesises ~30 sysstat-like readings, scoring them with the predictor, and
-the placement's own logic) and the rest (the engine). The wrappers add a little time of their
-own, so these parts are slightly inflated. ``--profile`` also prints cProfile's top functions
-of both runs.
+scans, the placement (split into reading node counters through ``SimView.node_counters`` /
+``node_counter_values``, where the engine synthesises ~30 sysstat-like readings, scoring them
+with the predictor, and the placement's own logic) and the rest (the engine). The wrappers add
+a little time of their own, so these parts are slightly inflated. ``--profile`` also prints
+cProfile's top functions of both runs.
 
 Run: ``.venv/bin/python bench/bench_bridge.py [--nodes 50] [--hours 1] [--repeat 3]``
 """
@@ -111,7 +111,7 @@ def main() -> None:
     reads = parts_pred.get("reads", 0.0)
     n_reads = max(st["reads"], 1)
     print(
-        f"one SimView.node_counters read, in the run: {reads / n_reads * 1e3:8.3f} ms "
+        f"one node counter read, in the run          : {reads / n_reads * 1e3:8.3f} ms "
         f"({st['reads']} reads)"
     )
     print(
@@ -152,8 +152,10 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
         (sim_bridge.policies.FIFOPlacement, "assign", "place"),
         (sim_bridge.PredictorPlacement, "assign", "place"),
         (SimView, "node_counters", "reads"),
+        (SimView, "node_counter_values", "reads"),
         (type(pred), "straggler_probability", "score"),
         (type(pred), "predict_proba", "score"),
+        (type(pred), "straggler_probability_values", "score"),
     ]
     saved = []
 

@@ -12,33 +12,18 @@ checks this on many configurations). State lives in flat C arrays; nothing is al
 event.
 """
 
-from libc.math cimport exp, floor, fmod, pow
+from libc.math cimport exp, pow
 from libc.stdlib cimport free, malloc
 
 import numpy as np
+
+from sim_bridge._cfloat cimport py_floordiv
 
 cdef double _INV_TAU1 = 1.0 / 60.0
 cdef double _INV_TAU5 = 1.0 / 300.0
 cdef double _INV_TAU15 = 1.0 / 900.0
 cdef enum:
     MAXP = 64
-
-
-cdef inline double py_floordiv(double vx, double wx) noexcept nogil:
-    """``vx // wx`` exactly as CPython computes it for floats (``float_floor_div``)."""
-    cdef double mod = fmod(vx, wx)
-    cdef double div = (vx - mod) / wx
-    cdef double floordiv
-    if mod != 0.0:
-        if (wx < 0) != (mod < 0):
-            div -= 1.0
-    if div != 0.0:
-        floordiv = floor(div)
-        if div - floordiv > 0.5:
-            floordiv += 1.0
-    else:
-        floordiv = 0.0 * (vx / wx)
-    return floordiv
 
 
 cdef class FifoCore:

@@ -250,7 +250,20 @@ def test_kill_and_restart_requeues_the_task_and_progress_transfer_shortens_it():
     assert res.jobs["jct"].iloc[0] == 7.0 and res.summary["task_seconds"] == 7.0
 
 
-def test_node_counters_match_the_trace_row_of_a_launch_at_that_instant():
+@pytest.fixture(params=["compiled", "numpy"])
+def counter_path(request, monkeypatch):
+    """Both implementations of the node counters: the compiled rows and the NumPy reference
+    (what an install without a C compiler runs)."""
+    import sim_bridge._cluster as cluster_mod
+
+    if request.param == "numpy":
+        monkeypatch.setattr(cluster_mod, "CounterSynth", None)
+    elif cluster_mod.CounterSynth is None:
+        pytest.skip("the compiled counters were not built")
+    return request.param
+
+
+def test_node_counters_match_the_trace_row_of_a_launch_at_that_instant(counter_path):
     seen = {}
 
     class Peek(PlacementPolicy):
@@ -273,7 +286,7 @@ def test_node_counters_match_the_trace_row_of_a_launch_at_that_instant():
 
 
 @pytest.mark.parametrize("n_nodes", [5, 300])  # both paths of Cluster.counters (<= / > 256)
-def test_node_counters_many_equals_one_read_per_node(n_nodes):
+def test_node_counters_many_equals_one_read_per_node(n_nodes, counter_path):
     checked = []
 
     class Sweep(PlacementPolicy):
@@ -285,6 +298,7 @@ def test_node_counters_many_equals_one_read_per_node(n_nodes):
             for i, node in enumerate(nodes):
                 one = view.node_counters(node)
                 assert {k: float(v[i]) for k, v in many.items()} == one
+                assert view.node_counter_values(node) == [one[k] for k in view.counter_names]
             checked.append(view.now)
             out = []
             for node, job in zip(list(free), list(view.waiting_jobs()), strict=False):

@@ -415,7 +415,11 @@ class PredictorPlacement(PlacementPolicy):
         # a reading is kept as the tuple of the features' values (C-level itemgetter)
         self._feats = [f for f, _c in pairs]
         cols = [c for _f, c in pairs]
-        self._getter = operator.itemgetter(*cols) if len(cols) > 1 else None
+        # read as values in counter_names order when the view offers it (no mapping built)
+        self._by_values = callable(getattr(view, "node_counter_values", None))
+        keys = [names.index(c) for c in cols] if self._by_values else cols
+        self._keys = keys
+        self._getter = operator.itemgetter(*keys) if len(keys) > 1 else None
         self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
         self._exact_pos = [
             (i, c == "running_tasks")
@@ -429,6 +433,8 @@ class PredictorPlacement(PlacementPolicy):
         self._fast = fast if ok and self._feats else None
         self._slots = view.slots_per_node
         self._node_ids = [node_name(i, self.node_format) for i in range(view.n_nodes)]
+        # one node at a time, unless single nodes go to predict_proba (batch_min=1)
+        self._one = self._score_one if not (self._batch and self.batch_min <= 1) else None
         bind = getattr(self._p, "bind_view", None)
         if callable(bind):
             bind(view)
@@ -458,11 +464,8 @@ class PredictorPlacement(PlacementPolicy):
         if values is None and len(self._exact) == len(self._names):  # nothing else to read
             values = self._rows[key] = ()
         elif values is None:
-            raw = view.node_counters(node)
-            if self._getter is None:
-                values = (raw[self._names[0][1]],)
-            else:
-                values = self._getter(raw)
+            raw = view.node_counter_values(node) if self._by_values else view.node_counters(node)
+            values = (raw[self._keys[0]],) if self._getter is None else self._getter(raw)
             self._rows[key] = values
             self.stats_["reads"] += 1
         return values
@@ -480,9 +483,16 @@ class PredictorPlacement(PlacementPolicy):
         st = self.stats_
         st["scored"] += 1
         st["calls"] += 1
-        if self._fast is not None:  # values in feature order: no mapping built
-            values = self._values(view, node, running)
-            v = float(self._fast(self._node_ids[node], workload, values))
+        fast = self._fast
+        if fast is not None:  # values in feature order: no mapping built (inlined _values)
+            values = self._rows.get(node if self.refresh > 0 else (node, running))
+            if values is None:
+                values = self._reading(view, node, running)
+            if self._exact_pos:
+                values = list(values)
+                for i, is_running in self._exact_pos:
+                    values[i] = float(running) if is_running else float(self._slots - running)
+            v = float(fast(self._node_ids[node], workload, values))
         else:
             row = self._counters(view, node, running)
             v = float(self._p.straggler_probability(self._node_ids[node], workload, row))
@@ -543,16 +553,16 @@ class PredictorPlacement(PlacementPolicy):
         if self._view is not view:
             self._bind(view)
         now = view.now
-        self._roll(now)
+        if (math.floor(now / self.refresh) if self.refresh > 0 else now) != self._snap:
+            self._roll(now)
         probs = self._probs  # (node, running, workload) -> probability, this sample
         node_running = view.node_running
         thr, max_wait = self._thr, self.max_wait
         slots = dict(free)
         nodes = list(slots)
         n_nodes = len(nodes)
-        n_free = sum(slots.values())
-        # one node at a time, unless single nodes go to predict_proba (batch_min=1)
-        one = self._score_one if not (self._batch and self.batch_min <= 1) else None
+        n_free = view.free_slot_count
+        one = self._one
         # per workload: index of the first node not yet known to be full or refused
         ptr: dict[str, int] = {}
         deadlines = self._deadline
@@ -599,7 +609,7 @@ class PredictorPlacement(PlacementPolicy):
                 st["launches"] += 1
                 slots[node] -= 1
                 n_free -= 1
-        if len(deadlines) > 4 * (view.waiting_count() + 16):
+        if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
             self._prune()
         if earliest < math.inf and n_free:
             at = earliest
