@@ -10,6 +10,8 @@ import os
 import re
 import tempfile
 from collections.abc import Hashable, Mapping, Sequence
+from numbers import Real
+from operator import mul as _mul
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -211,8 +213,9 @@ class Predictor:
         return cls(meta, arrays)
 
     # ------------------------------------------------------------------ scoring
-    def _entry(self, key: tuple) -> tuple[np.ndarray, float, float, float]:
-        """``(W, b', a, c)``: probability ``sigmoid(a (x . W + b') + c)`` for pair ``key``."""
+    def _entry(self, key: tuple) -> tuple[np.ndarray, float, float, float, list[float]]:
+        """``(W, b', a, c, W as a list)``: probability ``sigmoid(a (x . W + b') + c)`` for
+        pair ``key``."""
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -236,7 +239,8 @@ class Predictor:
                 W = A["pair_W"][i]
                 b = float(A["pair_b"][i])
                 a, c = (float(v) for v in A["pair_platt"][i])
-        entry = (np.ascontiguousarray(W), float(b - W @ self._center), a, c)
+        W = np.ascontiguousarray(W)
+        entry = (W, float(b - W @ self._center), a, c, W.tolist())
         self._cache[key] = entry
         return entry
 
@@ -248,18 +252,28 @@ class Predictor:
         ``counters`` maps every name in :attr:`feature_names` to its value (extra keys are
         ignored). Ids compare by value *and type* with the training ids.
         """
-        W, b, a, c = self._entry((node, workload))
         try:
-            x = np.fromiter(map(counters.__getitem__, self.feature_names), np.float64, self._d)
+            x = list(map(counters.__getitem__, self.feature_names))
         except KeyError as exc:
             missing = [f for f in self.feature_names if f not in counters]
             raise PredictorInputError(
                 f"counters lack {missing[:5]} (the predictor needs {len(self.feature_names)} "
                 f"counters: {self.feature_names[:5]}...)"
             ) from exc
+        return self._probability(node, workload, x)
+
+    def _probability(self, node: Hashable, workload: Hashable, x: list) -> float:
+        """``sigmoid(a (x . W + b') + c)`` of pair ``(node, workload)`` for the counter values
+        ``x`` (feature order, length checked): a plain Python dot product, about twice as
+        fast as NumPy's on one row of ~30 counters."""
+        _W, b, a, c, w_list = self._entry((node, workload))
+        try:
+            z = float(sum(map(_mul, w_list, x))) + b
         except (TypeError, ValueError) as exc:
-            raise PredictorInputError(f"counters must be numbers: {exc}") from exc
-        z = float(W @ x) + b
+            names = self.feature_names
+            bad = [(f, v) for f, v in zip(names, x, strict=True) if not isinstance(v, Real)]
+            what = f"counter {bad[0][0]!r} is {bad[0][1]!r}, " if bad else ""
+            raise PredictorInputError(f"counters must be numbers: {what}{exc}") from exc
         if not math.isfinite(z):
             bad = [f for f, v in zip(self.feature_names, x, strict=True) if not math.isfinite(v)]
             raise PredictorInputError(
@@ -287,23 +301,17 @@ class Predictor:
         ...     "a", "w", row)
         True
         """
-        W, b, a, c = self._entry((node, workload))
-        try:
-            x = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise PredictorInputError(f"counter values must be numbers: {exc}") from exc
-        if x.shape != (self._d,):
+        shape = np.shape(values) if isinstance(values, np.ndarray) else None
+        if shape is not None and len(shape) == 1:
+            values = values.tolist()
+        elif not isinstance(values, list) and shape is None:
+            values = list(values)
+        if shape not in (None, (self._d,)) or len(values) != self._d:
             raise PredictorInputError(
                 f"expected {self._d} counter values in feature_names order "
-                f"({self.feature_names[:5]}...), got shape {x.shape}"
+                f"({self.feature_names[:5]}...), got shape {np.shape(values)}"
             )
-        z = float(W @ x) + b
-        if not math.isfinite(z):
-            bad = [f for f, v in zip(self.feature_names, x, strict=True) if not math.isfinite(v)]
-            raise PredictorInputError(
-                f"counter(s) {bad} are NaN or infinite for node {node!r}, workload {workload!r}"
-            )
-        return _sigmoid(a * z + c)
+        return self._probability(node, workload, values)
 
     def predict_proba(self, frame: pd.DataFrame) -> np.ndarray:
         """Straggler probability (shape ``(n,)``) for every row of ``frame``.
@@ -350,7 +358,7 @@ class Predictor:
             for k in cuniq
         ]
         W = np.array([e[0] for e in entries]).reshape(-1, self._d)
-        bac = np.array([e[1:] for e in entries]).reshape(-1, 3)
+        bac = np.array([e[1:4] for e in entries]).reshape(-1, 3)
         z = rowwise_dot(X, W, combo) + bac[combo, 0]
         t = bac[combo, 1] * z + bac[combo, 2]
         return expit(t)

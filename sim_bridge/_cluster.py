@@ -402,7 +402,7 @@ class Cluster:
         k = int(time // self.dt)
         if k >= self._horizon:
             self._ensure_step(k)
-        return synth.row(int(node), float(time), float(running), load1, load5, load15)
+        return synth.row(node, time, running, load1, load5, load15)
 
     def _counter_block(self, time: float):
         """:meth:`counters` of every node and running count ``0..slots`` (zero load averages)

@@ -116,6 +116,12 @@ def test_bad_counters_give_clear_errors(fitted, data):
         pred.straggler_probability_values("n0", "w0", list(good.values())[:4])
     with pytest.raises(PredictorInputError, match="c_1"):
         pred.straggler_probability_values("n0", "w0", [0.0, float("inf"), 0.0, 0.0, 0.0])
+    with pytest.raises(PredictorInputError, match="counter 'c_3' is 'x'"):
+        pred.straggler_probability("n0", "w0", {**good, "c_3": "x"})
+    with pytest.raises(PredictorInputError, match="counter 'c_0' is None"):
+        pred.straggler_probability_values("n0", "w0", [None, 0.0, 0.0, 0.0, 0.0])
+    with pytest.raises(PredictorInputError, match="expected 5 counter values.*shape \\(5, 2\\)"):
+        pred.straggler_probability_values("n0", "w0", np.zeros((5, 2)))
     bad = X.copy()
     bad.iloc[7, bad.columns.get_loc("c_0")] = np.nan
     with pytest.raises(PredictorInputError, match="'c_0'.*row 7"):

@@ -440,13 +440,6 @@ class PredictorPlacement(PlacementPolicy):
             bind(view)
 
     # ------------------------------------------------------------------ scoring
-    def _values(self, view, node: int, running: int) -> list[float]:
-        """:meth:`_counters` as values in the predictor's feature order."""
-        values = list(self._reading(view, node, running))
-        for i, is_running in self._exact_pos:
-            values[i] = float(running) if is_running else float(self._slots - running)
-        return values
-
     def _counters(self, view, node: int, running: int) -> dict[str, float]:
         """The node's counters under the predictor's feature names: read once per node and
         ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
@@ -484,7 +477,7 @@ class PredictorPlacement(PlacementPolicy):
         st["scored"] += 1
         st["calls"] += 1
         fast = self._fast
-        if fast is not None:  # values in feature order: no mapping built (inlined _values)
+        if fast is not None:  # values in feature order: no mapping built
             values = self._rows.get(node if self.refresh > 0 else (node, running))
             if values is None:
                 values = self._reading(view, node, running)
