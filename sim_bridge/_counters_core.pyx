@@ -80,6 +80,7 @@ cdef class CounterSynth:
     """
 
     cdef unsigned long long seed_term
+    cdef long long seed_low
     cdef const double[::1] cores, speed
     cdef double slots, dt
     cdef const double[:, :, ::1] levels
@@ -87,13 +88,20 @@ cdef class CounterSynth:
     cdef object _keep
 
     def __init__(self, long long seed, cores, speed, int slots, double dt):
-        self.seed_term = (<unsigned long long>(seed & 0xFFFFFFFF)) * _K_SEED
+        self.seed_low = seed & 0xFFFFFFFF
+        self.seed_term = (<unsigned long long>self.seed_low) * _K_SEED
         self.cores = np.ascontiguousarray(cores, dtype=np.float64)
         self.speed = np.ascontiguousarray(speed, dtype=np.float64)
         self.n_nodes = self.cores.shape[0]
         self.slots = slots
         self.dt = dt
         self.horizon = 0
+
+    def __reduce__(self):
+        return _rebuild, (
+            self.seed_low, np.asarray(self.cores), np.asarray(self.speed), int(self.slots),
+            self.dt, self._keep,
+        )
 
     def set_levels(self, levels) -> None:
         """The background levels ``(4, n_nodes, steps)`` (kept by reference)."""
@@ -206,3 +214,11 @@ cdef class CounterSynth:
                 for i in range(n):
                     self._row(nd[i], tm[i], rn[i], l1[i], l5[i], l15[i], &o[0, i], n)
         return out
+
+
+def _rebuild(seed, cores, speed, slots, dt, levels):
+    """Unpickle a :class:`CounterSynth` (a cluster is picklable and deep-copyable)."""
+    synth = CounterSynth(seed, cores, speed, slots, dt)
+    if levels is not None:
+        synth.set_levels(levels)
+    return synth

@@ -124,3 +124,19 @@ def test_counters_are_a_pure_function_of_seed_node_and_instant():
     s0 = a.counter_values_now(3, 120.0, 1, 0.5, 0.4, 0.3)
     assert a.counter_values_now(3, 129.9, 1, 0.5, 0.4, 0.3) == s0
     assert a.counter_values_now(3, 130.0, 1, 0.5, 0.4, 0.3) != s0
+
+
+def test_a_cluster_pickles_and_deep_copies_with_its_compiled_counters():
+    import copy
+    import pickle
+
+    c = Cluster(5, 2, seed=8)
+    far = 2 * 86_400.0 + 3.0  # the copy extends its own paths past the first day
+    for twin in (pickle.loads(pickle.dumps(c)), copy.deepcopy(c)):
+        assert twin._synth is not None
+        assert twin.counter_values_now(2, 40.0, 1, 0.1, 0.2, 0.3) == c.counter_values_now(
+            2, 40.0, 1, 0.1, 0.2, 0.3
+        )
+        assert twin.counter_values_now(4, far, 0, 0.0, 0.0, 0.0) == c.counter_values_now(
+            4, far, 0, 0.0, 0.0, 0.0
+        )

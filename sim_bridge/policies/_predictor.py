@@ -554,7 +554,7 @@ class PredictorPlacement(PlacementPolicy):
         slots = dict(free)
         nodes = list(slots)
         n_nodes = len(nodes)
-        n_free = view.free_slot_count
+        n_free = sum(slots.values())
         one = self._one
         # per workload: index of the first node not yet known to be full or refused
         ptr: dict[str, int] = {}
