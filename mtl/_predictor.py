@@ -301,6 +301,8 @@ class Predictor:
         ...     "a", "w", row)
         True
         """
+        if type(values) is list and len(values) == self._d:  # the common case, checked first
+            return self._probability(node, workload, values)
         shape = np.shape(values) if isinstance(values, np.ndarray) else None
         if shape is not None and len(shape) == 1:
             values = values.tolist()

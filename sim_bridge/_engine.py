@@ -391,22 +391,19 @@ class SimView:
     # -- counters
     def node_counters(self, node: int) -> dict[str, float]:
         """The node's sysstat-like counters now (the same readings a launch would record)."""
-        return self._sim.cluster.counters_now(*self._read_args(node))
+        return dict(zip(COUNTER_NAMES, self.node_counter_values(node), strict=True))
 
     def node_counter_values(self, node: int) -> list[float]:
         """:meth:`node_counters` as a list in :attr:`counter_names` order (no mapping built:
         the cheapest read, for a policy that reads many nodes one by one)."""
-        return self._sim.cluster.counter_values_now(*self._read_args(node))
-
-    def _read_args(self, node: int) -> tuple[int, float, int, float, float, float]:
-        """``(node, now, running, load1, load5, load15)`` of a read, load averages brought
-        up to now."""
         sim = self._sim
         if not (isinstance(node, (int, np.integer)) and 0 <= node < sim.cluster.n_nodes):
             raise ValueError(f"node must be in [0, {sim.cluster.n_nodes}), got {node!r}")
         sim._load_touch(node)
         l1, l5, l15 = sim._load
-        return int(node), sim.now, sim._node_running[node], l1[node], l5[node], l15[node]
+        return sim.cluster.counter_values_now(
+            int(node), sim.now, sim._node_running[node], l1[node], l5[node], l15[node]
+        )
 
     def node_counters_many(self, nodes) -> dict[str, np.ndarray]:
         """Counters of several nodes now, in one vectorised read (a monitoring sweep).

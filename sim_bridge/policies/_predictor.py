@@ -65,6 +65,10 @@ _WAKE_TAG = "predictor-placement"
 _DIGITS = re.compile(r"(\d+)$")
 
 
+def _same(values):
+    return values
+
+
 def node_name(node: int, node_format: str = NODE_FORMAT) -> str:
     """The trace's name of simulator node ``node``.
 
@@ -420,6 +424,8 @@ class PredictorPlacement(PlacementPolicy):
         keys = [names.index(c) for c in cols] if self._by_values else cols
         self._keys = keys
         self._getter = operator.itemgetter(*keys) if len(keys) > 1 else None
+        if self._by_values and keys == list(range(len(names))):
+            self._getter = _same  # the features are the counters in view order: no selection
         self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
         self._exact_pos = [
             (i, c == "running_tasks")
@@ -562,6 +568,7 @@ class PredictorPlacement(PlacementPolicy):
         out: list = []
         earliest = math.inf
         st = self.stats_
+        n_refused = 0
         for job in view.waiting_jobs():
             if not n_free:
                 break
@@ -590,9 +597,10 @@ class PredictorPlacement(PlacementPolicy):
                     if due > now:
                         if hit is None:
                             deadlines[task.uid] = (task, due)
-                        earliest = min(earliest, due)
+                        if due < earliest:
+                            earliest = due
                         refused += 1
-                        st["refused"] += 1
+                        n_refused += 1
                         continue
                     left = [n for n in nodes if slots[n]]
                     node = left[int(np.argmin(self._scores(view, w, left)))]
@@ -602,6 +610,7 @@ class PredictorPlacement(PlacementPolicy):
                 st["launches"] += 1
                 slots[node] -= 1
                 n_free -= 1
+        st["refused"] += n_refused
         if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
             self._prune()
         if earliest < math.inf and n_free:
