@@ -301,12 +301,10 @@ class Predictor:
         ...     "a", "w", row)
         True
         """
-        if type(values) is list and len(values) == self._d:  # the common case, checked first
-            return self._probability(node, workload, values)
         shape = np.shape(values) if isinstance(values, np.ndarray) else None
         if shape is not None and len(shape) == 1:
             values = values.tolist()
-        elif not isinstance(values, list) and shape is None:
+        elif type(values) is not list and shape is None:
             values = list(values)
         if shape not in (None, (self._d,)) or len(values) != self._d:
             raise PredictorInputError(

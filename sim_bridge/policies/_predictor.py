@@ -416,16 +416,14 @@ class PredictorPlacement(PlacementPolicy):
                 )
         self._names = pairs
         self._exact = [(f, c) for f, c in pairs if c in ("running_tasks", "free_slots")]
-        # a reading is kept as the tuple of the features' values (C-level itemgetter)
+        # a reading is kept as the features' values, picked from view.node_counter_values
+        # (counter_names order) by a C-level itemgetter, or the list itself when they match
         self._feats = [f for f, _c in pairs]
-        cols = [c for _f, c in pairs]
-        # read as values in counter_names order when the view offers it (no mapping built)
-        self._by_values = callable(getattr(view, "node_counter_values", None))
-        keys = [names.index(c) for c in cols] if self._by_values else cols
-        self._keys = keys
+        keys = [names.index(c) for _f, c in pairs]
+        self._key0 = keys[0] if keys else None
         self._getter = operator.itemgetter(*keys) if len(keys) > 1 else None
-        if self._by_values and keys == list(range(len(names))):
-            self._getter = _same  # the features are the counters in view order: no selection
+        if keys == list(range(len(names))):
+            self._getter = _same
         self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
         self._exact_pos = [
             (i, c == "running_tasks")
@@ -463,8 +461,8 @@ class PredictorPlacement(PlacementPolicy):
         if values is None and len(self._exact) == len(self._names):  # nothing else to read
             values = self._rows[key] = ()
         elif values is None:
-            raw = view.node_counter_values(node) if self._by_values else view.node_counters(node)
-            values = (raw[self._keys[0]],) if self._getter is None else self._getter(raw)
+            raw = view.node_counter_values(node)
+            values = (raw[self._key0],) if self._getter is None else self._getter(raw)
             self._rows[key] = values
             self.stats_["reads"] += 1
         return values
@@ -484,9 +482,7 @@ class PredictorPlacement(PlacementPolicy):
         st["calls"] += 1
         fast = self._fast
         if fast is not None:  # values in feature order: no mapping built
-            values = self._rows.get(node if self.refresh > 0 else (node, running))
-            if values is None:
-                values = self._reading(view, node, running)
+            values = self._reading(view, node, running)
             if self._exact_pos:
                 values = list(values)
                 for i, is_running in self._exact_pos:
@@ -552,8 +548,7 @@ class PredictorPlacement(PlacementPolicy):
         if self._view is not view:
             self._bind(view)
         now = view.now
-        if (math.floor(now / self.refresh) if self.refresh > 0 else now) != self._snap:
-            self._roll(now)
+        self._roll(now)
         probs = self._probs  # (node, running, workload) -> probability, this sample
         node_running = view.node_running
         thr, max_wait = self._thr, self.max_wait
