@@ -7,11 +7,15 @@ constant within a step: a 3-state Markov chain per node and resource (synthetic 
 replay of a real machine's series (``alibaba2018`` source). A task of workload profile ``a``
 (sensitivity per resource) progresses on node ``n`` at rate
 
-    rate[n, k] = 1 / (speed[n] * (1 + kappa * sum_r a[r] * sens[n, r] * level[r, n, k]))
+    rate[n, k] = 1 / (speed[n] * (1 + kappa * sum_r a[r] * sens[n, r] * phi(level[r, n, k])))
 
-nominal work-seconds per second, so its end time follows from the cumulative rate path, solved
-analytically at launch (no heartbeat events). The per-node sensitivity ``sens`` makes the
-relation between counters and slowdown differ by node; the profile makes it differ by workload.
+nominal work-seconds per second, with ``phi`` the convex, queueing-like response of
+:func:`sim_bridge.world.contention_response`, so its end time follows from the cumulative rate
+path, solved analytically at launch (no heartbeat events). The per-node sensitivity ``sens``
+makes the relation between counters and slowdown differ by node; the profile makes it differ
+by workload. A share of the nodes is persistently degraded (:class:`sim_bridge.world.BadNodes`):
+one resource keeps a drifting fraction of its capacity, which raises the level its tasks meet
+and its counters show.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
+from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._response import RESPONSE_EPS, contention_response
 
 try:  # the counters computed in C (built by pip install; optional)
     from sim_bridge._counters_core import CounterSynth
@@ -114,6 +120,11 @@ class Cluster:
         Strength of contention on the slowdown.
     mean_hold : float
         Mean number of steps a synthetic contention state lasts.
+    bad_node_share : float
+        Share of persistently degraded nodes (:class:`sim_bridge.world.BadNodes`); 0 turns
+        the cause off.
+    response_eps : float
+        Saturation guard of the convex response (:func:`sim_bridge.world.contention_response`).
 
     Examples
     --------
@@ -139,6 +150,8 @@ class Cluster:
         dt: float = 60.0,
         kappa: float = 1.0,
         mean_hold: float = 20.0,
+        bad_node_share: float = BAD_NODE_SHARE,
+        response_eps: float = RESPONSE_EPS,
     ):
         if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
             raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
@@ -154,6 +167,11 @@ class Cluster:
         self.source, self.ideal, self.dt = source, bool(ideal), float(dt)
         self._now_table = None  # counters_now(): tables of every node for a run of samples
         self.kappa, self.mean_hold = float(kappa), float(mean_hold)
+        if not (isinstance(response_eps, (int, float)) and response_eps > 0):
+            raise ValueError(f"parameter response_eps must be > 0, got {response_eps!r}")
+        self.response_eps = float(response_eps)
+        #: persistently degraded nodes (none on an ideal cluster)
+        self.bad = BadNodes(n_nodes, (self.seed, 404), 0.0 if ideal else bad_node_share)
         rng = np.random.default_rng([self.seed, 101])
         n = self.n_nodes
         if self.ideal:
@@ -163,8 +181,10 @@ class Cluster:
             self.speed = np.exp(rng.normal(0.0, 0.08, n))  # > 1: slower hardware
             self.sens = np.exp(rng.normal(0.0, 0.45, (n, 4)))
         self.cores = rng.choice(np.array([16, 24, 32]), n).astype(float)
-        #: per node multiplier of the noise tail exponent (< 1: a flaky node with heavier tail)
-        self.tail = np.where(rng.random(n) < 0.1, 0.7, 1.0) if not self.ideal else np.ones(n)
+        #: per node multiplier of the noise tail exponent: 1 everywhere since the residual
+        #: noise is node-independent (degraded nodes are :attr:`bad`); kept for the oracle API
+        rng.random(n)  # the draw the old flaky-node tail took: later draws stay as they were
+        self.tail = np.ones(n)
         busy = rng.beta(2.0, 3.0, (4, n))
         self._pi = np.stack([(1 - busy) ** 2, 2 * busy * (1 - busy), busy**2], axis=-1)
         self._pi_cum = np.cumsum(self._pi, axis=-1)
@@ -223,6 +243,10 @@ class Cluster:
         if self.ideal:
             return
         block = self._new_block()
+        if self.bad.share > 0:
+            block = degrade_levels(
+                block, self.bad, self.bad.capacity_block(self._blocks, block.shape[2], self.dt)
+            )
         self._blocks += 1
         self._levels = np.concatenate([self._levels, block], axis=2)
         self._horizon = self._levels.shape[2]
@@ -232,7 +256,9 @@ class Cluster:
             self._extend_profile(pid, prof, block)
 
     def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
-        load = np.einsum("r,nr,rnk->nk", prof, self.sens, block)
+        load = np.einsum(
+            "r,nr,rnk->nk", prof, self.sens, contention_response(block, self.response_eps)
+        )
         return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
 
     def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray) -> None:

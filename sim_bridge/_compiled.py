@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -116,9 +115,11 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     pids = pair[np.fromiter(map(code.__getitem__, keys), np.int64, n_jobs)]
     alpha = np.fromiter(map(attrgetter("tail_alpha"), wls), float, n_jobs)
     n_map, n_red = sim._n_map, sim._n_red
-    # one pass over Python floats beats concatenating a tiny array per stage
-    works = chain.from_iterable(map(attrgetter("map_work", "reduce_work"), jobs))
-    work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, works)), float)
+    if sim.noise and sim.tail_pressure and sim.duration_dist is None:
+        raise ValueError("the compiled loop draws no node-dependent noise: tail_pressure must be 0")
+    # the skewed base work of each task times its residual noise: the same product the Python
+    # loop forms at launch (sim_bridge.world), so the loop itself draws no noise
+    work = sim._work_array * sim._m_array if sim.duration_dist is None else sim._work_array
     task_start = sim._task_start
     task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), n_map + n_red)
     core = FifoCore(
@@ -133,10 +134,10 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
         np.ascontiguousarray(pids[:, 1]),
         work,
         np.ascontiguousarray(sim._u_array, dtype=float),
-        noise=sim.noise,
+        noise=False,
         dist_mode=sim.duration_dist is not None,
         interference=sim.interference,
-        tail_pressure=sim.tail_pressure,
+        tail_pressure=0.0,
     )
     wall0, cpu0 = time.perf_counter(), time.process_time()
     limit = sim.max_events
@@ -203,6 +204,7 @@ def compiled_tables(
             "end_time": end,
             "duration": end - launch,
             "outcome": np.full(n, "finished", dtype=object),
+            "input_work": sim._work_array[task] if n else np.empty(0),
         }
     )
     if record_counters:

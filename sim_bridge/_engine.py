@@ -14,7 +14,7 @@ import math
 import time
 from array import array
 from collections.abc import Iterator, Mapping
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -23,6 +23,8 @@ import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
 from sim_bridge._workloads import JobSpec, Workload
+from sim_bridge.world._noise import residual_noise
+from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 from sim_bridge.policies.base import (
     Kill,
     Launch,
@@ -448,12 +450,21 @@ class Simulator:
         If given, an attempt's duration is ``work * (1 - start_fraction) * X`` with ``X`` an
         independent draw from it (nodes, contention and noise are then ignored).
     noise : bool
-        Pareto noise on attempt durations (off: the duration follows the contention path only).
+        Residual noise on attempt durations (:func:`sim_bridge.world.residual_noise`: a small
+        body and a rare Pareto tail of the workload's ``tail_alpha``; off: the duration follows
+        the node's state only).
+    skew : (float, float)
+        Lognormal sigma of a task's input within its stage, maps and reduces
+        (:func:`sim_bridge.world.input_skew`); ``(0, 0)`` turns data skew off.
+    record_truth : bool
+        Keep each attempt's hidden truth (nominal work, noise, launch slowdown, the median
+        node's slowdown) for the trace's ``truth_*`` columns.
     interference : float
         Slowdown per unit of slot occupancy of the node at launch.
     tail_pressure : float in [0, 1)
         How much the contention pressure at launch (0..1, see ``Cluster.pressure``) lowers the
-        Pareto exponent of the noise: ``alpha * (1 - tail_pressure * pressure)``.
+        tail exponent of the noise: ``alpha * (1 - tail_pressure * pressure)`` (0 by default:
+        the residual noise is independent of the node; node state acts through the rate).
     deadline_factor : float
         A job without an explicit deadline gets ``submit + factor * critical path``.
     """
@@ -469,9 +480,11 @@ class Simulator:
         duration_dist: Any = None,
         noise: bool = True,
         interference: float = 0.15,
-        tail_pressure: float = 0.6,
+        tail_pressure: float = 0.0,
         deadline_factor: float = 3.0,
         max_events: int | None = None,
+        skew: tuple[float, float] = SKEW_SIGMA,
+        record_truth: bool = False,
     ):
         self.cluster = cluster
         self.speculation = speculation
@@ -481,6 +494,13 @@ class Simulator:
         self.noise = bool(noise)
         self.interference = float(interference)
         self.tail_pressure = float(tail_pressure)
+        self.skew = tuple(float(v) for v in skew)
+        if len(self.skew) != 2 or not all(math.isfinite(v) and v >= 0 for v in self.skew):
+            raise ValueError(f"parameter skew must be two sigmas >= 0, got {skew!r}")
+        self.record_truth = bool(record_truth)
+        #: per attempt (uid order) when record_truth: work, noise, launch and median slowdown
+        self._truth = array("d")
+        self._median_cache: dict = {}
         self.deadline_factor = float(deadline_factor)
         self.max_events = max_events
         self.now = 0.0
@@ -559,6 +579,41 @@ class Simulator:
         else:
             u_all = base_rng.random(total)
         self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
+        # each task's base work times its input skew (data skew within the stage), and the
+        # originals' residual noise multipliers, drawn up front for both loops
+        base_work = np.fromiter(
+            chain.from_iterable(
+                map(np.ndarray.tolist, chain.from_iterable(
+                    map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
+                ))
+            ),
+            float,
+            total,
+        )  # fmt: skip
+        stage = np.zeros(total, np.int64)
+        if total:
+            red_start = self._task_start + self._n_map
+            mark = np.zeros(total + 1, np.int64)
+            np.add.at(mark, red_start, 1)
+            np.add.at(mark, self._task_start + sizes, -1)
+            stage = np.cumsum(mark)[:total]
+        self._stage_array = stage
+        if duration_dist is None and any(self.skew):
+            skew_f = input_skew(np.random.default_rng([self.seed, 10]), stage, self.skew)
+            self._work_array = base_work * skew_f
+        else:
+            self._work_array = base_work
+        if duration_dist is None and self.noise:
+            alpha = np.repeat(
+                np.fromiter(map(attrgetter("tail_alpha"), map(itemgetter(1), specs)), float,
+                            len(specs)),
+                sizes,
+            )  # fmt: skip
+            self._m_array = residual_noise(u_all, alpha)
+        else:
+            self._m_array = np.ones(total)
+        self._work_all: list[float] | None = None
+        self._m_all: list[float] | None = None
         self._u_all: list[float] | None = None
         self._u_offset: list[int] | None = None
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
@@ -593,6 +648,8 @@ class Simulator:
         if self._u_all is None:  # Python floats index faster than a NumPy array
             self._u_all = self._u_array.tolist()
             self._u_offset = self._task_start.tolist()
+            self._work_all = self._work_array.tolist()
+            self._m_all = self._m_array.tolist()
         heap = self._heap
         pop = heapq.heappop
         spec_pol = self.speculation
@@ -699,19 +756,18 @@ class Simulator:
         job.pids = pids
         off = self._u_offset[i]
         u0 = self._u_all
-        mw = spec.map_work.tolist()
-        n_m = len(mw)
+        wk = self._work_all
+        n_m = len(spec.map_work)
         tuid = self._task_uid
         ph0 = spec.phases[0]
-        first = [Task(tuid + k, job, k, 0, ph0, mw[k], u0[off + k]) for k in range(n_m)]
+        first = [Task(tuid + k, job, k, 0, ph0, wk[off + k], u0[off + k]) for k in range(n_m)]
         for t in first:
             t.state = WAITING
         if spec.reduce_work.size:
-            rw = spec.reduce_work.tolist()
-            n_r = len(rw)
+            n_r = len(spec.reduce_work)
             ph1 = spec.phases[1]
             second = [
-                Task(tuid + n_m + k, job, n_m + k, 1, ph1, rw[k], u0[off + n_m + k])
+                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[off + n_m + k], u0[off + n_m + k])
                 for k in range(n_r)
             ]
             job.tasks = first + second
@@ -911,19 +967,27 @@ class Simulator:
             if not ideal:
                 k0, r0, c0 = cluster.launch_point(node, pid, now)
             if self.noise:
-                u = task._u0 if index == 0 else job.rng.random()
                 alpha = job.alpha * self._tail[node]
                 if self.tail_pressure:
                     # contention met at launch makes the tail heavier (workload-specific)
                     press = 0.0 if ideal else 1.0 - r0 * self._speed[node]
                     alpha *= 1.0 - self.tail_pressure * press
-                mult = (1.0 - u) ** (-1.0 / alpha)
+                    u = task._u0 if index == 0 else job.rng.random()
+                    mult = float(residual_noise(u, alpha))
+                elif index == 0:
+                    mult = self._m_all[task.uid]
+                else:
+                    mult = float(residual_noise(job.rng.random(), alpha))
             else:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
+            slow = 1.0
             if self.interference:
-                work *= 1.0 + self.interference * running_before / cluster.slots
+                slow = 1.0 + self.interference * running_before / cluster.slots
+                work *= slow
             att._work = work
+            if self.record_truth:
+                self._record_truth(task, node, now, mult, slow, 1.0 if ideal else r0)
             if ideal:
                 att._c0 = float(now)
                 end = att._end = float(now + work)
@@ -950,6 +1014,24 @@ class Simulator:
         heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
         if self._hook_launched:
             self._just_launched.append(att)
+
+    def _record_truth(self, task, node: int, now: float, mult: float, slow: float, r0: float):
+        """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
+        median node's (same profile, same instant, no co-located tasks)."""
+        cluster = self.cluster
+        if cluster.ideal:
+            med = 1.0
+        else:
+            pid = task.job.pids[task.stage]
+            key = (pid, int(now // cluster.dt))
+            med = self._median_cache.get(key)
+            if med is None:
+                if len(self._median_cache) > 65536:
+                    self._median_cache.clear()
+                med = self._median_cache[key] = float(
+                    np.median(1.0 / cluster._rate[pid][:, key[1]])
+                )
+        self._truth.extend((task.work * mult, mult, slow / r0, med))
 
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node

@@ -36,6 +36,8 @@ from sim_bridge._workloads import (
     resolve_data_dir,
 )
 from sim_bridge.policies._registry import get_policy
+from sim_bridge.world._bad_nodes import BAD_NODE_SHARE
+from sim_bridge.world._skew import SKEW_SIGMA
 from sim_bridge.policies.base import PlacementPolicy, Policy, SpeculationPolicy
 
 __all__ = ["SimulationResult", "simulate"]
@@ -163,8 +165,11 @@ def simulate(
     ideal: bool = False,
     noise: bool = True,
     interference: float = 0.15,
-    tail_pressure: float = 0.6,
+    tail_pressure: float = 0.0,
     kappa: float = 1.0,
+    skew: tuple[float, float] = SKEW_SIGMA,
+    bad_node_share: float = BAD_NODE_SHARE,
+    record_truth: bool = False,
     deadline_factor: float = 3.0,
     record_counters: bool = True,
     max_events: int | None = None,
@@ -212,11 +217,23 @@ def simulate(
         Homogeneous nodes without contention (and, with ``noise=False``, durations equal to
         the base work exactly).
     noise : bool
-        Pareto noise on durations.
+        Residual noise on durations (:func:`sim_bridge.world.residual_noise`).
     interference, kappa : float
         Slowdown per unit of slot occupancy at launch; strength of background contention.
     tail_pressure : float in [0, 1)
-        How much contention met at launch makes the noise tail heavier.
+        How much contention met at launch makes the noise tail heavier (0: the residual noise
+        is node-independent; other values need the Python loop).
+    skew : (float, float)
+        Lognormal sigma of a task's input within its stage, maps and reduces
+        (:func:`sim_bridge.world.input_skew`); ``(0, 0)`` turns data skew off.
+    bad_node_share : float
+        Share of persistently degraded nodes (:class:`sim_bridge.world.BadNodes`; 0: none).
+    record_truth : bool
+        Add the hidden truth of each attempt to ``tasks``, in columns training never reads:
+        ``truth_work`` (nominal work: base work x input skew x residual noise),
+        ``truth_noise``, ``truth_slowdown_launch`` (the node's slowdown for this task at its
+        launch, co-located tasks included) and ``truth_slowdown_median`` (the median node's at
+        that instant, same profile, no co-located tasks). Runs the Python loop.
     deadline_factor : float
         Deadline of a job without one: ``submit + factor * critical path`` (for PoCD).
     record_counters : bool
@@ -262,6 +279,10 @@ def simulate(
     spec_pol = _resolve_policy(policy, policy_params, SpeculationPolicy, "policy")
     place_pol = _resolve_policy(placement, placement_params, PlacementPolicy, "placement")
     why_not = compiled_unsupported(spec_pol, place_pol)
+    if why_not is None and record_truth:
+        why_not = "record_truth needs the Python loop"
+    if why_not is None and noise and tail_pressure and duration_dist is None:
+        why_not = "tail_pressure > 0 makes the noise node-dependent (Python loop only)"
     if why_not is None and not compiled_available():
         why_not = "the extension sim_bridge._fifo_core is not built"
     if engine == "compiled" and why_not is not None:
@@ -294,6 +315,7 @@ def simulate(
         data_dir=source_dir,
         ideal=ideal or duration_dist is not None,  # the node model is not used then
         kappa=kappa,
+        bad_node_share=bad_node_share,
     )
     sim = Simulator(
         cluster,
@@ -307,6 +329,8 @@ def simulate(
         tail_pressure=tail_pressure,
         deadline_factor=deadline_factor,
         max_events=max_events,
+        skew=skew,
+        record_truth=record_truth,
     )
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
@@ -387,8 +411,13 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
                 "finished",
                 "killed",
             ).astype(object),
+            "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
         }
     )
+    if sim.record_truth:
+        truth = np.frombuffer(sim._truth, dtype=float).reshape(n, 4)
+        for k, name in enumerate(("work", "noise", "slowdown_launch", "slowdown_median")):
+            tasks[f"truth_{name}"] = truth[:, k]
     if record_counters:
         rs = np.frombuffer(sim._rstates, dtype=float).reshape(n, 4)
         c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])

@@ -1,0 +1,41 @@
+"""The world model: the named causes of stragglers, each with its parameters and evidence.
+
+The simulator's physics lives here, apart from the event loop (DESIGN.md §4):
+
+- :func:`contention_response`: the convex, queueing-like response of a task's speed to a
+  resource's load (``_response``);
+- :class:`BadNodes`: persistently degraded nodes whose capacity drifts (``_bad_nodes``);
+- :func:`input_skew`: lognormal data skew within a stage (``_skew``);
+- :func:`residual_noise`: a small body and a rare heavy tail (``_noise``);
+- background contention whose persistence is fitted on the Alibaba 2018 series
+  (``_persistence``).
+
+Each module's docstring names the evidence behind its defaults; a cause switched off (share
+or sigma 0) gives the old special case.
+"""
+
+from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._noise import (
+    NOISE_BODY,
+    NOISE_TAIL_ALPHA,
+    NOISE_TAIL_SHARE,
+    noise_sf,
+    residual_noise,
+)
+from sim_bridge.world._response import RESPONSE_EPS, contention_response
+from sim_bridge.world._skew import SKEW_SIGMA, input_skew
+
+__all__ = [
+    "BAD_NODE_SHARE",
+    "NOISE_BODY",
+    "NOISE_TAIL_ALPHA",
+    "NOISE_TAIL_SHARE",
+    "RESPONSE_EPS",
+    "SKEW_SIGMA",
+    "BadNodes",
+    "contention_response",
+    "degrade_levels",
+    "input_skew",
+    "noise_sf",
+    "residual_noise",
+]

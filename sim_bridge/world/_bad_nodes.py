@@ -1,0 +1,112 @@
+"""Persistent degraded nodes: a throttled CPU, a slow disk, a flaky network.
+
+A degraded node keeps only a fraction ``c`` of one resource's capacity. Withholding capacity
+is the same as raising the resource's utilisation: the free share ``1 - l`` shrinks by ``c``,
+so the level a task meets is ``1 - c * (1 - l)``. Through the convex response
+(:func:`~sim_bridge.world.contention_response`) that slows a task sensitive to the resource
+several-fold and one that is not barely at all, and the node's counters (cpu, disk, network
+readings are functions of the levels) show it. The capacity drifts: ``c(t) = c0 *
+exp(drift * x(t))`` (clipped to [0.05, 1]) with ``x`` a unit AR(1) of time constant
+``drift_hours``, so a bad node gets better and worse over hours.
+
+Evidence. FlowBench (PoSeiDon, ``../shared/data/flowbench``) injects exactly these faults
+on a real HTCondor cluster: ``cpu_2``/``cpu_3`` withhold 2 or 3 of an executor's 4 cores
+(``c = 1/2, 1/4``), ``hdd_5``/``hdd_10`` cap its disk writes; on the throttled executors the
+median job ran 1.5-3.5x slower than on the others (``cpu_3``: 3.5x, ``cpu_2``: 1.8x,
+``hdd_5``: 1.5x; :func:`flowbench_throttle_facts` measures it), and 40% of all stragglers ran
+on them. ``c0`` is drawn uniformly between 1/4 and 1/2 to span those settings. The share of
+degraded nodes in a production cluster has no published figure we could find: 10% is an
+assumption (FlowBench throttles about a quarter of the executors in an anomaly run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BAD_NODE_SHARE", "BadNodes", "degrade_levels"]
+
+BAD_NODE_SHARE = 0.10
+#: kinds of degradation: the resource index (cpu, mem, disk, net) each one throttles
+BAD_KINDS = {"cpu": 0, "disk": 2, "net": 3}
+
+
+@dataclass
+class BadNodes:
+    """Which nodes are degraded, on which resource, and their capacity path.
+
+    Parameters
+    ----------
+    n_nodes : int
+    seed_words : tuple of int
+        Seed of the draws (``numpy.random.default_rng([*seed_words, ...])``).
+    share : float
+        Share of degraded nodes.
+    capacity : (float, float)
+        Range of the initial capacity fraction ``c0`` (uniform).
+    drift : float
+        Log-sd of the capacity's drift.
+    drift_hours : float
+        Time constant of the drift (h).
+
+    Examples
+    --------
+    >>> b = BadNodes(200, (1,))
+    >>> bool(0.03 < (b.resource >= 0).mean() < 0.2)
+    True
+    >>> c = b.capacity_block(0, 1440, 60.0)
+    >>> c.shape, bool(((c > 0) & (c <= 1)).all()), bool((c[b.resource == -1] == 1).all())
+    ((200, 1440), True, True)
+    """
+
+    n_nodes: int
+    seed_words: tuple = (0,)
+    share: float = BAD_NODE_SHARE
+    capacity: tuple[float, float] = (0.25, 0.5)
+    drift: float = 0.3
+    drift_hours: float = 6.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.share <= 1.0:
+            raise ValueError(f"parameter bad_node_share must be in [0, 1], got {self.share!r}")
+        rng = np.random.default_rng([*self.seed_words, 0])
+        n = self.n_nodes
+        bad = rng.random(n) < self.share
+        kinds = np.array(list(BAD_KINDS.values()))
+        #: resource index degraded on each node (-1: a healthy node)
+        self.resource = np.where(bad, kinds[rng.integers(0, len(kinds), n)], -1)
+        lo, hi = self.capacity
+        self.c0 = np.where(bad, rng.uniform(lo, hi, n), 1.0)
+        self._x = rng.standard_normal(n)  # the drift's state (stationary start)
+
+    def capacity_block(self, b: int, n_steps: int, dt: float) -> np.ndarray:
+        """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (call b = 0, 1, ... in order)."""
+        from scipy.signal import lfilter
+
+        rng = np.random.default_rng([*self.seed_words, b + 1])
+        phi = float(np.exp(-dt / (3600.0 * self.drift_hours)))
+        e = rng.standard_normal((self.n_nodes, n_steps)) * np.sqrt(1.0 - phi * phi)
+        x, zf = lfilter([1.0], [1.0, -phi], e, axis=1, zi=(phi * self._x)[:, None])
+        self._x = zf[:, 0] / phi if phi > 0 else x[:, -1]
+        c = np.clip(self.c0[:, None] * np.exp(self.drift * x), 0.05, 1.0)
+        c[self.resource == -1] = 1.0
+        return c
+
+
+def degrade_levels(levels: np.ndarray, bad: BadNodes, capacity: np.ndarray) -> np.ndarray:
+    """Levels ``(4, n, k)`` as a task meets them: ``1 - c (1 - l)`` on each bad node's resource.
+
+    Examples
+    --------
+    >>> b = BadNodes(3, (0,), share=1.0)
+    >>> lv = np.full((4, 3, 2), 0.2)
+    >>> out = degrade_levels(lv, b, np.full((3, 2), 0.5))
+    >>> sorted(set(out.round(2).ravel().tolist()))
+    [0.2, 0.6]
+    """
+    out = levels.copy()
+    for node in np.flatnonzero(bad.resource >= 0):
+        r = bad.resource[node]
+        out[r, node] = 1.0 - capacity[node] * (1.0 - levels[r, node])
+    return out
