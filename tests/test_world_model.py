@@ -1,0 +1,158 @@
+"""The world model's causes (sim_bridge.world): closed forms, oracles, and each cause switched
+off giving the old special case."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sim_bridge
+from sim_bridge import Cluster, JobSpec, Workload
+from sim_bridge.world import (
+    BadNodes,
+    contention_response,
+    degrade_levels,
+    input_skew,
+    noise_sf,
+    residual_noise,
+)
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_response_is_increasing_and_convex(a, b):
+    lo, hi = sorted((a, b))
+    assert contention_response(lo) <= contention_response(hi)
+    mid = contention_response((lo + hi) / 2)
+    assert mid <= (contention_response(lo) + contention_response(hi)) / 2 + 1e-12
+
+
+def test_response_bites_only_near_saturation():
+    # light load barely matters, a saturated resource slows a sensitive task several-fold
+    assert contention_response(0.2) < 0.3
+    assert 1 + contention_response(0.9) > 5
+
+
+@given(st.floats(1.0, 40.0), st.floats(0.8, 3.0))
+@settings(max_examples=40)
+def test_noise_survival_is_the_inverse_cdf(x, alpha):
+    # P(residual_noise(U) > x) = noise_sf(x): residual_noise inverts the CDF, so the
+    # uniform that maps to x has 1 - u = noise_sf(x)
+    u = np.linspace(0.0, 1.0, 200001, endpoint=False)
+    emp = float((residual_noise(u, alpha) > x).mean())
+    assert abs(emp - float(noise_sf(x, alpha))) < 2e-5
+
+
+def test_noise_is_continuous_and_increasing():
+    u = np.linspace(0.0, 0.999999, 100001)
+    m = residual_noise(u)
+    assert m[0] == 1.0 and np.all(np.diff(m) >= 0)
+    seam = 1.0 - 0.1  # NOISE_TAIL_SHARE
+    left, right = residual_noise([seam - 1e-12, seam + 1e-12])
+    assert right - left < 1e-9  # no jump where the body meets the tail
+
+
+def test_most_residual_stragglers_are_far_slower_than_threshold():
+    m = residual_noise(np.random.default_rng(0).random(200000))
+    strag = m[m > 1.3 * np.median(m)] / np.median(m)
+    assert np.percentile(strag, 90) >= 3.0
+
+
+def test_input_skew_mean_one_and_off():
+    f = input_skew(np.random.default_rng(1), np.repeat([0, 1], 50000))
+    assert abs(f[:50000].mean() - 1) < 0.01 and abs(f[50000:].mean() - 1) < 0.02
+    assert np.std(np.log(f[50000:])) == pytest.approx(0.5, rel=0.02)
+    assert np.all(input_skew(np.random.default_rng(1), np.ones(5, int), (0.0, 0.0)) == 1.0)
+
+
+def test_degrade_levels_against_loop():
+    bad = BadNodes(30, (3,), share=0.5)
+    rng = np.random.default_rng(2)
+    lv = rng.random((4, 30, 7))
+    cap = bad.capacity_block(0, 7, 60.0)
+    out = degrade_levels(lv, bad, cap)
+    for n in range(30):
+        for r in range(4):
+            for k in range(7):
+                want = lv[r, n, k]
+                if bad.resource[n] == r:
+                    want = 1.0 - cap[n, k] * (1.0 - lv[r, n, k])
+                assert out[r, n, k] == pytest.approx(want)
+
+
+def test_bad_node_capacity_drifts_and_continues():
+    bad = BadNodes(400, (5,), share=1.0)
+    a = bad.capacity_block(0, 1440, 60.0)
+    b = bad.capacity_block(1, 1440, 60.0)
+    # drift: the capacity moves over a day, but slowly (time constant hours)
+    assert np.mean(np.abs(a[:, -1] - a[:, 0])) > 0.01
+    assert np.mean(np.abs(b[:, 0] - a[:, -1])) < 0.02
+    again = BadNodes(400, (5,), share=1.0)
+    assert np.array_equal(again.capacity_block(0, 1440, 60.0), a)
+
+
+def test_bad_nodes_are_slower_and_show_in_counters():
+    c = Cluster(200, 2, seed=4)
+    pid = c.profile_id((1.0, 1.0, 1.0, 1.0))
+    c.cum_at(0, pid, 0.0)
+    bad = c.bad.resource >= 0
+    assert 0 < bad.sum() < 60
+    rate = c._rate[pid][:, :1440].mean(axis=1)
+    assert rate[bad].mean() < rate[~bad].mean()
+    healthy = Cluster(200, 2, seed=4, bad_node_share=0.0)
+    diff = np.abs(c._levels - healthy._levels).max(axis=(0, 2))
+    assert np.all(diff[~bad] == 0) and np.all(diff[bad] > 0)
+
+
+def test_end_time_matches_step_integration():
+    """Cluster.end_time against a step-by-step integration of the rate, computed from the
+    levels with the convex response directly (slow, obvious)."""
+    c = Cluster(5, 2, seed=7, kappa=1.5)
+    prof = np.array([0.7, 0.2, 1.1, 0.4])
+    pid = c.profile_id(prof)
+    for node, t0, work in [(0, 13.0, 40.0), (3, 500.0, 900.0), (4, 59.0, 7000.0)]:
+        end = c.end_time(node, pid, t0, work)
+        t, left = t0, work
+        while True:
+            k = int(t // c.dt)
+            lv = c._levels[:, node, k]
+            load = float(np.sum(prof * c.sens[node] * contention_response(lv)))
+            rate = 1.0 / (c.speed[node] * (1.0 + c.kappa * load))
+            step_end = (k + 1) * c.dt
+            if rate * (step_end - t) >= left:
+                want = t + left / rate
+                break
+            left -= rate * (step_end - t)
+            t = step_end
+        assert end == pytest.approx(want, rel=1e-9)
+
+
+def _jobs():
+    return [JobSpec(f"j{i}", 20.0 * i, [30.0] * 6, [50.0] * 3) for i in range(12)]
+
+
+def test_causes_off_give_the_old_special_case():
+    w = Workload("SYN", _jobs())
+    r = sim_bridge.simulate(w, nodes=4, seed=1, skew=(0.0, 0.0), noise=False, record_truth=True)
+    base = np.concatenate([np.r_[[30.0] * 6, [50.0] * 3] for _ in range(12)])
+    assert np.array_equal(np.sort(r.tasks["input_work"].to_numpy()), np.sort(base))
+    assert np.all(r.tasks["truth_noise"] == 1.0)
+    assert np.allclose(r.tasks["truth_work"], r.tasks["input_work"])
+
+
+def test_truth_explains_the_duration_on_a_steady_node():
+    # ideal cluster: rate 1 everywhere, so duration = work x noise x interference exactly
+    w = Workload("SYN", _jobs())
+    r = sim_bridge.simulate(w, nodes=3, seed=2, ideal=True, record_truth=True)
+    t = r.tasks
+    assert np.allclose(t["duration"], t["truth_work"] * t["truth_slowdown_launch"])
+    assert np.all(t["truth_slowdown_median"] == 1.0)
+
+
+def test_record_truth_does_not_change_the_run():
+    w = Workload("SYN", _jobs())
+    a = sim_bridge.simulate(w, "late", nodes=4, seed=3)
+    b = sim_bridge.simulate(w, "late", nodes=4, seed=3, record_truth=True)
+    cols = [c for c in a.tasks if not c.startswith("truth_")]
+    assert a.tasks[cols].equals(b.tasks[cols])
