@@ -27,6 +27,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "run_compare": ("pipelines._compare", "run_compare"),
     "run_demo": ("pipelines._demo", "run_demo"),
     "run_evaluate": ("pipelines._evaluate", "run_evaluate"),
+    "FidelityProfile": ("pipelines._fidelity", "FidelityProfile"),
+    "run_fidelity": ("pipelines._fidelity", "run_fidelity"),
     "build_report": ("pipelines._report", "build_report"),
     "TrainConfig": ("pipelines._train", "TrainConfig"),
     "run_training": ("pipelines._train", "run_training"),

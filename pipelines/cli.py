@@ -17,6 +17,7 @@ from collections.abc import Sequence
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("data", "fetch and check the public datasets"),
     ("simulate", "run the cluster simulator with one policy"),
+    ("fidelity", "measure the simulated world's stylized facts against published bands"),
     ("policies", "list the registered scheduling and speculation policies"),
     ("collect", "collect a training trace from the simulator"),
     ("train", "train a straggler predictor (Optuna grid, MLflow tracking)"),
