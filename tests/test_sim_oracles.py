@@ -12,7 +12,7 @@ import sim_bridge
 from sim_bridge import JobSpec, Launch, PolicyError, SpeculationPolicy
 from sim_bridge.policies import Kill, PlacementPolicy, Wake
 
-EXACT = dict(ideal=True, noise=False, interference=0.0, progress=False)
+EXACT = dict(ideal=True, noise=False, skew=(0.0, 0.0), interference=0.0, progress=False)
 
 works = st.lists(st.floats(0.5, 100.0), min_size=1, max_size=6)
 
