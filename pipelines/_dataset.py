@@ -2,9 +2,10 @@
 
 A trace is one row per task attempt. :func:`label_stragglers` keeps the original attempts
 (``attempt == 0``) and labels one a straggler when its duration exceeds ``beta`` times the
-median duration of its job's finished original attempts. Jobs with fewer than ``min_tasks``
-finished original attempts have no meaningful median (with one task the median is the task
-itself, with two it is their mean) and are excluded and counted; the default is 3.
+median duration of the finished original attempts of the same stage (``phase``) of its job:
+maps against maps, reduces against reduces. Stages with fewer than ``min_tasks`` finished
+original attempts have no meaningful median (with one task the median is the task itself,
+with two it is their mean) and are excluded and counted; the default is 3.
 
 An original attempt that did not finish (killed because a copy won, or failed) only gives a
 lower bound on its duration: it is labelled a straggler when that bound already exceeds the
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim_bridge._metrics import straggler_thresholds
+from sim_bridge._metrics import excluded_counts, straggler_thresholds
 
 #: Columns every trace must have (DESIGN.md §3), with the kind of values they hold.
 REQUIRED_COLUMNS: dict[str, str] = {
@@ -44,7 +45,7 @@ COUNTER_PREFIX = "c_"
 #: Default straggler threshold factor (Wrangler's beta).
 DEFAULT_BETA = 1.3
 
-#: Default minimum number of finished original attempts for a job's median.
+#: Default minimum number of finished original attempts for a stage's median.
 DEFAULT_MIN_TASKS = 3
 
 
@@ -241,17 +242,20 @@ class LabelledTrace:
     ----------
     frame : pandas.DataFrame
         The kept original attempts (index 0..n-1) with a boolean ``straggler`` column and a
-        float ``job_median`` column, sorted by ``launch_time`` (ties by job, task).
+        float ``stage_median`` column (the median of the row's stage of its job), sorted by
+        ``launch_time`` (ties by job, task).
     counters : list of str
         The counter columns.
     beta, min_tasks : float, int
         The labelling parameters.
     excluded_jobs : int
-        Jobs with fewer than ``min_tasks`` finished original attempts.
+        Jobs none of whose stages has ``min_tasks`` finished original attempts.
     excluded_rows : int
-        Original attempts of those jobs.
+        Original attempts of the excluded stages.
     censored_rows : int
         Unfinished original attempts whose lower-bound duration did not reach the threshold.
+    excluded_stages : int
+        (job, stage) pairs with fewer than ``min_tasks`` finished original attempts.
     dropped_workloads : dict
         Workloads removed by :func:`check_classes` (``on_single_class="drop"``), with why.
     """
@@ -263,6 +267,7 @@ class LabelledTrace:
     excluded_jobs: int = 0
     excluded_rows: int = 0
     censored_rows: int = 0
+    excluded_stages: int = 0
     dropped_workloads: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -291,6 +296,7 @@ class LabelledTrace:
             "beta": self.beta,
             "min_tasks": self.min_tasks,
             "excluded_jobs": self.excluded_jobs,
+            "excluded_stages": self.excluded_stages,
             "excluded_rows": self.excluded_rows,
             "censored_rows": self.censored_rows,
             "dropped_workloads": dict(self.dropped_workloads),
@@ -302,7 +308,10 @@ def label_stragglers(
     beta: float = DEFAULT_BETA,
     min_tasks: int = DEFAULT_MIN_TASKS,
 ) -> LabelledTrace:
-    """Label original attempts: straggler when ``duration > beta * job median``.
+    """Label original attempts: straggler when ``duration > beta * stage median``.
+
+    The median is that of the finished original attempts of the same stage (``phase``) of
+    the same job (:func:`sim_bridge._metrics.straggler_thresholds`, the one rule).
 
     Parameters
     ----------
@@ -311,7 +320,7 @@ def label_stragglers(
     beta : float
         Threshold factor, > 1 (Wrangler uses 1.3).
     min_tasks : int
-        Minimum number of finished original attempts a job needs for its median (>= 1).
+        Minimum number of finished original attempts a stage needs for its median (>= 1).
 
     Returns
     -------
@@ -326,6 +335,13 @@ def label_stragglers(
     >>> lt = label_stragglers(validate_trace(t))
     >>> lt.frame["straggler"].tolist(), lt.excluded_jobs
     ([False, False, False, True], 0)
+
+    The long task as the job's only reduce: the maps keep their median, the reduce stage has
+    none and is excluded (the job is not: its map stage is labelled).
+
+    >>> lt = label_stragglers(validate_trace(t.assign(phase=["map"] * 3 + ["reduce"])))
+    >>> lt.frame["straggler"].tolist(), lt.excluded_jobs, lt.excluded_stages, lt.excluded_rows
+    ([False, False, False], 0, 1, 1)
     """
     if not (isinstance(beta, (int, float)) and np.isfinite(beta) and beta > 1):
         raise ValueError(f"beta must be a finite number > 1, got {beta!r}")
@@ -335,14 +351,20 @@ def label_stragglers(
     orig = trace.loc[trace["attempt"] == 0]
     # the one labelling rule, shared with the simulator's summary (sim_bridge)
     median, label = straggler_thresholds(
-        orig["job_id"], orig["attempt"], orig["outcome"], orig["duration"], beta, min_tasks
+        orig["job_id"],
+        orig["attempt"],
+        orig["outcome"],
+        orig["duration"],
+        beta,
+        min_tasks,
+        stage=orig["phase"],
     )
     in_ok = ~np.isnan(median)
     known = ~np.isnan(label)
     straggler = label == 1.0
-    excluded_jobs = int(orig.loc[~in_ok, "job_id"].nunique())
+    excluded_jobs, excluded_stages = excluded_counts(orig["job_id"], orig["phase"], median)
     censored = int((in_ok & ~known).sum())
-    frame = orig.loc[known].assign(straggler=straggler[known], job_median=median[known])
+    frame = orig.loc[known].assign(straggler=straggler[known], stage_median=median[known])
     frame = frame.sort_values(
         ["launch_time", "job_id", "task_id"], kind="mergesort", ignore_index=True
     )
@@ -354,6 +376,7 @@ def label_stragglers(
         excluded_jobs=excluded_jobs,
         excluded_rows=int((~in_ok).sum()),
         censored_rows=censored,
+        excluded_stages=excluded_stages,
     )
 
 
@@ -381,7 +404,8 @@ def check_classes(labelled: LabelledTrace, on_single_class: str = "raise") -> La
     if len(f) == 0:
         raise TraceError(
             f"no labelled rows left: {labelled.excluded_jobs} jobs had fewer than "
-            f"{labelled.min_tasks} finished original attempts"
+            f"{labelled.min_tasks} finished original attempts in each stage "
+            f"({labelled.excluded_stages} stages excluded)"
         )
     share = f.groupby("workload")["straggler"].mean()
     single = share[(share == 0) | (share == 1)]

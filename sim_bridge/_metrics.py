@@ -1,25 +1,61 @@
-"""Metrics: trace tables from a finished simulation, the summary, straggler labels."""
+"""Metrics: the summary of a finished simulation and the straggler label (per job stage)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["label_stragglers", "straggler_share", "straggler_thresholds", "summarize"]
+__all__ = [
+    "excluded_counts",
+    "label_stragglers",
+    "straggler_share",
+    "straggler_thresholds",
+    "summarize",
+]
+
+
+def _stage_codes(job_id, stage) -> np.ndarray:
+    """One integer per row naming its (job, stage) group (``stage=None``: the job alone).
+
+    Examples
+    --------
+    >>> _stage_codes(["a", "a", "b", "a"], ["map", "reduce", "map", "map"]).tolist()
+    [0, 1, 2, 0]
+    >>> _stage_codes(["a", "a", "b"], None).tolist()
+    [0, 0, 1]
+    """
+    jobs, _ = pd.factorize(np.asarray(job_id, dtype=object))
+    if stage is None:
+        return jobs
+    stages, names = pd.factorize(np.asarray(stage, dtype=object))
+    if len(stages) != len(jobs):
+        raise ValueError(f"stage has {len(stages)} entries, job_id has {len(jobs)}")
+    codes, _ = pd.factorize(jobs.astype(np.int64) * max(len(names), 1) + stages)
+    return codes
 
 
 def straggler_thresholds(
-    job_id, attempt, outcome, duration, beta: float = 1.3, min_tasks: int = 3
+    job_id,
+    attempt,
+    outcome,
+    duration,
+    beta: float = 1.3,
+    min_tasks: int = 3,
+    *,
+    stage=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the job's median original run time and the straggler label (the one rule).
+    """Per row: its stage's median original run time and the straggler label (the one rule).
 
-    The median of a job is taken over its *finished* original attempts (a killed original's
-    run time is censored: it stopped early) and exists when there are at least ``min_tasks``
-    of them. An original attempt is a straggler when its run time exceeds ``beta`` x that
-    median: a finished one is labelled 1.0 or 0.0; a killed one is labelled 1.0 when it had
-    already run past the threshold, and is censored (NaN) otherwise. Copies, and originals of
-    jobs without a median, get NaN. ``sim_bridge.label_stragglers`` and
-    ``pipelines.label_stragglers`` both use this function.
+    Attempts are compared with the other attempts of the same stage of the same job (maps
+    against maps, reduces against reduces, as Mantri and LATE compare like with like): the
+    group of a row is its ``(job_id, stage)`` pair, or its job when ``stage`` is None (one
+    stage per job). The median of a group is taken over its *finished* original attempts (a
+    killed original's run time is censored: it stopped early) and exists when there are at
+    least ``min_tasks`` of them. An original attempt is a straggler when its run time exceeds
+    ``beta`` x that median: a finished one is labelled 1.0 or 0.0; a killed one is labelled
+    1.0 when it had already run past the threshold, and is censored (NaN) otherwise. Copies,
+    and originals of stages without a median, get NaN. ``sim_bridge.label_stragglers``,
+    ``sim_bridge.summarize`` and ``pipelines.label_stragglers`` all use this function.
 
     Parameters
     ----------
@@ -28,11 +64,14 @@ def straggler_thresholds(
         ``"finished"``/``"killed"`` per attempt (None: every attempt finished).
     beta : float
     min_tasks : int
+    stage : array-like or None
+        The stage of each attempt (a trace's ``phase``: ``map``/``reduce``/``task``); None:
+        every job is one stage.
 
     Returns
     -------
     median, label : ndarray of float
-        NaN where undefined (see above).
+        The median of the row's (job, stage) group and the label; NaN where undefined.
 
     Examples
     --------
@@ -40,30 +79,61 @@ def straggler_thresholds(
     ...     + ["killed", "finished"], [10.0, 10.0, 30.0, 2.0, 4.0], beta=1.3)
     >>> med.tolist(), lab.tolist()
     ([10.0, 10.0, 10.0, 10.0, 10.0], [0.0, 0.0, 1.0, nan, nan])
+
+    Maps and reduces of one job have their own medians: the long reduces do not straggle
+    against the short maps, and the job's two maps cannot define a median.
+
+    >>> med, lab = straggler_thresholds(["a"] * 5, [0] * 5, None,
+    ...     [2.0, 2.0, 40.0, 50.0, 90.0], stage=["map"] * 2 + ["reduce"] * 3)
+    >>> med.tolist(), lab.tolist()
+    ([nan, nan, 50.0, 50.0, 50.0], [nan, nan, 0.0, 0.0, 1.0])
     """
     if not (isinstance(beta, (int, float, np.floating)) and beta > 0):
         raise ValueError(f"parameter beta must be > 0, got {beta!r}")
     dur = np.asarray(duration, dtype=float)
     orig = np.asarray(attempt) == 0
     fin = orig if outcome is None else orig & (np.asarray(outcome) == "finished")
-    codes, uniques = pd.factorize(np.asarray(job_id, dtype=object))
+    codes = _stage_codes(job_id, stage)
+    n_groups = int(codes.max()) + 1 if len(codes) else 0
     stats = pd.Series(dur[fin]).groupby(codes[fin]).agg(["median", "size"])
-    job_median = np.full(len(uniques), np.nan)
+    group_median = np.full(n_groups, np.nan)
     ok = stats["size"].to_numpy() >= min_tasks
-    job_median[stats.index.to_numpy()[ok]] = stats["median"].to_numpy()[ok]
-    median = job_median[codes] if len(codes) else np.empty(0)
+    group_median[stats.index.to_numpy()[ok]] = stats["median"].to_numpy()[ok]
+    median = group_median[codes] if len(codes) else np.empty(0)
     above = dur > beta * median  # False where the median is NaN
     label = np.where(orig & ~np.isnan(median) & (fin | above), above.astype(float), np.nan)
     return median, label
+
+
+def _stage_of(tasks: pd.DataFrame):
+    """The stage column of a trace (its ``phase``), or None: one stage per job."""
+    return tasks["phase"] if "phase" in tasks.columns else None
+
+
+def excluded_counts(job_id, stage, median) -> tuple[int, int]:
+    """``(jobs, stages)`` without a median: jobs none of whose stages has one, and stages.
+
+    Examples
+    --------
+    >>> excluded_counts(["a", "a", "b"], ["map", "reduce", "map"], [1.0, np.nan, np.nan])
+    (1, 2)
+    """
+    missing = pd.DataFrame(
+        {"job": _stage_codes(job_id, None), "stage": _stage_codes(job_id, stage)}
+    ).assign(missing=np.isnan(np.asarray(median, dtype=float)))
+    by_stage = missing.groupby("stage")["missing"].all()
+    by_job = missing.groupby("job")["missing"].all()
+    return int(by_job.sum()), int(by_stage.sum())
 
 
 def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> pd.Series:
     """Wrangler's label of each attempt of a trace (see :func:`straggler_thresholds`).
 
     Returns a float Series aligned with ``tasks``: 1.0 straggler, 0.0 not, NaN for copies,
-    for killed originals still under the threshold (censored), and for jobs with fewer than
-    ``min_tasks`` finished originals, which cannot define a median. Without an ``outcome``
-    column every attempt counts as finished.
+    for killed originals still under the threshold (censored), and for stages (``phase``)
+    of a job with fewer than ``min_tasks`` finished originals, which cannot define a median.
+    Without an ``outcome`` column every attempt counts as finished; without a ``phase``
+    column every job is one stage.
 
     Examples
     --------
@@ -71,10 +141,18 @@ def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3)
     ...                   "duration": [10.0, 10.0, 11.0, 30.0, 5.0]})
     >>> label_stragglers(t).tolist()
     [0.0, 0.0, 0.0, 1.0, nan]
+    >>> label_stragglers(t.assign(phase=["map"] * 3 + ["reduce", "map"])).tolist()
+    [0.0, 0.0, 0.0, nan, nan]
     """
     outcome = tasks["outcome"] if "outcome" in tasks.columns else None
     _median, label = straggler_thresholds(
-        tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta, min_tasks
+        tasks["job_id"],
+        tasks["attempt"],
+        outcome,
+        tasks["duration"],
+        beta,
+        min_tasks,
+        stage=_stage_of(tasks),
     )
     return pd.Series(label, index=tasks.index, dtype=float)
 
@@ -88,9 +166,12 @@ def straggler_share(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) 
 def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> dict:
     """The summary keys of DESIGN.md §6 (plus a few more) from the two tables.
 
-    ``straggler_share`` is the share of labelled original attempts that straggle (beta x job
-    median, :func:`straggler_thresholds`); ``straggler_excluded_jobs`` counts the jobs with
-    fewer than 3 finished original attempts, which cannot define a median.
+    ``straggler_share`` is the share of labelled original attempts that straggle (beta x the
+    median of their stage of their job, :func:`straggler_thresholds`, stages from the
+    ``phase`` column when there is one); ``straggler_excluded_stages`` counts the (job,
+    stage) pairs with fewer than 3 finished original attempts, which cannot define a median,
+    and ``straggler_excluded_jobs`` the jobs none of whose stages can (with one stage per job
+    the two counts are the same).
 
     Examples
     --------
@@ -101,11 +182,15 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
     >>> s = summarize(j, t)
     >>> s["jobs"], s["mean_jct"], s["task_seconds"], s["makespan"], s["pocd"]
     (2, 3.5, 7.0, 5.0, 0.5)
+    >>> s["straggler_excluded_jobs"], s["straggler_excluded_stages"]
+    (2, 2)
     """
     outcome = tasks["outcome"].to_numpy()
+    stage = _stage_of(tasks)
     median, label = straggler_thresholds(
-        tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta
+        tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], beta, stage=stage
     )
+    excluded_jobs, excluded_stages = excluded_counts(tasks["job_id"], stage, median)
     jct = jobs["jct"].to_numpy(dtype=float)
     q = np.percentile(jct, [50, 90, 99]) if jct.size else [np.nan] * 3
     n_tasks = int((tasks["attempt"].to_numpy() == 0).sum())
@@ -125,8 +210,7 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> 
         else 0.0,
         "pocd": float(jobs["met_deadline"].mean()) if len(jobs) else float("nan"),
         "straggler_share": float(np.nanmean(label)) if np.any(~np.isnan(label)) else np.nan,
-        "straggler_excluded_jobs": int(
-            pd.unique(np.asarray(tasks["job_id"], dtype=object)[np.isnan(median)]).size
-        ),
+        "straggler_excluded_jobs": excluded_jobs,
+        "straggler_excluded_stages": excluded_stages,
         "beta": float(beta),
     }

@@ -26,8 +26,11 @@ from sim_bridge.world._noise import NOISE_TAIL_ALPHA
 
 __all__ = [
     "WORKLOAD_NAMES",
+    "SYNTHETIC_SIZES",
     "JobSpec",
+    "SyntheticSizes",
     "Workload",
+    "fit_synthetic_sizes",
     "load_workload",
     "resolve_data_dir",
 ]
@@ -348,19 +351,268 @@ def ali2017_jobs(rows, *, hours: float | None, scale: float) -> list[JobSpec]:
 
 
 # --------------------------------------------------------------------------- synthetic
+#: Probabilities at which :func:`fit_synthetic_sizes` matches the map-input distribution.
+_FIT_PROBS = np.linspace(0.01, 0.99, 99)
+
+
+@dataclass(frozen=True)
+class SyntheticSizes:
+    """Parameters of the synthetic workload, each measured by :func:`fit_synthetic_sizes`.
+
+    Sizes are natural logs of bytes. ``ln(map input)`` is a two-component normal mixture
+    (``big_share`` of the jobs in the big component); a ``shuffle_share`` of the jobs have a
+    shuffle stage, with ``ln(shuffle / input) ~ N(shuffle_mu, shuffle_sd)`` and
+    ``ln(output / shuffle) ~ N(output_mu, output_sd)``; byte counts are capped at the
+    largest of the real traces (``max_bytes``).
+    """
+
+    rate_per_hour: float
+    big_share: float
+    small_mu: float
+    small_sd: float
+    big_mu: float
+    big_sd: float
+    shuffle_share: float
+    shuffle_mu: float
+    shuffle_sd: float
+    output_mu: float
+    output_sd: float
+    max_bytes: float
+
+
+#: The synthetic default: ``fit_synthetic_sizes(data_dir)`` on the real SWIM files, rounded
+#: as that function states (``tests/test_sim_workloads.py`` checks the two agree).
+SYNTHETIC_SIZES = SyntheticSizes(
+    rate_per_hour=245.6,
+    big_share=0.384,
+    small_mu=8.77,
+    small_sd=3.41,
+    big_mu=20.3,
+    big_sd=3.68,
+    shuffle_share=0.452,
+    shuffle_mu=-0.29,
+    shuffle_sd=2.71,
+    output_mu=-1.74,
+    output_sd=2.59,
+    max_bytes=8.6e13,
+)
+
+
+def _robust_normal(x: np.ndarray) -> tuple[float, float]:
+    """Median and IQR / 1.349 of ``x``: a normal fit the far tails cannot drag.
+
+    Examples
+    --------
+    >>> _robust_normal(np.array([-1.349, 0.0, 0.0, 1.349, 50.0]))
+    (0.0, 1.0)
+    """
+    q1, med, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+    return float(med), float((q3 - q1) / 1.349)
+
+
+def _mixture_cdf(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    from scipy.special import expit, ndtr
+
+    w, mu1, ls1, mu2, ls2 = theta
+    return (1 - expit(w)) * ndtr((x - mu1) / np.exp(ls1)) + expit(w) * ndtr((x - mu2) / np.exp(ls2))
+
+
+def _pooled_quantiles(samples: Sequence[np.ndarray], probs: np.ndarray) -> np.ndarray:
+    """Quantiles of the samples pooled with equal total weight per sample.
+
+    Examples
+    --------
+    >>> _pooled_quantiles([np.array([0.0, 1.0]), np.arange(10.0, 20.0)], np.array([0.25, 0.75]))
+    array([ 0.5, 14.5])
+    """
+    x = np.concatenate([np.asarray(s, dtype=float) for s in samples])
+    w = np.concatenate([np.full(len(s), 1.0 / len(s)) for s in samples])
+    order = np.argsort(x, kind="mergesort")
+    cum = (np.cumsum(w[order]) - 0.5 * w[order]) / w.sum()
+    return np.interp(probs, cum, x[order])
+
+
+def _mixture_quantiles(theta: np.ndarray, probs: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    cdf = _mixture_cdf(grid, theta)
+    return np.interp(probs, cdf, grid)
+
+
+def fit_log_mixture(samples: Sequence[np.ndarray]) -> tuple[float, float, float, float, float]:
+    """Two-component normal mixture matched to the pooled quantiles of ``samples``.
+
+    Each sample weighs the same (a long trace does not outvote a short one). The mixture's
+    1%, 2%, ..., 99% quantiles are fitted to the pooled ones by least squares (Nelder-Mead
+    from the pooled quartiles, deterministic); matching quantiles rather than CDF values
+    keeps the far tail, which holds most of the work, in place.
+
+    Returns
+    -------
+    big_share, small_mu, small_sd, big_mu, big_sd : float
+        The component with the larger mean is ``big``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.concatenate([rng.normal(0, 1, 8000), rng.normal(10, 2, 2000)])
+    >>> np.round(fit_log_mixture([x]), 1).tolist()
+    [0.2, 0.0, 1.0, 10.1, 1.9]
+    """
+    from scipy.optimize import minimize
+
+    target = _pooled_quantiles(samples, _FIT_PROBS)
+    lo, hi = target[0], target[-1]
+    grid = np.linspace(lo - (hi - lo), hi + (hi - lo), 4001)
+
+    def loss(theta: np.ndarray) -> float:
+        return float(np.sum((_mixture_quantiles(theta, _FIT_PROBS, grid) - target) ** 2))
+
+    # a few deterministic starts (the split between the components, their spread): the
+    # quantile loss has local minima where one component collapses
+    starts = [
+        np.array(
+            [
+                math.log(p / (1 - p)),
+                np.quantile(target, p / 2),
+                ls,
+                np.quantile(target, (1 + p) / 2),
+                ls,
+            ]
+        )
+        for p in (0.2, 0.5, 0.8)
+        for ls in (0.0, math.log((hi - lo) / 8))
+    ]
+    fits = [
+        minimize(
+            loss,
+            theta0,
+            method="Nelder-Mead",
+            options={"xatol": 1e-6, "fatol": 1e-10, "maxiter": 20000, "maxfev": 20000},
+        )
+        for theta0 in starts
+    ]
+    res = min(fits, key=lambda r: r.fun)
+    w, mu1, ls1, mu2, ls2 = res.x
+    share = float(1.0 / (1.0 + np.exp(-w)))
+    if mu1 > mu2:
+        share, mu1, ls1, mu2, ls2 = 1.0 - share, mu2, ls2, mu1, ls1
+    return share, float(mu1), float(np.exp(ls1)), float(mu2), float(np.exp(ls2))
+
+
+def fit_synthetic_sizes(data_dir: str | os.PathLike[str] | None = None) -> SyntheticSizes:
+    """Fit :class:`SyntheticSizes` to the real SWIM FB-2009 and FB-2010 day samples.
+
+    - ``rate_per_hour``: FB-2009's jobs per hour (its day sample spans 24 hours);
+    - the ``ln(map input)`` mixture: :func:`fit_log_mixture` on FB-2009 and FB-2010 (jobs
+      with input > 0), the two traces weighing the same;
+    - ``shuffle_share``: the mean over the two traces of their share of jobs with a shuffle;
+    - ``shuffle_*`` and ``output_*``: :func:`_robust_normal` of ``ln(shuffle / input)`` and
+      ``ln(output / shuffle)`` over the jobs with input, shuffle and output > 0 of both traces,
+      each trace weighing the same (the median and IQR are taken over the two traces' values
+      resampled to equal size by quantiles);
+    - ``max_bytes``: the largest byte count of either trace.
+
+    Rounding: the rate to 0.1 job/h, shares to 0.001, log parameters to 0.01, ``max_bytes``
+    to two significant digits (rounded up).
+
+    Examples
+    --------
+    >>> fit_synthetic_sizes("/nonexistent")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: ...
+    """
+    root = resolve_data_dir(data_dir)
+    rows = {n: np.array([r[1:] for r in read_swim(root / SWIM_FILES[n])]) for n in SWIM_FILES}
+    fb09 = rows["FB2009"]
+    rate = fb09.shape[0] / 24.0
+    logs_in = [np.log(r[r[:, 1] > 0, 1]) for r in rows.values()]
+    big_share, small_mu, small_sd, big_mu, big_sd = fit_log_mixture(logs_in)
+    shuffle_share = float(np.mean([np.mean(r[:, 2] > 0) for r in rows.values()]))
+    probs = (np.arange(2000) + 0.5) / 2000  # each trace resampled to 2,000 quantiles
+    ok = [r[(r[:, 1] > 0) & (r[:, 2] > 0) & (r[:, 3] > 0)] for r in rows.values()]
+    shuffle_mu, shuffle_sd = _robust_normal(
+        np.concatenate([np.quantile(np.log(r[:, 2] / r[:, 1]), probs) for r in ok])
+    )
+    output_mu, output_sd = _robust_normal(
+        np.concatenate([np.quantile(np.log(r[:, 3] / r[:, 2]), probs) for r in ok])
+    )
+    top = max(float(r[:, 1:].max()) for r in rows.values())
+    digits = 10.0 ** (math.floor(math.log10(top)) - 1)
+    return SyntheticSizes(
+        rate_per_hour=round(rate, 1),
+        big_share=round(big_share, 3),
+        small_mu=round(small_mu, 2),
+        small_sd=round(small_sd, 2),
+        big_mu=round(big_mu, 2),
+        big_sd=round(big_sd, 2),
+        shuffle_share=round(shuffle_share, 3),
+        shuffle_mu=round(shuffle_mu, 2),
+        shuffle_sd=round(shuffle_sd, 2),
+        output_mu=round(output_mu, 2),
+        output_sd=round(output_sd, 2),
+        max_bytes=math.ceil(top / digits) * digits,
+    )
+
+
 def synthetic_jobs(
     *,
     hours: float | None,
     scale: float,
     seed: int,
-    rate_per_hour: float = 245.6,
+    rate_per_hour: float | None = None,
     prefix: str = "job",
+    sizes: SyntheticSizes | None = None,
     **swim_kw,
 ) -> list[JobSpec]:
-    """Poisson arrivals and heavy-tailed sizes shaped after FB-2009 (about 246 jobs per hour;
-    log map input a two-component normal mixture matching FB-2009's quantiles: median ~10 kB,
-    about 5% of jobs above 100 maps, 1% above 1,000; a quarter of the jobs with a shuffle
-    stage), turned into jobs exactly as SWIM rows are.
+    """The synthetic workload ``SYN``: SWIM-like rows drawn from :data:`SYNTHETIC_SIZES`,
+    turned into jobs exactly as SWIM rows are (:func:`swim_jobs`, ``scale`` on the bytes).
+
+    Poisson arrivals at FB-2009's rate; ``ln(map input)`` from the two-component mixture
+    fitted to the FB-2009 and FB-2010 map-input quantiles; a shuffle stage for
+    ``shuffle_share`` of the jobs, with shuffle and output bytes lognormal multiples of the
+    input and shuffle (robust fits: the median and IQR of the real ratios, so the far tail of
+    the real ratios cannot make a few giant reduces carry the hour's work).
+
+    Why this fit (measured by :func:`fit_synthetic_sizes` and :func:`task_count_facts` on
+    the files in ``/work/shared/data``, SWIM rows at scale 1, 64 MB blocks, 1 GB reduces):
+
+    ==========================  ===========  ===========  =========================
+    per day sample              FB-2009      FB-2010      Alibaba 2017 (batch)
+    ==========================  ===========  ===========  =========================
+    jobs per hour               245.6        1018.3       684 (17 h)
+    median / p90 tasks per job  1 / 11       2 / 483      141 / 1559 instances
+    jobs with >= 3 tasks        13.7%        38.9%        82.1%
+    tasks in stages of >= 3     98.5%        99.8%        99.96% (99.6% per DAG task)
+    base work per hour (s)      6.4e5        2.2e7        4.6e8
+    ==========================  ===========  ===========  =========================
+
+    FB-2009 alone is the smallest; FB-2010 has much bigger jobs; the two pooled (each
+    weighing the same) give a default between them. At scale 1 (one day, seed 0) 26.5% of
+    its jobs have 3+ tasks (the two traces: 13.7% and 38.9%), 99.9% of its tasks sit in
+    stages of 3+ (98.5-99.8%), and a median hour holds ~1.3e7 s of base work (the previous
+    generator: ~4.4e6 s in a median hour, ~1.4e8 s on average, 16% of jobs with 3+ tasks).
+    When ``collect --load`` shrinks the data scale to a small cluster (4e4-1.5e5 s of work
+    per hour), bytes shrink and so do task counts: this generator keeps 3-15% of its jobs
+    with 3+ tasks and 26-92% of its tasks in stages of 3+ (the previous one: 2-14% and
+    13-89%; real FB-2009 at those loads: 7-10% and 86-97%, FB-2010's big jobs fare worse).
+    Alibaba's instance counts describe a different system (a task is a DAG node with
+    hundreds of instances) and are reported for comparison only.
+
+    Parameters
+    ----------
+    hours : float or None
+        Length of the arrival window (None: 24 hours).
+    scale : float
+        Multiplies every byte count (SWIM's data scale).
+    seed : int
+    rate_per_hour : float, optional
+        Jobs per hour (default: ``sizes.rate_per_hour``, FB-2009's 245.6).
+    prefix : str
+        Job id prefix.
+    sizes : SyntheticSizes, optional
+        The size distribution (default :data:`SYNTHETIC_SIZES`).
+    **swim_kw
+        Passed to :func:`swim_jobs` (block size, rates, overhead).
 
     Examples
     --------
@@ -368,23 +620,51 @@ def synthetic_jobs(
     >>> 150 < len(js) < 350 and all(j.submit_time < 3600 for j in js)
     True
     """
+    s = SYNTHETIC_SIZES if sizes is None else sizes
+    rate = s.rate_per_hour if rate_per_hour is None else rate_per_hour
     rng = np.random.default_rng([seed, 303])
     span = (24.0 if hours is None else hours) * 3600.0
-    n = rng.poisson(rate_per_hour * span / 3600.0)
+    n = rng.poisson(rate * span / 3600.0)
     submit = np.sort(rng.uniform(0.0, span, n))
-    # log(map input bytes) of FB-2009 is bimodal: most jobs read kB, a fifth read GB-TB
-    big = rng.random(n) < 0.18
-    log_in = np.where(big, rng.normal(21.5, 2.3, n), rng.normal(9.0, 2.6, n))
-    inp = np.exp(np.minimum(log_in, np.log(8e12)))
-    has_shuffle = rng.random(n) < 0.25
-    shuf = np.where(has_shuffle, inp * np.exp(rng.normal(0.0, 3.5, n)), 0.0)
-    shuf = np.minimum(shuf, 9e12)
-    out = np.where(has_shuffle, shuf, inp) * np.exp(rng.normal(0.0, 3.0, n))
+    big = rng.random(n) < s.big_share
+    log_in = np.where(big, rng.normal(s.big_mu, s.big_sd, n), rng.normal(s.small_mu, s.small_sd, n))
+    inp = np.minimum(np.exp(np.minimum(log_in, 64.0)), s.max_bytes)
+    has_shuffle = rng.random(n) < s.shuffle_share
+    shuf = inp * np.exp(rng.normal(s.shuffle_mu, s.shuffle_sd, n))
+    shuf = np.where(has_shuffle, np.minimum(shuf, s.max_bytes), 0.0)
+    out = np.minimum(shuf * np.exp(rng.normal(s.output_mu, s.output_sd, n)), s.max_bytes)
     rows = [
         (f"{prefix}{i}", float(submit[i]), float(inp[i]), float(shuf[i]), float(out[i]))
         for i in range(n)
     ]
     return swim_jobs(rows, "SYN", hours=None, scale=scale, **swim_kw)
+
+
+def task_count_facts(jobs: Sequence[JobSpec], hours: float) -> dict[str, float]:
+    """Task-count figures of a list of jobs (the table of :func:`synthetic_jobs`).
+
+    ``jobs_per_hour``, ``median_tasks`` and ``p90_tasks`` per job, ``jobs_3plus`` (share of
+    jobs with >= 3 tasks), ``tasks_in_stages_3plus`` (share of tasks whose stage has >= 3
+    tasks: the rows a per-stage straggler label can use) and ``work_per_hour`` (base work, s).
+
+    Examples
+    --------
+    >>> js = [JobSpec("a", 0.0, [1.0] * 4, [2.0]), JobSpec("b", 1.0, [3.0])]
+    >>> f = task_count_facts(js, hours=1.0)
+    >>> f["jobs_3plus"], f["tasks_in_stages_3plus"], f["work_per_hour"]
+    (0.5, 0.6666666666666666, 9.0)
+    """
+    n = np.array([j.n_tasks for j in jobs])
+    stages = np.array([w.size for j in jobs for w in (j.map_work, j.reduce_work) if w.size])
+    work = sum(float(j.map_work.sum() + j.reduce_work.sum()) for j in jobs)
+    return {
+        "jobs_per_hour": len(jobs) / hours,
+        "median_tasks": float(np.median(n)),
+        "p90_tasks": float(np.quantile(n, 0.9)),
+        "jobs_3plus": float(np.mean(n >= 3)),
+        "tasks_in_stages_3plus": float(stages[stages >= 3].sum() / stages.sum()),
+        "work_per_hour": work / hours,
+    }
 
 
 def _file_stamp(path: Path) -> tuple[int, int]:

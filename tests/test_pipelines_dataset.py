@@ -105,10 +105,12 @@ def test_load_trace_roundtrip_and_errors(tmp_path):
 
 
 def _slow_labels(trace: pd.DataFrame, beta: float, min_tasks: int) -> dict:
-    """The obvious loop: job by job, task by task."""
+    """The obvious loop: stage by stage of each job, task by task."""
     out = {}
-    for job in sorted(set(trace["job_id"])):
-        rows = [r for r in trace.itertuples() if r.job_id == job and r.attempt == 0]
+    for job, phase in sorted(set(zip(trace["job_id"], trace["phase"], strict=True))):
+        rows = [
+            r for r in trace.itertuples() if r.job_id == job and r.phase == phase and r.attempt == 0
+        ]
         durs = sorted(r.duration for r in rows if r.outcome == "finished")
         if len(durs) < min_tasks:
             continue
@@ -128,6 +130,7 @@ def _trace_strategy():
         rows = []
         for j in range(n_jobs):
             for k in range(draw(st.integers(1, 6))):
+                phase = draw(st.sampled_from(["map", "map", "reduce"]))
                 d = draw(st.sampled_from([1.0, 2.0, 3.0, 4.0, 10.0]))
                 outcome = draw(st.sampled_from(["finished"] * 4 + ["killed", "failed"]))
                 attempts = [0] + ([1] if draw(st.booleans()) else [])
@@ -139,7 +142,7 @@ def _trace_strategy():
                             attempt=a,
                             workload="W",
                             node=draw(st.sampled_from(["a", "b"])),
-                            phase="map",
+                            phase=phase,
                             submit_time=0.0,
                             launch_time=float(draw(st.integers(0, 9))),
                             end_time=d,
@@ -162,9 +165,11 @@ def test_labels_match_slow_loop(trace, beta, min_tasks):
     assert got == want
     orig = trace[trace["attempt"] == 0]
     assert len(lt.frame) + lt.excluded_rows + lt.censored_rows == len(orig)
-    n_fin = orig[orig["outcome"] == "finished"].groupby("job_id").size()
-    small = orig["job_id"].nunique() - int((n_fin >= min_tasks).sum())
-    assert lt.excluded_jobs == small
+    n_fin = orig[orig["outcome"] == "finished"].groupby(["job_id", "phase"]).size()
+    stages = orig.groupby(["job_id", "phase"]).ngroups
+    assert lt.excluded_stages == stages - int((n_fin >= min_tasks).sum())
+    jobs_ok = n_fin[n_fin >= min_tasks].index.get_level_values("job_id").unique()
+    assert lt.excluded_jobs == orig["job_id"].nunique() - len(jobs_ok)
 
 
 def test_label_parameters_validated():

@@ -9,10 +9,21 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sim_bridge
 from sim_bridge import DataFormatError, load_workload, resolve_data_dir
-from sim_bridge._workloads import ALI2017_FILE, SWIM_FILES, read_swim, swim_jobs
+from sim_bridge._workloads import (
+    ALI2017_FILE,
+    SWIM_FILES,
+    SYNTHETIC_SIZES,
+    fit_synthetic_sizes,
+    read_swim,
+    swim_jobs,
+    synthetic_jobs,
+    task_count_facts,
+)
 
 BLOCK = 64 * 2**20
 GIB = 2**30
@@ -190,8 +201,10 @@ def test_synthetic_workload_is_poisson_and_seeded():
     # exponential gaps: coefficient of variation near 1
     assert 0.85 < gaps.std() / gaps.mean() < 1.15
     sizes = np.array([j.map_work.size for j in a.jobs])
-    # heavy tailed like FB-2009: most jobs one map, about 5% over 100 maps
-    assert np.median(sizes) == 1 and 0.03 < (sizes > 100).mean() < 0.08
+    # heavy tailed between FB-2009 and FB-2010 (synthetic_jobs' table): most jobs one map,
+    # about a quarter with 3+ tasks, 5-20% over 100 maps
+    assert np.median(sizes) == 1 and 0.05 < (sizes > 100).mean() < 0.2
+    assert 0.18 < task_count_facts(a.jobs, 4)["jobs_3plus"] < 0.32
     assert load_workload("SYN", hours=4, seed=8).jobs[0].submit_time != a.jobs[0].submit_time
 
 
@@ -249,3 +262,58 @@ def test_missing_machine_series_falls_back_to_synthetic_contention(tmp_path, cap
     msgs = [rec.getMessage() for rec in caplog.records]
     assert len(msgs) == 1 and "synthetic contention" in msgs[0]
     assert r.summary["counters"] == "synthetic"
+
+
+# ----------------------------------------------------------------------------- synthetic fit
+def _real_swim_facts(shared_data_dir) -> dict[str, dict[str, float]]:
+    return {
+        name: task_count_facts(
+            swim_jobs(read_swim(shared_data_dir / rel), name, hours=None, scale=1.0), 24.0
+        )
+        for name, rel in SWIM_FILES.items()
+    }
+
+
+def test_synthetic_defaults_are_the_fit_to_the_real_data(shared_data_dir):
+    """The module's defaults are fit_synthetic_sizes' rounded output, not pasted numbers."""
+    assert fit_synthetic_sizes(shared_data_dir) == SYNTHETIC_SIZES
+    assert load_workload("SYN", hours=1).jobs  # the defaults generate a workload
+
+
+def test_fit_log_mixture_recovers_a_known_mixture():
+    from sim_bridge._workloads import fit_log_mixture
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.normal(8.0, 2.0, 6000), rng.normal(20.0, 3.0, 4000)])
+    share, mu1, sd1, mu2, sd2 = fit_log_mixture([x[:5000], x[5000:]])
+    # the halves weigh the same: the second half is 20% small, 80% big
+    np.testing.assert_allclose([share, mu1, sd1, mu2, sd2], [0.4, 8.0, 2.0, 20.0, 3.0], atol=0.3)
+
+
+#: Tolerance on the share of tasks in stages of >= 3 tasks (absolute): the real traces'
+#: shares are 98.5% (FB-2009) and 99.8% (FB-2010), one day of the synthetic workload varies
+#: by about +-0.5% with the seed.
+STAGE_SHARE_TOLERANCE = 0.02
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**20))
+def test_synthetic_share_of_tasks_in_stages_of_3plus_matches_the_real_data(shared_data_dir, seed):
+    real = _real_swim_facts_cached(shared_data_dir)
+    target = np.mean([f["tasks_in_stages_3plus"] for f in real.values()])
+    syn = task_count_facts(synthetic_jobs(hours=24, scale=1.0, seed=seed), 24.0)
+    assert abs(syn["tasks_in_stages_3plus"] - target) <= STAGE_SHARE_TOLERANCE
+    # jobs with 3+ tasks: between FB-2009's and FB-2010's shares
+    lo, hi = sorted(f["jobs_3plus"] for f in real.values())
+    assert lo <= syn["jobs_3plus"] <= hi
+    # the arrival rate is FB-2009's
+    assert syn["jobs_per_hour"] == pytest.approx(real["FB2009"]["jobs_per_hour"], rel=0.1)
+
+
+_FACTS: dict = {}
+
+
+def _real_swim_facts_cached(shared_data_dir):
+    if not _FACTS:
+        _FACTS.update(_real_swim_facts(shared_data_dir))
+    return _FACTS
