@@ -13,6 +13,7 @@ from sim_bridge import policies
 from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
 from sim_bridge._engine import Attempt, Job, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
+from sim_bridge._headroom import headroom_captured
 from sim_bridge._metrics import label_stragglers, straggler_share, straggler_thresholds, summarize
 from sim_bridge._simulate import SimulationResult, simulate
 from sim_bridge._workloads import (
@@ -59,6 +60,7 @@ __all__ = [
     "Wake",
     "Workload",
     "get_policy",
+    "headroom_captured",
     "label_stragglers",
     "list_policies",
     "load_workload",

@@ -11,6 +11,7 @@ import pkgutil as _pkgutil
 from sim_bridge.policies import _single_fork, _xu_lau  # noqa: F401  (seed policies register themselves)
 from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
 from sim_bridge.policies._predictor import ConstantPredictor, PredictorPlacement, SlowdownOracle
+from sim_bridge.policies._random_refusal import RandomRefusalPlacement
 from sim_bridge.policies._registry import get_policy, list_policies, register_policy, registry
 from sim_bridge.policies._speculation import (
     LATE,
@@ -62,6 +63,7 @@ __all__ = [
     "PredictorPlacement",
     "Policy",
     "PolicyError",
+    "RandomRefusalPlacement",
     "SlowdownOracle",
     "SparkSpeculation",
     "Spark4Speculation",

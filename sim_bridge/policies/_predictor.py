@@ -10,6 +10,14 @@ enforced with a :class:`~sim_bridge.policies.base.Wake`), after which it launche
 the free node with the lowest probability. No task starves. Placement composes with any
 speculation policy of the simulator (the paper measures the gain over speculation).
 
+Two modes (``mode=``): ``"threshold"`` (the rule above, the default) takes the first free
+node, in least-recently-freed order, at or below the threshold; ``"rank"`` scores every free
+node and takes the one with the lowest probability, with the same bounded wait when even that
+node is above the threshold. After a run, ``refusal_rate_`` is the share of the (task, free
+node) pairs looked at that were refused: run the control
+:class:`~sim_bridge.policies.RandomRefusalPlacement` (``"random-refusal"``) at that rate to
+tell the value of the prediction from the value of merely spreading load.
+
 The simulator never imports a model: a predictor is any object with the protocol of
 DESIGN.md §6 (``mtl.Predictor`` has it)::
 
@@ -53,11 +61,15 @@ from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
 
 __all__ = [
+    "MODES",
     "ConstantPredictor",
     "PredictorPlacement",
     "SlowdownOracle",
     "node_name",
 ]
+
+#: The modes of :class:`PredictorPlacement`.
+MODES = ("threshold", "rank")
 
 #: How the trace names node ``i`` (``sim_bridge._simulate`` writes the same names).
 NODE_FORMAT = "n{:04d}"
@@ -67,6 +79,21 @@ _DIGITS = re.compile(r"(\d+)$")
 
 def _same(values):
     return values
+
+
+def refusal_rate(stats: Mapping[str, int]) -> float:
+    """Refused over looked-at (task, free node) pairs from a placement's ``stats_`` (NaN when
+    no node was looked at).
+
+    Examples
+    --------
+    >>> refusal_rate({"node_checks": 8, "node_refusals": 2})
+    0.25
+    >>> refusal_rate({"node_checks": 0, "node_refusals": 0})
+    nan
+    """
+    checks = stats["node_checks"]
+    return stats["node_refusals"] / checks if checks else math.nan
 
 
 def node_name(node: int, node_format: str = NODE_FORMAT) -> str:
@@ -309,17 +336,42 @@ class PredictorPlacement(PlacementPolicy):
     batch_min : int
         Score at least this many nodes in one ``predict_proba`` call (fewer: one
         ``straggler_probability`` call each, cheaper than building a frame).
+    mode : {"threshold", "rank"}
+        ``"threshold"`` (default, Wrangler's rule): the first free node, in
+        least-recently-freed order, whose probability is at most the threshold. ``"rank"``:
+        every free node is scored and the task goes to the one with the lowest probability
+        (ties: the least recently freed); if even that one is above the threshold the task
+        waits as in threshold mode, then takes it.
+
+    Attributes
+    ----------
+    stats_ : dict of str to int
+        Counts of the last run: ``launches``; ``refused`` (task-passes in which a task was
+        held back: it found no acceptable free node); ``forced`` (launches at a deadline);
+        ``node_checks`` and ``node_refusals`` (the (task, free node) pairs looked at, and
+        those above the threshold); ``scored``, ``calls``, ``batches`` (predictor work) and
+        ``reads`` (counter readings).
+    refusal_rate_ : float
+        ``node_refusals / node_checks`` of the last run (NaN if no node was looked at): the
+        rate at which to run the control :class:`RandomRefusalPlacement` for a matched
+        comparison.
 
     Notes
     -----
-    Waiting tasks are taken in job arrival order (as FIFO). For each, free nodes are tried
-    in least-recently-freed order and scored lazily: a node's counters are read only when a
-    task would go there, and a node found full or refused is skipped for the rest of the pass
-    for that workload. Several slots of one node can be filled in one pass on the same
-    reading (as a scheduler assigns several slots of one heartbeat). After a run,
-    ``stats_`` counts launches, refusals, forced launches, predictor calls and counter reads.
-    A predictor with a ``bind_view(view)`` method (the oracle) gets the simulator's read-only
-    view once per run.
+    Waiting tasks are taken in job arrival order (as FIFO). In threshold mode, for each task
+    free nodes are tried in least-recently-freed order and scored lazily: a node's counters
+    are read only when a task would go there, and a node found full or refused is skipped for
+    the rest of the pass for that workload. In rank mode a workload's free nodes are all
+    scored (from the same per-sample cache) and sorted once per pass. Several slots of one
+    node can be filled in one pass on the same reading (as a scheduler assigns several slots
+    of one heartbeat). A predictor with a ``bind_view(view)`` method (the oracle) gets the
+    simulator's read-only view once per run.
+
+    What ``node_checks`` counts: in threshold mode, the free nodes a task looks at in
+    least-recently-freed order up to the first acceptable one (nodes already refused for its
+    workload in the same pass count again, as refused, for each later task); in rank mode,
+    every node with a free slot, for every task decided or held. Either way a node is counted
+    only while it has a free slot, which is what the random control draws on.
     """
 
     name = "predictor"
@@ -333,6 +385,7 @@ class PredictorPlacement(PlacementPolicy):
         node_format: str = NODE_FORMAT,
         counter_prefix: str = "c_",
         batch_min: int = 8,
+        mode: str = "threshold",
     ):
         self.predictor = predictor
         self.threshold = threshold
@@ -341,6 +394,7 @@ class PredictorPlacement(PlacementPolicy):
         self.node_format = node_format
         self.counter_prefix = counter_prefix
         self.batch_min = batch_min
+        self.mode = mode
 
     # ------------------------------------------------------------------ set-up
     def validate(self) -> None:
@@ -356,6 +410,10 @@ class PredictorPlacement(PlacementPolicy):
         check_positive(self, "max_wait", self.max_wait, allow_zero=True)
         check_positive(self, "refresh", self.refresh, allow_zero=True)
         check_positive(self, "batch_min", self.batch_min)
+        if not (isinstance(self.mode, str) and self.mode in MODES):
+            raise ValueError(
+                f"{self.name}: parameter mode must be one of {list(MODES)}, got {self.mode!r}"
+            )
         try:
             node_name(0, self.node_format)
         except (IndexError, KeyError, ValueError) as exc:
@@ -385,10 +443,37 @@ class PredictorPlacement(PlacementPolicy):
         self._names: list[tuple[str, str]] = []
         self._node_ids: list[str] = []
         self._batch = callable(getattr(self._p, "predict_proba", None))
+        self._rank = self.mode == "rank"
         #: counts of the last run: decisions, refusals, forced launches, predictor calls
         self.stats_: dict[str, int] = dict.fromkeys(
-            ("launches", "refused", "forced", "scored", "calls", "batches", "reads"), 0
+            (
+                "launches",
+                "refused",
+                "forced",
+                "node_checks",
+                "node_refusals",
+                "scored",
+                "calls",
+                "batches",
+                "reads",
+            ),
+            0,
         )
+
+    @property
+    def refusal_rate_(self) -> float:
+        """Share of the (task, free node) pairs looked at in the last run that were refused
+        (``stats_["node_refusals"] / stats_["node_checks"]``; NaN if none was looked at).
+
+        Run :class:`RandomRefusalPlacement` with ``refusal_rate=`` this value for a control
+        that refuses as often without knowing anything.
+        """
+        stats = getattr(self, "stats_", None)
+        if stats is None:
+            raise AttributeError(
+                f"{type(self).__name__} has no refusal_rate_ before a run (simulate first)"
+            )
+        return refusal_rate(stats)
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -539,7 +624,8 @@ class PredictorPlacement(PlacementPolicy):
     # ------------------------------------------------------------------ decisions
     def assign(self, view, free):
         """Launch waiting tasks (job arrival order) on the first free node, in
-        least-recently-freed order, whose probability is at most the threshold; a task
+        least-recently-freed order, whose probability is at most the threshold (rank mode:
+        on the free node with the lowest probability, if it is at most the threshold); a task
         refused everywhere waits until its deadline, then takes the least risky free node.
 
         Nodes are scored lazily (a node is read only when a task would go there), and a
@@ -547,6 +633,8 @@ class PredictorPlacement(PlacementPolicy):
         """
         if self._view is not view:
             self._bind(view)
+        if self._rank:
+            return self._assign_rank(view, free)
         now = view.now
         self._roll(now)
         probs = self._probs  # (node, running, workload) -> probability, this sample
@@ -559,11 +647,15 @@ class PredictorPlacement(PlacementPolicy):
         one = self._one
         # per workload: index of the first node not yet known to be full or refused
         ptr: dict[str, int] = {}
+        # per workload: nodes refused in this pass that still have a free slot; per node:
+        # the workloads that refused it (to keep those counts when the node fills up)
+        n_ref: dict[str, int] = {}
+        ref_by: dict[Any, list[str]] = {}
         deadlines = self._deadline
         out: list = []
         earliest = math.inf
         st = self.stats_
-        n_refused = 0
+        n_refused = n_checks = n_refusals = 0
         for job in view.waiting_jobs():
             if not n_free:
                 break
@@ -574,6 +666,7 @@ class PredictorPlacement(PlacementPolicy):
                     break
                 node = None
                 i = ptr.get(w, 0)
+                k = n_ref.get(w, 0)
                 while i < n_nodes:
                     n = nodes[i]
                     if slots[n]:
@@ -584,8 +677,17 @@ class PredictorPlacement(PlacementPolicy):
                         if p <= thr:
                             node = n
                             break
+                        k += 1
+                        by = ref_by.get(n)
+                        if by is None:
+                            ref_by[n] = [w]
+                        else:
+                            by.append(w)
                     i += 1
                 ptr[w] = i
+                n_ref[w] = k
+                n_refusals += k
+                n_checks += k
                 if node is None:
                     hit = deadlines.get(task.uid)
                     due = now + max_wait if hit is None else hit[1]
@@ -600,12 +702,127 @@ class PredictorPlacement(PlacementPolicy):
                     left = [n for n in nodes if slots[n]]
                     node = left[int(np.argmin(self._scores(view, w, left)))]
                     st["forced"] += 1
+                else:
+                    n_checks += 1
                 deadlines.pop(task.uid, None)
                 out.append(Launch(task, node))
                 st["launches"] += 1
                 slots[node] -= 1
                 n_free -= 1
+                if not slots[node] and node in ref_by:
+                    for w2 in ref_by.pop(node):
+                        n_ref[w2] -= 1
         st["refused"] += n_refused
+        st["node_checks"] += n_checks
+        st["node_refusals"] += n_refusals
+        self._finish(view, now, earliest, n_free, out)
+        return out
+
+    def _assign_rank(self, view, free):
+        """:meth:`assign` in rank mode: each task goes to the free node with the lowest
+        probability (ties: least recently freed), or waits if even that one is above the
+        threshold. A workload's free nodes are scored and sorted once per pass."""
+        now = view.now
+        self._roll(now)
+        thr, max_wait = self._thr, self.max_wait
+        slots = dict(free)
+        nodes = [n for n in slots if slots[n]]
+        n_alive = len(nodes)  # nodes with a free slot
+        n_free = sum(slots.values())
+        # per workload: its (probability, node) pairs sorted, index of the best with a slot
+        ranked: dict[str, list[tuple[float, Any]]] = {}
+        ptr: dict[str, int] = {}
+        n_above: dict[str, int] = {}  # per workload: free nodes above the threshold
+        above_for: dict[Any, list[str]] = {}
+        deadlines = self._deadline
+        out: list = []
+        earliest = math.inf
+        st = self.stats_
+        n_refused = n_checks = n_refusals = 0
+        for job in view.waiting_jobs():
+            if not n_free:
+                break
+            w = job.workload
+            order = ranked.get(w)
+            if order is None:
+                alive = [n for n in nodes if slots[n]]
+                ps = self._score_all(view, w, alive)
+                pos = sorted(range(len(alive)), key=ps.__getitem__)  # stable: ties in LRF order
+                order = ranked[w] = [(ps[j], alive[j]) for j in pos]
+                ptr[w] = 0
+                hi = 0
+                for p, n in order:
+                    if p > thr:
+                        hi += 1
+                        by = above_for.get(n)
+                        if by is None:
+                            above_for[n] = [w]
+                        else:
+                            by.append(w)
+                n_above[w] = hi
+            refused = 0
+            for task in job.pending.values():
+                if not n_free or refused >= n_free:
+                    break
+                i = ptr[w]
+                while not slots[order[i][1]]:  # a node with a free slot was free when ranked
+                    i += 1
+                ptr[w] = i
+                p, node = order[i]
+                n_checks += n_alive
+                n_refusals += n_above[w]
+                if p > thr:
+                    hit = deadlines.get(task.uid)
+                    due = now + max_wait if hit is None else hit[1]
+                    if due > now:
+                        if hit is None:
+                            deadlines[task.uid] = (task, due)
+                        if due < earliest:
+                            earliest = due
+                        refused += 1
+                        n_refused += 1
+                        continue
+                    st["forced"] += 1
+                deadlines.pop(task.uid, None)
+                out.append(Launch(task, node))
+                st["launches"] += 1
+                slots[node] -= 1
+                n_free -= 1
+                if not slots[node]:
+                    n_alive -= 1
+                    for w2 in above_for.pop(node, ()):
+                        n_above[w2] -= 1
+        st["refused"] += n_refused
+        st["node_checks"] += n_checks
+        st["node_refusals"] += n_refusals
+        self._finish(view, now, earliest, n_free, out)
+        return out
+
+    def _score_all(self, view, workload: str, nodes: list) -> list[float]:
+        """Probabilities of ``workload`` on every one of ``nodes``: cached scores, then the
+        rest in one ``predict_proba`` batch (at least ``batch_min`` of them) or one call
+        each (the predictor's fast values path when it has one)."""
+        probs = self._probs
+        node_running = view.node_running
+        keys = [(n, node_running(n), workload) for n in nodes]
+        out = [probs.get(k) for k in keys]
+        todo = [j for j, p in enumerate(out) if p is None]
+        if todo:
+            one = self._one
+            if one is None or (self._batch and len(todo) >= self.batch_min):
+                values = self._scores(view, workload, [nodes[j] for j in todo])
+                for j, v in zip(todo, values, strict=True):
+                    out[j] = v
+            else:
+                for j in todo:
+                    n, r, _w = keys[j]
+                    out[j] = one(view, workload, n, r)
+        return out
+
+    def _finish(self, view, now: float, earliest: float, n_free: int, out: list) -> None:
+        """End of a pass: forget stale deadlines; ask to be woken at the earliest deadline
+        (or the next counter sample, if sooner) while a task is held and slots are free."""
+        deadlines = self._deadline
         if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
             self._prune()
         if earliest < math.inf and n_free:
@@ -615,7 +832,6 @@ class PredictorPlacement(PlacementPolicy):
             if not (now < self._wake_at <= at):
                 self._wake_at = at
                 out.append(Wake(at, _WAKE_TAG))
-        return out
 
     def _prune(self) -> None:
         """Forget deadlines of tasks that are no longer waiting (launched by a speculator)."""
