@@ -208,6 +208,7 @@ class Cluster:
             )
         self._horizon = 0  # steps covered by the paths (``_levels.shape[2]``)
         self._profiles: list[np.ndarray] = []
+        self._lists = None  # profiles, sens and speed as Python lists (rate_with)
         self._rate: list[np.ndarray] = []
         self._cum: list[np.ndarray] = []
         self._blocks = 0
@@ -359,6 +360,93 @@ class Cluster:
         row = cum[node]
         k = int(row.searchsorted(target, side="right")) - 1
         return float(k * dt + (target - row[k]) / self._rate[pid][node, k])
+
+    # ----------------------------------------------------------------- co-located tenants
+    def rate_with(self, node: int, pid: int, k: int, demand) -> float:
+        """The rate of profile ``pid`` on ``node`` in step ``k`` when co-located tasks add
+        ``demand`` (cpu, mem, disk, net) to the node's levels (capped at 1).
+
+        The same formula as the precomputed rates (``demand`` zero gives them exactly, up to
+        rounding), evaluated for one step.
+
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=1)
+        >>> pid = c.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> abs(c.rate_with(1, pid, 4, (0, 0, 0, 0)) - float(c._rate[pid][1, 4])) < 1e-12
+        True
+        >>> c.rate_with(1, pid, 4, (0, 0, 0.4, 0)) < c.rate_with(1, pid, 4, (0, 0, 0.1, 0))
+        True
+        """
+        if self.ideal:
+            return 1.0
+        if k >= self._horizon:
+            self._ensure_step(k)
+        lv = self._levels[:, node, k].tolist()
+        lists = self._lists
+        if lists is None or len(lists[0]) != len(self._profiles):
+            lists = self._lists = (
+                [p.tolist() for p in self._profiles],
+                self.sens.tolist(),
+                self.speed.tolist(),
+            )
+        prof = lists[0][pid]
+        sens = lists[1][node]
+        eps = self.response_eps
+        load = 0.0
+        for r in range(4):
+            x = lv[r] + demand[r]
+            if x > 1.0:
+                x = 1.0
+            elif x < 0.0:
+                x = 0.0
+            load += prof[r] * sens[r] * (x / (1.0 - x + eps))
+        return 1.0 / (lists[2][node] * (1.0 + self.kappa * load))
+
+    def work_with(self, node: int, pid: int, t0: float, t1: float, demand) -> float:
+        """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
+        of co-located tasks (:meth:`work_between` when there is none)."""
+        if self.ideal or not any(demand):
+            return self.work_between(node, pid, t0, t1) if not self.ideal else t1 - t0
+        dt = self.dt
+        total, t = 0.0, t0
+        while t < t1:
+            k = int(t // dt)
+            step_end = min((k + 1) * dt, t1)
+            total += self.rate_with(node, pid, k, demand) * (step_end - t)
+            t = step_end
+        return total
+
+    def end_with(self, node: int, pid: int, t0: float, work: float, demand) -> float:
+        """The time at which ``work`` nominal seconds started at ``t0`` are done on ``node``
+        under a constant ``demand`` of co-located tasks (:meth:`end_time` when there is none).
+
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=1)
+        >>> pid = c.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> alone = c.end_with(0, pid, 10.0, 300.0, (0, 0, 0, 0))
+        >>> shared = c.end_with(0, pid, 10.0, 300.0, (0.1, 0, 0.3, 0))
+        >>> alone == c.end_time(0, pid, 10.0, 300.0) and shared > alone
+        True
+        >>> abs(c.work_with(0, pid, 10.0, shared, (0.1, 0, 0.3, 0)) - 300.0) < 1e-9
+        True
+        """
+        if self.ideal:
+            return t0 + work
+        if not any(demand):
+            return self.end_time(node, pid, t0, work)
+        dt = self.dt
+        t, left = t0, work
+        while True:
+            k = int(t // dt)
+            rate = self.rate_with(node, pid, k, demand)
+            step_end = (k + 1) * dt
+            cap = rate * (step_end - t)
+            if cap >= left:
+                return t + left / rate
+            left -= cap
+            t = step_end
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Background levels ``(4, len(nodes))`` at the given nodes and times."""

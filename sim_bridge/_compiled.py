@@ -115,6 +115,8 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     pids = pair[np.fromiter(map(code.__getitem__, keys), np.int64, n_jobs)]
     alpha = np.fromiter(map(attrgetter("tail_alpha"), wls), float, n_jobs)
     n_map, n_red = sim._n_map, sim._n_red
+    if sim._tenancy:
+        raise ValueError("the compiled loop does not re-solve end times: interference must be 0")
     if sim.noise and sim.tail_pressure and sim.duration_dist is None:
         raise ValueError("the compiled loop draws no node-dependent noise: tail_pressure must be 0")
     # the skewed base work of each task times its residual noise: the same product the Python
@@ -136,7 +138,7 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
         np.ascontiguousarray(sim._u_array, dtype=float),
         noise=False,
         dist_mode=sim.duration_dist is not None,
-        interference=sim.interference,
+        interference=0.0,
         tail_pressure=0.0,
     )
     wall0, cpu0 = time.perf_counter(), time.process_time()

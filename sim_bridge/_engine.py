@@ -23,6 +23,7 @@ import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
 from sim_bridge._workloads import JobSpec, Workload
+from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import residual_noise
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 from sim_bridge.policies.base import (
@@ -46,6 +47,13 @@ EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
 _LOAD_TAUS = (60.0, 300.0, 900.0)
 _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
 _exp = math.exp
+
+def _add(dem, own):
+    """``dem + own`` (``dem`` None: no demand yet)."""
+    if dem is None:
+        return own
+    return (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
+
 
 FreeSlots = Mapping[int, int]
 """Read-only mapping node -> number of free slots (only nodes with a free slot appear), in
@@ -85,6 +93,9 @@ class Attempt:
         "_end",
         "_c0",
         "_work",
+        "_seg_t",
+        "_seg_done",
+        "_dem",
     )
 
     def __init__(self, uid, task, index, node, launch_time, start_fraction):
@@ -97,8 +108,13 @@ class Attempt:
         self.state = A_RUNNING
         self.end_time = None
         self._end = math.inf
-        self._c0 = 0.0
+        self._c0 = 0.0  # cum_at at the start of the current segment (no co-located demand)
         self._work = 0.0
+        # the current segment: its start, the work done before it, and the co-located
+        # tasks' demand met during it (None: none, the precomputed cumulative rates apply)
+        self._seg_t = launch_time
+        self._seg_done = 0.0
+        self._dem = None
 
     @property
     def job(self) -> Job:
@@ -348,8 +364,7 @@ class SimView:
             span = attempt._end - attempt.launch_time
             frac = 1.0 if span <= 0 else (t - attempt.launch_time) / span
         else:
-            pid = attempt.task.job.pids[attempt.task.stage]
-            frac = (sim.cluster.cum_at(attempt.node, pid, t) - attempt._c0) / attempt._work
+            frac = sim._work_done(attempt, t) / attempt._work
         return sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
 
     def progress_many(self, attempts) -> np.ndarray:
@@ -369,12 +384,14 @@ class SimView:
             if a._work <= 0.0:
                 span = a._end - a.launch_time
                 frac = 1.0 if span <= 0 else (now - a.launch_time) / span
+            elif a._dem is not None:
+                frac = sim._work_done(a, now) / a._work
             else:
                 pid = a.task.job.pids[a.task.stage]
                 cum = cache.get(pid)
                 if cum is None:
                     cum = cache[pid] = sim.cluster.cum_at_nodes(pid, now)
-                frac = (cum[a.node] - a._c0) / a._work
+                frac = (a._seg_done + cum[a.node] - a._c0) / a._work
             out[i] = sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
         return out
 
@@ -460,7 +477,10 @@ class Simulator:
         Keep each attempt's hidden truth (nominal work, noise, launch slowdown, the median
         node's slowdown) for the trace's ``truth_*`` columns.
     interference : float
-        Slowdown per unit of slot occupancy of the node at launch.
+        Self-inflicted contention (:mod:`sim_bridge.world._interference`): the load a node
+        full of one workload's tasks puts on that workload's dominant resource. Every running
+        attempt adds its demand to its co-tenants' levels, and their end times are re-solved
+        whenever a node's tenants change. 0 turns it off.
     tail_pressure : float in [0, 1)
         How much the contention pressure at launch (0..1, see ``Cluster.pressure``) lowers the
         tail exponent of the noise: ``alpha * (1 - tail_pressure * pressure)`` (0 by default:
@@ -479,7 +499,7 @@ class Simulator:
         seed: int = 0,
         duration_dist: Any = None,
         noise: bool = True,
-        interference: float = 0.15,
+        interference: float = TENANT_LOAD,
         tail_pressure: float = 0.0,
         deadline_factor: float = 3.0,
         max_events: int | None = None,
@@ -493,6 +513,9 @@ class Simulator:
         self.duration_dist = duration_dist
         self.noise = bool(noise)
         self.interference = float(interference)
+        #: co-located tasks slow each other (re-solved end times); off on an ideal cluster
+        self._tenancy = self.interference > 0 and not cluster.ideal and duration_dist is None
+        self._pid_demand: dict[int, tuple[float, ...]] = {}
         self.tail_pressure = float(tail_pressure)
         self.skew = tuple(float(v) for v in skew)
         if len(self.skew) != 2 or not all(math.isfinite(v) and v >= 0 for v in self.skew):
@@ -981,19 +1004,29 @@ class Simulator:
             else:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
-            slow = 1.0
-            if self.interference:
-                slow = 1.0 + self.interference * running_before / cluster.slots
-                work *= slow
             att._work = work
+            dem = None
+            if self._tenancy:
+                live = self._node_live[node]
+                if live:
+                    own = self._demand(pid)
+                    dem = self._demand_of(live.values())
+                    for other in live.values():  # the newcomer loads its co-tenants
+                        self._advance(other, now)
+                        self._resolve(other, now, _add(other._dem, own))
             if self.record_truth:
-                self._record_truth(task, node, now, mult, slow, 1.0 if ideal else r0)
+                r_now = 1.0 if ideal else (r0 if dem is None else cluster.rate_with(
+                    node, pid, k0, dem))  # fmt: skip
+                self._record_truth(task, node, now, mult, r_now)
             if ideal:
                 att._c0 = float(now)
                 end = att._end = float(now + work)
-            else:
+            elif dem is None:
                 att._c0 = c0
                 end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
+            else:
+                att._dem = dem
+                end = att._end = cluster.end_with(node, pid, now, work, dem)
         attempts.append(att)
         task.live[uid] = att
         job.running[uid] = att
@@ -1015,7 +1048,76 @@ class Simulator:
         if self._hook_launched:
             self._just_launched.append(att)
 
-    def _record_truth(self, task, node: int, now: float, mult: float, slow: float, r0: float):
+    # ----------------------------------------------------------------- co-located tenants
+    def _demand(self, pid: int) -> tuple[float, ...]:
+        """The demand one running attempt of profile ``pid`` puts on its node."""
+        d = self._pid_demand.get(pid)
+        if d is None:
+            d = self._pid_demand[pid] = tenant_demand(
+                self.cluster._profiles[pid], self.cluster.slots, self.interference
+            )
+        return d
+
+    def _demand_of(self, attempts) -> tuple[float, ...] | None:
+        """The summed demand of ``attempts`` (None when there is none)."""
+        c = m = d = n = 0.0
+        for a in attempts:
+            own = self._demand(a.task.job.pids[a.task.stage])
+            c += own[0]
+            m += own[1]
+            d += own[2]
+            n += own[3]
+        if c == 0.0 and m == 0.0 and d == 0.0 and n == 0.0:
+            return None
+        return (c, m, d, n)
+
+    def _work_done(self, att: Attempt, t: float) -> float:
+        """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""
+        pid = att.task.job.pids[att.task.stage]
+        cl = self.cluster
+        if cl.ideal:
+            return att._seg_done + (t - att._seg_t)
+        if att._dem is None:
+            return att._seg_done + cl.cum_at(att.node, pid, t) - att._c0
+        return att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
+
+    def _advance(self, att: Attempt, now: float) -> None:
+        """Close ``att``'s current segment at ``now``: its work done so far is booked."""
+        if now > att._seg_t:
+            att._seg_done = self._work_done(att, now)
+            att._seg_t = now
+
+    def _resolve(self, att: Attempt, now: float, dem) -> None:
+        """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
+        old finish event goes stale (the loop skips it)."""
+        cl = self.cluster
+        pid = att.task.job.pids[att.task.stage]
+        left = att._work - att._seg_done
+        if left < 0.0:
+            left = 0.0
+        if dem is None:
+            k0, r0, c0 = cl.launch_point(att.node, pid, now)
+            att._dem = None
+            att._c0 = c0
+            end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
+        else:
+            att._dem = dem
+            end = cl.end_with(att.node, pid, now, left, dem)
+        att._end = end
+        self._seq += 1
+        heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
+
+    def _tenants_left(self, node: int, now: float) -> None:
+        """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
+        live = self._node_live[node]
+        if not live:
+            return
+        others = list(live.values())
+        for att in others:
+            self._advance(att, now)
+            self._resolve(att, now, self._demand_of(a for a in others if a is not att))
+
+    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float):
         """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
         median node's (same profile, same instant, no co-located tasks)."""
         cluster = self.cluster
@@ -1031,7 +1133,7 @@ class Simulator:
                 med = self._median_cache[key] = float(
                     np.median(1.0 / cluster._rate[pid][:, key[1]])
                 )
-        self._truth.extend((task.work * mult, mult, slow / r0, med))
+        self._truth.extend((task.work * mult, mult, 1.0 / r_now, med))
 
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node
@@ -1053,6 +1155,9 @@ class Simulator:
         del task.live[uid]
         del task.job.running[uid]
         del self._node_live[node][uid]
+        if self._tenancy:
+            self._advance(att, now)  # its progress at the end stays readable
+            self._tenants_left(node, now)
         node_running[node] = n - 1
         self._n_running -= 1
         if att.index:

@@ -37,6 +37,7 @@ from sim_bridge._workloads import (
 )
 from sim_bridge.policies._registry import get_policy
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE
+from sim_bridge.world._interference import TENANT_LOAD
 from sim_bridge.world._skew import SKEW_SIGMA
 from sim_bridge.policies.base import PlacementPolicy, Policy, SpeculationPolicy
 
@@ -164,7 +165,7 @@ def simulate(
     duration_dist: Any = None,
     ideal: bool = False,
     noise: bool = True,
-    interference: float = 0.15,
+    interference: float = TENANT_LOAD,
     tail_pressure: float = 0.0,
     kappa: float = 1.0,
     skew: tuple[float, float] = SKEW_SIGMA,
@@ -218,8 +219,13 @@ def simulate(
         durations equal to the base work exactly).
     noise : bool
         Residual noise on durations (:func:`sim_bridge.world.residual_noise`).
-    interference, kappa : float
-        Slowdown per unit of slot occupancy at launch; strength of background contention.
+    interference : float
+        Self-inflicted contention (:mod:`sim_bridge.world._interference`): the load a node
+        full of one workload's tasks puts on its dominant resource; co-located attempts slow
+        each other and their end times are re-solved when a node's tenants change (Python
+        loop). 0 turns it off.
+    kappa : float
+        Strength of contention on the slowdown.
     tail_pressure : float in [0, 1)
         How much contention met at launch makes the noise tail heavier (0: the residual noise
         is node-independent; other values need the Python loop).
@@ -281,6 +287,8 @@ def simulate(
     why_not = compiled_unsupported(spec_pol, place_pol)
     if why_not is None and record_truth:
         why_not = "record_truth needs the Python loop"
+    if why_not is None and interference and not ideal and duration_dist is None:
+        why_not = "interference > 0 re-solves end times when tenants change (Python loop only)"
     if why_not is None and noise and tail_pressure and duration_dist is None:
         why_not = "tail_pressure > 0 makes the noise node-dependent (Python loop only)"
     if why_not is None and not compiled_available():

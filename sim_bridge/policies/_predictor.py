@@ -59,6 +59,8 @@ import numpy as np
 
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
+from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
+from sim_bridge.world._noise import noise_sf, residual_noise
 
 __all__ = [
     "MODES",
@@ -158,15 +160,19 @@ class SlowdownOracle:
     It reads the *hidden* state a learned predictor only sees through noisy counters: for
     a task of workload ``w`` launched now on node ``n``, the deterministic slowdown is
 
-        d_n = speed_n / (1 - pressure_n(w, t)) * (1 + interference * running_n / slots)
+        d_n = 1 / rate_n(w, t, D_n)
 
-    and the duration multiplier is ``d_n * X`` with ``X ~ Pareto(alpha_n)``, ``alpha_n =
-    alpha_w * tail_n * (1 - tail_pressure * pressure_n)`` (the engine's model). With the job's
-    median approximated by ``m = median_k(d_k) * 2**(1 / alpha_w)`` (the cluster-wide median
-    node, median noise), the probability of straggling is ``P(d_n X > beta m) =
-    min(1, (beta m / d_n) ** -alpha_n)``, averaged over the workload's phase profiles. The
-    contention is read at launch (it may change while the task runs), so even the oracle is
-    not perfect.
+    the inverse of the node's rate for the workload's profile (hardware speed, background
+    contention and degradation through the convex response), with ``D_n`` the demand of the
+    tasks running on the node now (self-inflicted contention, ``interference``),
+
+    and the duration multiplier is ``d_n * X`` with ``X`` the residual noise of
+    :func:`sim_bridge.world.residual_noise` (tail exponent ``alpha_n = alpha_w * tail_n * (1 -
+    tail_pressure * pressure_n)``, the engine's model). With the stage's median approximated
+    by ``m = median_k(d_k) * median(X)`` (the cluster-wide median node, median noise), the
+    probability of straggling is ``P(d_n X > beta m) = noise_sf(beta m / d_n)``, averaged over
+    the workload's phase profiles. The contention is read at launch (it may change while the
+    task runs) and the task's input skew is unknown to it, so even the oracle is not perfect.
 
     Parameters
     ----------
@@ -179,7 +185,8 @@ class SlowdownOracle:
     beta : float
         Straggler threshold factor (1.3).
     interference, tail_pressure : float
-        The simulation's values (defaults of :func:`sim_bridge.simulate`).
+        The simulation's values (defaults of :func:`sim_bridge.simulate`); the co-located
+        tasks are read from the running simulation's view.
     threshold : float in (0, 1)
 
     Examples
@@ -202,8 +209,8 @@ class SlowdownOracle:
         workloads,
         *,
         beta: float = 1.3,
-        interference: float = 0.15,
-        tail_pressure: float = 0.6,
+        interference: float = TENANT_LOAD,
+        tail_pressure: float = 0.0,
         threshold: float = 0.5,
     ):
         if not (isinstance(threshold, (int, float)) and 0.0 < threshold < 1.0):
@@ -217,6 +224,8 @@ class SlowdownOracle:
             phases = list(w.profiles) or ["map"]
             pids = [cluster.profile_id(w.profile(ph)) for ph in phases]
             self._wl[w.name] = (pids, float(w.tail_alpha))
+        self._workloads = {w.name: w for w in wl}
+        self._own: dict[tuple[str, str], tuple[float, ...]] = {}
         self.beta = float(beta)
         self.interference = float(interference)
         self.tail_pressure = float(tail_pressure)
@@ -259,10 +268,35 @@ class SlowdownOracle:
         self._view = view
         self._ref = {}
 
+    def _node_demand(self, node: int):
+        """The demand of the attempts running on ``node`` now (None: none)."""
+        view = self._view
+        if view is None or not self.interference:
+            return None
+        total = None
+        for a in view.node_attempts(node):
+            key = (a.task.job.workload, a.task.phase)
+            own = self._own.get(key)
+            if own is None:
+                w = self._workloads.get(key[0])
+                own = self._own[key] = (
+                    (0.0,) * 4
+                    if w is None
+                    else tenant_demand(w.profile(key[1]), self.cluster.slots, self.interference)
+                )
+            total = own if total is None else tuple(x + y for x, y in zip(total, own))
+        return total if total is not None and any(total) else None
+
     def _slowdowns(self, pid: int, t: float, nodes: np.ndarray, running: np.ndarray):
         cl = self.cluster
         press = np.array([cl.pressure(int(n), pid, t) for n in nodes])
-        d = cl.speed[nodes] / (1.0 - press) * (1.0 + self.interference * running / cl.slots)
+        d = cl.speed[nodes] / (1.0 - press)
+        if running.any():
+            k = int(t // cl.dt)
+            for i, n in enumerate(nodes):
+                dem = self._node_demand(int(n)) if running[i] else None
+                if dem is not None:
+                    d[i] = 1.0 / cl.rate_with(int(n), pid, k, dem)
         return d, press
 
     def _reference(self, pid: int, t: float) -> float:
@@ -290,9 +324,8 @@ class SlowdownOracle:
         for pid in pids:
             d, press = self._slowdowns(pid, t, idx, running)
             alpha = alpha_w * self.cluster.tail[idx] * (1.0 - self.tail_pressure * press)
-            m = self._reference(pid, t) * 2.0 ** (1.0 / alpha_w)
-            c = self.beta * m / d
-            out += np.where(c <= 1.0, 1.0, c ** (-alpha))
+            m = self._reference(pid, t) * float(residual_noise(0.5, alpha_w))
+            out += noise_sf(self.beta * m / d, alpha)
         return out / len(pids)
 
     def straggler_probability(self, node, workload, counters) -> float:
