@@ -172,7 +172,7 @@ def scales_for_load(
         result = sim_bridge.simulate(
             loaded,
             "none",
-            "fifo",
+            sim_bridge.DEFAULT_PLACEMENT,
             nodes=nodes,
             slots=slots,
             seed=seed,

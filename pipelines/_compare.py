@@ -373,7 +373,7 @@ def run_compare(cfg: CompareConfig) -> dict:
             actual = [w.name for w in workloads]
             for pol in policies:
                 if pol == "spec":
-                    placement: Any = "fifo"
+                    placement: Any = sim_bridge.DEFAULT_PLACEMENT
                 elif pol == "oracle":
                     placement = PredictorPlacement(
                         _oracle(cfg, setup, workloads), max_wait=cfg.max_wait, refresh=cfg.refresh

@@ -9,13 +9,13 @@ Examples
 ['events', 'jobs', 'p99_jct', 'pocd']
 """
 
-from sim_bridge import policies
+from sim_bridge import policies, world
 from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
 from sim_bridge._engine import Attempt, Job, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
 from sim_bridge._headroom import headroom_captured
 from sim_bridge._metrics import label_stragglers, straggler_share, straggler_thresholds, summarize
-from sim_bridge._simulate import SimulationResult, simulate
+from sim_bridge._simulate import DEFAULT_PLACEMENT, SimulationResult, simulate
 from sim_bridge._workloads import (
     WORKLOAD_NAMES,
     JobSpec,
@@ -39,6 +39,7 @@ from sim_bridge.policies import (
 
 __all__ = [
     "COUNTER_NAMES",
+    "DEFAULT_PLACEMENT",
     "RESOURCES",
     "WORKLOAD_NAMES",
     "Attempt",
@@ -71,4 +72,5 @@ __all__ = [
     "straggler_share",
     "straggler_thresholds",
     "summarize",
+    "world",
 ]

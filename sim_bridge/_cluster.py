@@ -27,6 +27,11 @@ import numpy as np
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._persistence import (
+    DEFAULT_PERSISTENCE,
+    PersistenceParams,
+    PersistentLevels,
+)
 from sim_bridge.world._response import RESPONSE_EPS, contention_response
 
 try:  # the counters computed in C (built by pip install; optional)
@@ -37,6 +42,9 @@ except ImportError:  # pragma: no cover - an install without a C compiler
 __all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
 
 RESOURCES = ("cpu", "mem", "disk", "net")
+#: background contention sources: fitted persistence (default), the real series replayed,
+#: and the old 3-state Markov chain (kept as a special case: it forgets within the hour)
+SOURCES = ("synthetic", "alibaba2018", "markov")
 _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
 _NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
@@ -106,10 +114,11 @@ class Cluster:
         Cluster size and slots per node.
     seed : int
         Seed of every draw of the cluster (node factors, contention paths, counter noise).
-    source : {"synthetic", "alibaba2018"}
-        Background contention: Markov-modulated synthetic levels, or replay of the 16 real
-        machines of the Alibaba 2018 subset (node ``i`` replays machine ``i mod 16`` from a
-        random offset).
+    source : {"synthetic", "alibaba2018", "markov"}
+        Background contention: synthetic levels whose persistence and between-machine
+        variance are fitted on the Alibaba 2018 series (:mod:`sim_bridge.world._persistence`),
+        replay of the 16 real machines of that subset (node ``i`` replays machine ``i mod
+        16`` from a random offset), or the old 3-state Markov chain.
     data_dir : path, optional
         Data directory holding ``alibaba-v2018-machine-usage-subset/`` (replay source).
     ideal : bool
@@ -119,7 +128,9 @@ class Cluster:
     kappa : float
         Strength of contention on the slowdown.
     mean_hold : float
-        Mean number of steps a synthetic contention state lasts.
+        Mean number of steps a Markov contention state lasts (``source="markov"``).
+    persistence : PersistenceParams
+        Parameters of the synthetic source (default: the fit on the Alibaba 2018 series).
     bad_node_share : float
         Share of persistently degraded nodes (:class:`sim_bridge.world.BadNodes`); 0 turns
         the cause off.
@@ -152,14 +163,15 @@ class Cluster:
         mean_hold: float = 20.0,
         bad_node_share: float = BAD_NODE_SHARE,
         response_eps: float = RESPONSE_EPS,
+        persistence: PersistenceParams = DEFAULT_PERSISTENCE,
     ):
         if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
             raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
         if not (isinstance(slots, (int, np.integer)) and slots >= 1):
             raise ValueError(f"parameter slots must be an integer >= 1, got {slots!r}")
-        if source not in ("synthetic", "alibaba2018"):
+        if source not in SOURCES:
             raise ValueError(
-                f"parameter counters must be 'synthetic' or 'alibaba2018', got {source!r}"
+                f"parameter counters must be one of {', '.join(SOURCES)}, got {source!r}"
             )
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"parameter dt must be > 0, got {dt!r}")
@@ -190,6 +202,9 @@ class Cluster:
         self._pi_cum = np.cumsum(self._pi, axis=-1)
         self._state = (rng.random((4, n))[..., None] > self._pi_cum).sum(-1)
         self._replay = None
+        self._persist = None
+        if source == "synthetic" and not self.ideal:
+            self._persist = PersistentLevels(persistence, n, (self.seed, 505), dt=self.dt)
         if source == "alibaba2018" and not self.ideal:
             if data_dir is None:
                 raise FileNotFoundError(
@@ -227,6 +242,8 @@ class Cluster:
             k = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
             k %= self._replay.shape[2]
             return self._replay[:, self.machine[:, None], k]
+        if self._persist is not None:
+            return self._persist.block(b, _BLOCK)
         rng = np.random.default_rng([self.seed, 202, b + 1])  # no trailing zero word
         p_switch = 1.0 / self.mean_hold
         switch = rng.random((_BLOCK, 4, n)) < p_switch

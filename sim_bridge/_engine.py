@@ -23,9 +23,6 @@ import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
 from sim_bridge._workloads import JobSpec, Workload
-from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
-from sim_bridge.world._noise import residual_noise
-from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 from sim_bridge.policies.base import (
     Kill,
     Launch,
@@ -34,6 +31,9 @@ from sim_bridge.policies.base import (
     SpeculationPolicy,
     Wake,
 )
+from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
+from sim_bridge.world._noise import residual_noise
+from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "Simulator", "Task"]
 
@@ -47,6 +47,7 @@ EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
 _LOAD_TAUS = (60.0, 300.0, 900.0)
 _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
 _exp = math.exp
+
 
 def _add(dem, own):
     """``dem + own`` (``dem`` None: no demand yet)."""

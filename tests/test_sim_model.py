@@ -153,9 +153,7 @@ def test_alibaba2018_replay_maps_nodes_onto_real_machines(shared_data_dir):
     assert len(ids) == 16 and ids[0] == "m_1932"
     assert np.isfinite(series).all() and series.min() >= 0 and series.max() <= 1
     # degraded nodes off: the levels are the real series exactly
-    c = Cluster(
-        20, 2, seed=2, source="alibaba2018", data_dir=shared_data_dir, bad_node_share=0.0
-    )
+    c = Cluster(20, 2, seed=2, source="alibaba2018", data_dir=shared_data_dir, bad_node_share=0.0)
     for node in (0, 5, 17):
         m, off = c.machine[node], c.offset[node]
         k = np.arange(100)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import sim_bridge
 from sim_bridge import Cluster, JobSpec, Workload
 from sim_bridge.world import (
+    NOISE_TAIL_SHARE,
     BadNodes,
     contention_response,
     degrade_levels,
@@ -48,7 +49,7 @@ def test_noise_is_continuous_and_increasing():
     u = np.linspace(0.0, 0.999999, 100001)
     m = residual_noise(u)
     assert m[0] == 1.0 and np.all(np.diff(m) >= 0)
-    seam = 1.0 - 0.1  # NOISE_TAIL_SHARE
+    seam = 1.0 - NOISE_TAIL_SHARE
     left, right = residual_noise([seam - 1e-12, seam + 1e-12])
     assert right - left < 1e-9  # no jump where the body meets the tail
 

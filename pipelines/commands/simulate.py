@@ -39,7 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="workload(s); several share one cluster, interleaved by arrival (default SYN)",
     )
     p.add_argument("--policy", default="none", help="speculation policy (straggler policies)")
-    p.add_argument("--placement", default="fifo", help="placement policy (default fifo)")
+    p.add_argument(
+        "--placement",
+        default="fair",
+        help="placement policy (default fair: the Fair Scheduler the replayed Facebook "
+        "clusters ran)",
+    )
     p.add_argument(
         "--param",
         type=_param,

@@ -8,7 +8,90 @@ from collections.abc import Iterator
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy
 
-__all__ = ["FairPlacement", "FIFOPlacement", "iter_free_slots"]
+__all__ = ["ORDERS", "FairPlacement", "FIFOPlacement", "TaskQueue", "iter_free_slots"]
+
+#: the orders in which a placement may take waiting tasks
+ORDERS = ("fifo", "fair")
+
+
+class TaskQueue:
+    """Waiting tasks in FIFO order (job arrival) or in the Fair Scheduler's order.
+
+    Fair: each next task comes from the job with the fewest running attempts, counting the
+    tasks launched earlier in the same pass (Hadoop's Fair Scheduler hands each free slot to
+    the job furthest below its share; equal shares here), ties by arrival. FIFO: the jobs in
+    arrival order, each one's tasks in turn. A placement calls :meth:`next` for a task, then
+    :meth:`launched` if it placed it, or :meth:`drop_job` to skip the rest of that job's
+    tasks in this pass (a refused task just moves on to the job's next one).
+
+    Examples
+    --------
+    >>> class J:
+    ...     def __init__(self, uid, running, tasks):
+    ...         self.uid, self.running, self.pending = uid, [0] * running, dict(enumerate(tasks))
+    >>> class V:
+    ...     def waiting_jobs(self):
+    ...         return [J(0, 2, "ab"), J(1, 0, "xyz")]
+    >>> q = TaskQueue(V(), "fair")
+    >>> out = []
+    >>> while (item := q.next()) is not None:
+    ...     out.append(item[1])
+    ...     q.launched()
+    >>> "".join(out)  # job 1 (nothing running) first, until it catches up with job 0
+    'xyazb'
+    """
+
+    __slots__ = ("_fair", "_heap", "_jobs", "_cur")
+
+    def __init__(self, view, order: str = "fifo"):
+        if order not in ORDERS:
+            raise ValueError(f"parameter order must be one of {', '.join(ORDERS)}, got {order!r}")
+        self._fair = order == "fair"
+        if self._fair:
+            self._heap = [
+                (len(job.running), job.uid, job, iter(job.pending.values()))
+                for job in view.waiting_jobs()
+            ]
+            heapq.heapify(self._heap)
+        else:
+            self._jobs = iter(view.waiting_jobs())
+            self._cur = None
+
+    def next(self):
+        """The next ``(job, task)``, or None when no task is left."""
+        if self._fair:
+            heap = self._heap
+            while heap:
+                _n, _uid, job, tasks = heap[0]
+                task = next(tasks, None)
+                if task is not None:
+                    return job, task
+                heapq.heappop(heap)
+            return None
+        while True:
+            cur = self._cur
+            if cur is not None:
+                task = next(cur[1], None)
+                if task is not None:
+                    return cur[0], task
+            job = next(self._jobs, None)
+            if job is None:
+                self._cur = None
+                return None
+            self._cur = (job, iter(job.pending.values()))
+
+    def launched(self) -> None:
+        """The last task :meth:`next` gave was launched (fair: its job's count goes up)."""
+        if self._fair:
+            n, uid, job, tasks = self._heap[0]
+            heapq.heapreplace(self._heap, (n + 1, uid, job, tasks))
+
+    def drop_job(self) -> None:
+        """Skip the rest of the last task's job in this pass."""
+        if self._fair:
+            heapq.heappop(self._heap)
+        else:
+            self._cur = None
 
 
 def iter_free_slots(free) -> Iterator[int]:
@@ -44,27 +127,18 @@ class FIFOPlacement(PlacementPolicy):
 
 @register_policy
 class FairPlacement(PlacementPolicy):
-    """Fair sharing: each free slot goes to the waiting job with the fewest running attempts."""
+    """Fair sharing: each free slot goes to the waiting job with the fewest running attempts
+    (:class:`TaskQueue`'s fair order), in least-recently-freed slot order."""
 
     name = "fair"
 
     def assign(self, view, free):
-        heap = [
-            (len(job.running), job.uid, job, iter(job.pending.values()))
-            for job in view.waiting_jobs()
-        ]
-        heapq.heapify(heap)
+        queue = TaskQueue(view, "fair")
         out = []
         for node in iter_free_slots(free):
-            while heap:
-                running, uid, job, tasks = heap[0]
-                task = next(tasks, None)
-                if task is None:
-                    heapq.heappop(heap)
-                    continue
-                out.append(Launch(task, node))
-                heapq.heapreplace(heap, (running + 1, uid, job, tasks))
+            item = queue.next()
+            if item is None:
                 break
-            else:
-                break
+            out.append(Launch(item[1], node))
+            queue.launched()
         return out

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from sim_bridge.policies._placement import ORDERS, TaskQueue
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
@@ -284,7 +285,7 @@ class SlowdownOracle:
                     if w is None
                     else tenant_demand(w.profile(key[1]), self.cluster.slots, self.interference)
                 )
-            total = own if total is None else tuple(x + y for x, y in zip(total, own))
+            total = own if total is None else tuple(x + y for x, y in zip(total, own, strict=True))
         return total if total is not None and any(total) else None
 
     def _slowdowns(self, pid: int, t: float, nodes: np.ndarray, running: np.ndarray):
@@ -391,7 +392,10 @@ class PredictorPlacement(PlacementPolicy):
 
     Notes
     -----
-    Waiting tasks are taken in job arrival order (as FIFO). In threshold mode, for each task
+    Waiting tasks are taken in ``order``: ``"fair"`` (the default, as :class:`FairPlacement`
+    and the Fair Scheduler of the replayed Facebook clusters: the job with the fewest running
+    attempts first) or ``"fifo"`` (job arrival order), so that a comparison with the plain
+    placement of the same order isolates what the predictor adds. In threshold mode, for each task
     free nodes are tried in least-recently-freed order and scored lazily: a node's counters
     are read only when a task would go there, and a node found full or refused is skipped for
     the rest of the pass for that workload. In rank mode a workload's free nodes are all
@@ -419,6 +423,7 @@ class PredictorPlacement(PlacementPolicy):
         counter_prefix: str = "c_",
         batch_min: int = 8,
         mode: str = "threshold",
+        order: str = "fair",
     ):
         self.predictor = predictor
         self.threshold = threshold
@@ -428,6 +433,7 @@ class PredictorPlacement(PlacementPolicy):
         self.counter_prefix = counter_prefix
         self.batch_min = batch_min
         self.mode = mode
+        self.order = order
 
     # ------------------------------------------------------------------ set-up
     def validate(self) -> None:
@@ -443,6 +449,10 @@ class PredictorPlacement(PlacementPolicy):
         check_positive(self, "max_wait", self.max_wait, allow_zero=True)
         check_positive(self, "refresh", self.refresh, allow_zero=True)
         check_positive(self, "batch_min", self.batch_min)
+        if not (isinstance(self.order, str) and self.order in ORDERS):
+            raise ValueError(
+                f"{self.name}: parameter order must be one of {list(ORDERS)}, got {self.order!r}"
+            )
         if not (isinstance(self.mode, str) and self.mode in MODES):
             raise ValueError(
                 f"{self.name}: parameter mode must be one of {list(MODES)}, got {self.mode!r}"
@@ -689,62 +699,67 @@ class PredictorPlacement(PlacementPolicy):
         earliest = math.inf
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
-        for job in view.waiting_jobs():
-            if not n_free:
+        queue = TaskQueue(view, self.order)
+        held: dict[int, int] = {}  # per job: tasks held back in this pass
+        while n_free:
+            item = queue.next()
+            if item is None:
                 break
+            job, task = item
+            refused = held.get(job.uid, 0)
+            if refused >= n_free:
+                queue.drop_job()
+                continue
             w = job.workload
-            refused = 0
-            for task in job.pending.values():
-                if not n_free or refused >= n_free:
-                    break
-                node = None
-                i = ptr.get(w, 0)
-                k = n_ref.get(w, 0)
-                while i < n_nodes:
-                    n = nodes[i]
-                    if slots[n]:
-                        r = node_running(n)
-                        p = probs.get((n, r, w))
-                        if p is None:
-                            p = one(view, w, n, r) if one else self._scores(view, w, [n])[0]
-                        if p <= thr:
-                            node = n
-                            break
-                        k += 1
-                        by = ref_by.get(n)
-                        if by is None:
-                            ref_by[n] = [w]
-                        else:
-                            by.append(w)
-                    i += 1
-                ptr[w] = i
-                n_ref[w] = k
-                n_refusals += k
-                n_checks += k
-                if node is None:
-                    hit = deadlines.get(task.uid)
-                    due = now + max_wait if hit is None else hit[1]
-                    if due > now:
-                        if hit is None:
-                            deadlines[task.uid] = (task, due)
-                        if due < earliest:
-                            earliest = due
-                        refused += 1
-                        n_refused += 1
-                        continue
-                    left = [n for n in nodes if slots[n]]
-                    node = left[int(np.argmin(self._scores(view, w, left)))]
-                    st["forced"] += 1
-                else:
-                    n_checks += 1
-                deadlines.pop(task.uid, None)
-                out.append(Launch(task, node))
-                st["launches"] += 1
-                slots[node] -= 1
-                n_free -= 1
-                if not slots[node] and node in ref_by:
-                    for w2 in ref_by.pop(node):
-                        n_ref[w2] -= 1
+            node = None
+            i = ptr.get(w, 0)
+            k = n_ref.get(w, 0)
+            while i < n_nodes:
+                n = nodes[i]
+                if slots[n]:
+                    r = node_running(n)
+                    p = probs.get((n, r, w))
+                    if p is None:
+                        p = one(view, w, n, r) if one else self._scores(view, w, [n])[0]
+                    if p <= thr:
+                        node = n
+                        break
+                    k += 1
+                    by = ref_by.get(n)
+                    if by is None:
+                        ref_by[n] = [w]
+                    else:
+                        by.append(w)
+                i += 1
+            ptr[w] = i
+            n_ref[w] = k
+            n_refusals += k
+            n_checks += k
+            if node is None:
+                hit = deadlines.get(task.uid)
+                due = now + max_wait if hit is None else hit[1]
+                if due > now:
+                    if hit is None:
+                        deadlines[task.uid] = (task, due)
+                    if due < earliest:
+                        earliest = due
+                    held[job.uid] = refused + 1
+                    n_refused += 1
+                    continue
+                left = [n for n in nodes if slots[n]]
+                node = left[int(np.argmin(self._scores(view, w, left)))]
+                st["forced"] += 1
+            else:
+                n_checks += 1
+            deadlines.pop(task.uid, None)
+            out.append(Launch(task, node))
+            queue.launched()
+            st["launches"] += 1
+            slots[node] -= 1
+            n_free -= 1
+            if not slots[node] and node in ref_by:
+                for w2 in ref_by.pop(node):
+                    n_ref[w2] -= 1
         st["refused"] += n_refused
         st["node_checks"] += n_checks
         st["node_refusals"] += n_refusals
@@ -772,9 +787,17 @@ class PredictorPlacement(PlacementPolicy):
         earliest = math.inf
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
-        for job in view.waiting_jobs():
-            if not n_free:
+        queue = TaskQueue(view, self.order)
+        held: dict[int, int] = {}  # per job: tasks held back in this pass
+        while n_free:
+            item = queue.next()
+            if item is None:
                 break
+            job, task = item
+            refused = held.get(job.uid, 0)
+            if refused >= n_free:
+                queue.drop_job()
+                continue
             w = job.workload
             order = ranked.get(w)
             if order is None:
@@ -793,38 +816,35 @@ class PredictorPlacement(PlacementPolicy):
                         else:
                             by.append(w)
                 n_above[w] = hi
-            refused = 0
-            for task in job.pending.values():
-                if not n_free or refused >= n_free:
-                    break
-                i = ptr[w]
-                while not slots[order[i][1]]:  # a node with a free slot was free when ranked
-                    i += 1
-                ptr[w] = i
-                p, node = order[i]
-                n_checks += n_alive
-                n_refusals += n_above[w]
-                if p > thr:
-                    hit = deadlines.get(task.uid)
-                    due = now + max_wait if hit is None else hit[1]
-                    if due > now:
-                        if hit is None:
-                            deadlines[task.uid] = (task, due)
-                        if due < earliest:
-                            earliest = due
-                        refused += 1
-                        n_refused += 1
-                        continue
-                    st["forced"] += 1
-                deadlines.pop(task.uid, None)
-                out.append(Launch(task, node))
-                st["launches"] += 1
-                slots[node] -= 1
-                n_free -= 1
-                if not slots[node]:
-                    n_alive -= 1
-                    for w2 in above_for.pop(node, ()):
-                        n_above[w2] -= 1
+            i = ptr[w]
+            while not slots[order[i][1]]:  # a node with a free slot was free when ranked
+                i += 1
+            ptr[w] = i
+            p, node = order[i]
+            n_checks += n_alive
+            n_refusals += n_above[w]
+            if p > thr:
+                hit = deadlines.get(task.uid)
+                due = now + max_wait if hit is None else hit[1]
+                if due > now:
+                    if hit is None:
+                        deadlines[task.uid] = (task, due)
+                    if due < earliest:
+                        earliest = due
+                    held[job.uid] = refused + 1
+                    n_refused += 1
+                    continue
+                st["forced"] += 1
+            deadlines.pop(task.uid, None)
+            out.append(Launch(task, node))
+            queue.launched()
+            st["launches"] += 1
+            slots[node] -= 1
+            n_free -= 1
+            if not slots[node]:
+                n_alive -= 1
+                for w2 in above_for.pop(node, ()):
+                    n_above[w2] -= 1
         st["refused"] += n_refused
         st["node_checks"] += n_checks
         st["node_refusals"] += n_refusals

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from sim_bridge.policies._placement import ORDERS, TaskQueue
 from sim_bridge.policies._predictor import refusal_rate
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_fraction, check_positive
@@ -68,7 +69,8 @@ class RandomRefusalPlacement(PlacementPolicy):
 
     Notes
     -----
-    Waiting tasks are taken in job arrival order and each looks at the nodes with a free slot
+    Waiting tasks are taken in ``order`` (``"fair"`` or ``"fifo"``, as the predictor placement)
+    and each looks at the nodes with a free slot
     in least-recently-freed order, refusing each one independently with probability
     ``refusal_rate`` and launching on the first it accepts, as the predictor placement's
     threshold mode does with its scores. The draws are fresh for every task and every pass
@@ -91,14 +93,21 @@ class RandomRefusalPlacement(PlacementPolicy):
 
     name = "random-refusal"
 
-    def __init__(self, refusal_rate: float = 0.2, max_wait: float = 20.0, seed: int = 0):
+    def __init__(
+        self, refusal_rate: float = 0.2, max_wait: float = 20.0, seed: int = 0, order: str = "fair"
+    ):
         self.refusal_rate = refusal_rate
         self.max_wait = max_wait
         self.seed = seed
+        self.order = order
 
     def validate(self) -> None:
         check_fraction(self, "refusal_rate", self.refusal_rate)
         check_positive(self, "max_wait", self.max_wait, allow_zero=True)
+        if not (isinstance(self.order, str) and self.order in ORDERS):
+            raise ValueError(
+                f"{self.name}: parameter order must be one of {list(ORDERS)}, got {self.order!r}"
+            )
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise ValueError(f"{self.name}: parameter seed must be an int >= 0, got {seed!r}")
@@ -153,41 +162,46 @@ class RandomRefusalPlacement(PlacementPolicy):
         earliest = math.inf
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
-        for job in view.waiting_jobs():
-            if not n_free:
+        queue = TaskQueue(view, self.order)
+        held: dict[int, int] = {}  # per job: tasks held back in this pass
+        while n_free:
+            item = queue.next()
+            if item is None:
                 break
-            refused = 0
-            for task in job.pending.values():
-                if not n_free or refused >= n_free:
-                    break
-                m = len(alive)
-                k = draw(m)
-                n_refusals += k
-                if k < m:
-                    n_checks += k + 1
-                    j = k
-                else:
-                    n_checks += m
-                    hit = deadlines.get(task.uid)
-                    due = now + max_wait if hit is None else hit[1]
-                    if due > now:
-                        if hit is None:
-                            deadlines[task.uid] = (task, due)
-                        if due < earliest:
-                            earliest = due
-                        refused += 1
-                        n_refused += 1
-                        continue
-                    j = 0
-                    st["forced"] += 1
-                node = alive[j]
-                deadlines.pop(task.uid, None)
-                out.append(Launch(task, node))
-                st["launches"] += 1
-                slots[node] -= 1
-                n_free -= 1
-                if not slots[node]:
-                    del alive[j]
+            job, task = item
+            refused = held.get(job.uid, 0)
+            if refused >= n_free:
+                queue.drop_job()
+                continue
+            m = len(alive)
+            k = draw(m)
+            n_refusals += k
+            if k < m:
+                n_checks += k + 1
+                j = k
+            else:
+                n_checks += m
+                hit = deadlines.get(task.uid)
+                due = now + max_wait if hit is None else hit[1]
+                if due > now:
+                    if hit is None:
+                        deadlines[task.uid] = (task, due)
+                    if due < earliest:
+                        earliest = due
+                    held[job.uid] = refused + 1
+                    n_refused += 1
+                    continue
+                j = 0
+                st["forced"] += 1
+            node = alive[j]
+            deadlines.pop(task.uid, None)
+            out.append(Launch(task, node))
+            queue.launched()
+            st["launches"] += 1
+            slots[node] -= 1
+            n_free -= 1
+            if not slots[node]:
+                del alive[j]
         st["refused"] += n_refused
         st["node_checks"] += n_checks
         st["node_refusals"] += n_refusals

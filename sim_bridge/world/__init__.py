@@ -7,14 +7,18 @@ The simulator's physics lives here, apart from the event loop (DESIGN.md §4):
 - :class:`BadNodes`: persistently degraded nodes whose capacity drifts (``_bad_nodes``);
 - :func:`input_skew`: lognormal data skew within a stage (``_skew``);
 - :func:`residual_noise`: a small body and a rare heavy tail (``_noise``);
-- background contention whose persistence is fitted on the Alibaba 2018 series
-  (``_persistence``).
+- :func:`tenant_demand`: self-inflicted contention, the load co-located tasks put on their
+  node (``_interference``);
+- :class:`PersistentLevels`: background contention whose persistence and between-machine
+  variance are fitted on the Alibaba 2018 series (:func:`fit_persistence`,
+  ``_persistence``).
 
 Each module's docstring names the evidence behind its defaults; a cause switched off (share
 or sigma 0) gives the old special case.
 """
 
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import (
     NOISE_BODY,
     NOISE_TAIL_ALPHA,
@@ -22,11 +26,27 @@ from sim_bridge.world._noise import (
     noise_sf,
     residual_noise,
 )
+from sim_bridge.world._persistence import (
+    DEFAULT_PERSISTENCE,
+    PersistenceParams,
+    PersistentLevels,
+    autocorrelation,
+    between_machine_share,
+    fit_persistence,
+)
 from sim_bridge.world._response import RESPONSE_EPS, contention_response
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = [
     "BAD_NODE_SHARE",
+    "DEFAULT_PERSISTENCE",
+    "TENANT_LOAD",
+    "PersistenceParams",
+    "PersistentLevels",
+    "autocorrelation",
+    "between_machine_share",
+    "fit_persistence",
+    "tenant_demand",
     "NOISE_BODY",
     "NOISE_TAIL_ALPHA",
     "NOISE_TAIL_SHARE",

@@ -81,7 +81,7 @@ class BadNodes:
         self._x = rng.standard_normal(n)  # the drift's state (stationary start)
 
     def capacity_block(self, b: int, n_steps: int, dt: float) -> np.ndarray:
-        """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (call b = 0, 1, ... in order)."""
+        """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (b = 0, 1, ... in order)."""
         from scipy.signal import lfilter
 
         rng = np.random.default_rng([*self.seed_words, b + 1])
