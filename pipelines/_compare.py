@@ -64,6 +64,7 @@ LABELS = {
     "spec": "speculation only",
     "wrangler": "Wrangler",
     "mtl": "MTL f0,n,l",
+    "random": "random refusal (control, MTL's rate)",
     "oracle": "oracle (true node state)",
 }
 #: FB-2009's second day sample, the fresh period of the paper's experiment.
@@ -100,7 +101,11 @@ class CompareConfig:
     min_tasks: int = DEFAULT_MIN_TASKS
     seed_offset: int = 1000
     match_load: bool = True
-    oracle: bool = False
+    oracle: bool = True
+    #: predictor placement mode: "rank" (best free node) or "threshold" (Wrangler's rule)
+    mode: str = "rank"
+    #: run the random-refusal control at the MTL run's refusal rate (same seed)
+    control: bool = True
 
 
 def improvement(base: float, other: float) -> float:
@@ -345,6 +350,7 @@ def run_compare(cfg: CompareConfig) -> dict:
     and write the tables, plots and ``summary.json`` to ``cfg.out``. Returns the summary."""
     import sim_bridge
     from sim_bridge import PredictorPlacement
+    from sim_bridge.policies import RandomRefusalPlacement
 
     wall0 = time.perf_counter()
     _check(cfg)
@@ -364,23 +370,40 @@ def run_compare(cfg: CompareConfig) -> dict:
     runs: list[dict] = []
     jct_samples: dict[tuple[str, str], list[np.ndarray]] = {}
     sources: dict[str, str] = {}
-    names = [*PREDICTORS, *(["oracle"] if cfg.oracle else [])]
+    names = [
+        *PREDICTORS,
+        *(["random"] if cfg.control and "mtl" in PREDICTORS else []),
+        *(["oracle"] if cfg.oracle else []),
+    ]
     policies = ["spec", *names]
     bar = tqdm(total=cfg.seeds * len(policies), desc="compare", unit="run")
     try:
         for k in range(cfg.seeds):
             workloads, sources = fresh_workloads(cfg, setup, k)
             actual = [w.name for w in workloads]
+            refusal = {}
             for pol in policies:
                 if pol == "spec":
                     placement: Any = sim_bridge.DEFAULT_PLACEMENT
+                elif pol == "random":
+                    placement = RandomRefusalPlacement(
+                        refusal_rate=_finite_rate(refusal.get("mtl")),
+                        max_wait=cfg.max_wait,
+                        seed=setup["test_seed"] + k,
+                    )
                 elif pol == "oracle":
                     placement = PredictorPlacement(
-                        _oracle(cfg, setup, workloads), max_wait=cfg.max_wait, refresh=cfg.refresh
+                        _oracle(cfg, setup, workloads),
+                        max_wait=cfg.max_wait,
+                        refresh=cfg.refresh,
+                        mode=cfg.mode,
                     )
                 else:
                     placement = PredictorPlacement(
-                        preds[pol]["predictor"], max_wait=cfg.max_wait, refresh=cfg.refresh
+                        preds[pol]["predictor"],
+                        max_wait=cfg.max_wait,
+                        refresh=cfg.refresh,
+                        mode=cfg.mode,
                     )
                 bar.set_postfix_str(f"seed {k} {pol}")
                 r = sim_bridge.simulate(
@@ -400,6 +423,8 @@ def run_compare(cfg: CompareConfig) -> dict:
                 wl_names = sorted(set(actual))
                 metrics = _metrics(r, wl_names)
                 stats = dict(getattr(placement, "stats_", {}))
+                if stats:
+                    refusal[pol] = placement.refusal_rate_
                 runs.append(
                     {
                         "seed_index": k,
@@ -419,8 +444,9 @@ def run_compare(cfg: CompareConfig) -> dict:
         bar.close()
     groups = sorted({w for run in runs for w in run["metrics"] if w != ALL}) + [ALL]
     table3, table4 = _tables(runs, groups, names)
+    headroom = headroom_table(runs, groups, names) if cfg.oracle else pd.DataFrame()
     verdict = _verdict(table3, table4, cfg.seeds)
-    files = _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict)
+    files = _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict, headroom)
     sig3 = table3[table3["significant"]]
     summary = {
         "command": "compare",
@@ -435,8 +461,12 @@ def run_compare(cfg: CompareConfig) -> dict:
         "runs": runs,
         "table3": table3.to_dict(orient="records"),
         "table4": table4.to_dict(orient="records"),
+        "headroom": headroom.to_dict(orient="records"),
+        "placement_mode": cfg.mode,
         "significance": {
             "test": "two-sided one-sample t-test of per-seed improvements against 0, alpha = 0.05",
+            "correction": "Holm over every cell of Tables 3 and 4 (columns p_holm, "
+            "significant_holm); 'significant' is the uncorrected test",
             "seeds": cfg.seeds,
             "table3_significant_cells": int(len(sig3)),
             "table3_cells": int(len(table3)),
@@ -531,9 +561,80 @@ def _setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:
     }
 
 
+def _finite_rate(rate) -> float:
+    """A refusal rate for the control: the MTL run's, or 0 when it looked at no node."""
+    return float(rate) if rate is not None and np.isfinite(rate) else 0.0
+
+
+def holm(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down adjustment: adjusted p-values and which are significant at ``alpha``
+    (family-wise error rate). NaN p-values stay NaN and are never significant.
+
+    Examples
+    --------
+    >>> adj, sig = holm([0.01, 0.04, 0.03, float("nan")])
+    >>> adj.round(2).tolist()[:3], sig.tolist()
+    ([0.03, 0.06, 0.06], [True, False, False, False])
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
+        out[order] = adj
+    return out, np.isfinite(out) & (out < alpha)
+
+
+def headroom_table(runs: list[dict], groups: list[str], names: list[str]) -> pd.DataFrame:
+    """Per workload and predictor: the share of the oracle's mean-JCT gain over speculation
+    alone that the predictor captures (:func:`sim_bridge.headroom_captured`), per seed and
+    pooled (gains summed over seeds: robust to a seed where the oracle gains little).
+
+    Examples
+    --------
+    >>> m = lambda x: {"W": {"Average": x}}
+    >>> runs = [{"seed_index": 0, "policy": p, "metrics": m(x)}
+    ...         for p, x in (("spec", 100.0), ("mtl", 90.0), ("oracle", 80.0))]
+    >>> headroom_table(runs, ["W"], ["mtl", "oracle"])["pooled"].tolist()
+    [0.5]
+    """
+    from sim_bridge import headroom_captured
+
+    by = {(r["seed_index"], r["policy"]): r["metrics"] for r in runs}
+    seeds = sorted({r["seed_index"] for r in runs})
+    rows = []
+    for w in groups:
+        for pred in names:
+            if pred == "oracle":
+                continue
+            per, gain, room = [], 0.0, 0.0
+            for k in seeds:
+                try:
+                    b = by[(k, "spec")][w]["Average"]
+                    c = by[(k, pred)][w]["Average"]
+                    o = by[(k, "oracle")][w]["Average"]
+                except KeyError:
+                    continue
+                per.append(headroom_captured(b, c, o))
+                gain += b - c
+                room += b - o
+            rows.append(
+                {
+                    "workload": w,
+                    "predictor": pred,
+                    "pooled": gain / room if room > 0 else float("nan"),
+                    "per_seed": per,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def _tables(
     runs: list[dict], groups: list[str], names: list[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+
     base = {
         (r["seed_index"], w): m
         for r in runs
@@ -569,7 +670,15 @@ def _tables(
                 if (k, w) in base
             ]
             rows4.append({"workload": w, "predictor": pred, **significance(vals), "per_seed": vals})
-    return pd.DataFrame(rows3), pd.DataFrame(rows4)
+    t3, t4 = pd.DataFrame(rows3), pd.DataFrame(rows4)
+    if len(t3) or len(t4):
+        p_all = np.concatenate(
+            [t3.get("p_value", pd.Series(dtype=float)), t4.get("p_value", pd.Series(dtype=float))]
+        )
+        adj, sig = holm(p_all)
+        t3["p_holm"], t3["significant_holm"] = adj[: len(t3)], sig[: len(t3)]
+        t4["p_holm"], t4["significant_holm"] = adj[len(t3) :], sig[len(t3) :]
+    return t3, t4
 
 
 def _verdict(table3: pd.DataFrame, table4: pd.DataFrame, seeds: int) -> str:
@@ -594,9 +703,10 @@ def _verdict(table3: pd.DataFrame, table4: pd.DataFrame, seeds: int) -> str:
     return (
         f"over {seeds} seeds (t-test, 5%): "
         + "; ".join(parts)
-        + f". {n_sig} of {n_cells} cells are significant; about {0.05 * n_cells:.0f} would "
-        "be by chance alone at 5% (no multiple-testing correction), so read single starred "
-        "cells with care"
+        + f". {n_sig} of {n_cells} cells are significant uncorrected (about "
+        f"{0.05 * n_cells:.0f} would be by chance alone at 5%); "
+        f"{int(table3['significant_holm'].sum() + table4['significant_holm'].sum())} stay "
+        "significant after Holm's correction over all cells"
     )
 
 
@@ -604,7 +714,7 @@ def _verdict(table3: pd.DataFrame, table4: pd.DataFrame, seeds: int) -> str:
 def _cell(row) -> str:
     if not np.isfinite(row["mean"]):
         return "n/a"
-    mark = "*" if row["significant"] else ""
+    mark = "**" if row.get("significant_holm", False) else "*" if row["significant"] else ""
     if row["n"] > 1:
         return f"{row['mean']:.2f}% ± {row['std']:.2f}{mark}"
     return f"{row['mean']:.2f}%"
@@ -614,7 +724,7 @@ def _names(table: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(table["predictor"]))
 
 
-def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) -> str:
+def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig, headroom=None) -> str:
     groups = list(dict.fromkeys(table3["workload"]))
     names = _names(table3)
     head = ["statistic"] + [f"{w} {LABELS[p]}" for w in groups for p in names]
@@ -622,8 +732,9 @@ def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) ->
         f"# Table 3: improvement in job completion time over speculation ({cfg.speculation})",
         "",
         f"Mean ± std over {cfg.seeds} seed(s); `*`: significant (two-sided one-sample t-test "
-        "of the per-seed improvements against 0, 5%, uncorrected for the number of cells). "
-        "Positive: faster than speculation alone.",
+        "of the per-seed improvements against 0, 5%, uncorrected); `**`: still significant "
+        "after Holm's correction over every cell of Tables 3 and 4. Positive: faster than "
+        f"speculation alone. Predictor placement mode: {cfg.mode}.",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
@@ -642,6 +753,21 @@ def _markdown(table3: pd.DataFrame, table4: pd.DataFrame, cfg: CompareConfig) ->
     idx4 = table4.set_index(["workload", "predictor"])
     for w in groups:
         lines.append(f"| {w} | " + " | ".join(_cell(idx4.loc[(w, p)]) for p in names) + " |")
+    if headroom is not None and len(headroom):
+        hn = list(dict.fromkeys(headroom["predictor"]))
+        lines += [
+            "",
+            "# Headroom captured: share of the oracle's mean-JCT gain over speculation alone",
+            "",
+            "Pooled over seeds (sum of gains / sum of the oracle's gains); 1 = as good as the "
+            "oracle, 0 = no better than speculation alone, < 0 = worse.",
+            "",
+            "| workload | " + " | ".join(LABELS[p] for p in hn) + " |",
+            "|---|" + "---|" * len(hn),
+        ]
+        hidx = headroom.set_index(["workload", "predictor"])["pooled"]
+        for w in dict.fromkeys(headroom["workload"]):
+            lines.append(f"| {w} | " + " | ".join(f"{hidx[(w, p)]:.2f}" for p in hn) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -651,8 +777,10 @@ def _csv(frame: pd.DataFrame) -> str:
     return f.to_csv(index=False)
 
 
-def _write_outputs(out, table3, table4, jct_samples, groups, cfg, verdict) -> dict[str, str]:
-    md = _markdown(table3, table4, cfg) + f"\nVerdict: {verdict}.\n"
+def _write_outputs(
+    out, table3, table4, jct_samples, groups, cfg, verdict, headroom=None
+) -> dict[str, str]:
+    md = _markdown(table3, table4, cfg, headroom) + f"\nVerdict: {verdict}.\n"
     files = {
         "table3_csv": atomic_write_text(out / "table3.csv", _csv(table3)),
         "table4_csv": atomic_write_text(out / "table4.csv", _csv(table4)),

@@ -724,14 +724,16 @@ def seed_runs(
     workload: str, cfg: dict, seeds: int, say: Callable[[str], None]
 ) -> dict[str, np.ndarray]:
     """Per seed: mean JCT of LATE and LATE + oracle placement, p99 JCT of none/LATE/Mantri."""
+    from sim_bridge import DEFAULT_PLACEMENT
+
     keys = ("none_p99", "late_p99", "mantri_p99", "late_mean", "oracle_mean")
     rec: dict[str, list[float]] = {k: [] for k in keys}
     mode = ""
     for s in range(seeds):
         t0 = time.perf_counter()
-        none = _simulate(workload, "none", "fifo", cfg, s).summary
-        late = _simulate(workload, "late", "fifo", cfg, s).summary
-        mantri = _simulate(workload, "mantri", "fifo", cfg, s).summary
+        none = _simulate(workload, "none", DEFAULT_PLACEMENT, cfg, s).summary
+        late = _simulate(workload, "late", DEFAULT_PLACEMENT, cfg, s).summary
+        mantri = _simulate(workload, "mantri", DEFAULT_PLACEMENT, cfg, s).summary
         placement, mode = _oracle_placement(workload, cfg, s)
         oracle = _simulate(workload, "late", placement, cfg, s).summary
         for k, v in zip(
@@ -966,7 +968,7 @@ def run_fidelity(
         runs: dict[str, dict] = {}
         for w in names:
             kw = {"record_truth": True} if truth else {}
-            ref = _simulate(w, "none", "fifo", cfg, 0, **kw)
+            ref = _simulate(w, "none", sim_bridge.DEFAULT_PLACEMENT, cfg, 0, **kw)
             say(f"  {w} reference run (no speculation, seed 0): {len(ref.tasks)} attempts")
             facts, plot = trace_facts(ref.tasks, w, beta)
             below = facts[1].extra["below_stage_threshold"]

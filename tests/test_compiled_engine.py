@@ -27,6 +27,7 @@ def _both(workload, **kw):
     # the compiled loop runs the world without co-located contention (it does not re-solve
     # end times when a node's tenants change)
     kw.setdefault("interference", 0.0)
+    kw.setdefault("placement", "fifo")  # the compiled loop's only placement
     py = sim_bridge.simulate(workload, engine="python", **kw)
     co = sim_bridge.simulate(workload, engine="compiled", **kw)
     assert py.summary["engine"] == "python" and co.summary["engine"] == "compiled"
@@ -43,11 +44,11 @@ def _both(workload, **kw):
 def test_auto_picks_compiled_only_where_no_hook_acts():
     jobs = [JobSpec("a", 0.0, [1.0, 2.0], [1.0])]
     off = dict(progress=False, interference=0.0)
-    assert sim_bridge.simulate(jobs, **off).summary["engine"] == "compiled"
+    assert sim_bridge.simulate(jobs, "none", "fifo", **off).summary["engine"] == "compiled"
     # co-located contention re-solves end times: the Python loop runs it
-    assert sim_bridge.simulate(jobs, progress=False).summary["engine"] == "python"
+    assert sim_bridge.simulate(jobs, "none", "fifo").summary["engine"] == "python"
     with pytest.raises(ValueError, match="interference > 0"):
-        sim_bridge.simulate(jobs, engine="compiled", progress=False)
+        sim_bridge.simulate(jobs, "none", "fifo", engine="compiled", progress=False)
     for policy, placement in (("late", "fifo"), ("none", "fair"), ("mantri", "fifo")):
         r = sim_bridge.simulate(jobs, policy, placement, **off)
         assert r.summary["engine"] == "python"
@@ -98,7 +99,13 @@ def test_max_events_stops_both_loops_alike(limit):
     for engine in ("python", "compiled"):
         try:
             r = sim_bridge.simulate(
-                jobs, max_events=limit, engine=engine, progress=False, interference=0.0
+                jobs,
+                "none",
+                "fifo",
+                max_events=limit,
+                engine=engine,
+                progress=False,
+                interference=0.0,
             )
             outcomes.append(r.summary["events"])
         except RuntimeError as exc:
@@ -149,8 +156,10 @@ def test_two_workloads_sharing_the_cluster_identical():
 
 
 def test_compiled_is_deterministic_and_seed_sensitive():
-    r1 = sim_bridge.simulate("SYN", nodes=6, hours=0.5, seed=1, progress=False)
-    r2 = sim_bridge.simulate("SYN", nodes=6, hours=0.5, seed=1, progress=False)
-    r3 = sim_bridge.simulate("SYN", nodes=6, hours=0.5, seed=2, progress=False)
+    kw = dict(nodes=6, hours=0.5, progress=False, placement="fifo", interference=0.0)
+    r1 = sim_bridge.simulate("SYN", seed=1, **kw)
+    r2 = sim_bridge.simulate("SYN", seed=1, **kw)
+    r3 = sim_bridge.simulate("SYN", seed=2, **kw)
+    assert r1.summary["engine"] == "compiled"
     pd.testing.assert_frame_equal(r1.tasks, r2.tasks, check_exact=True)
     assert not np.array_equal(r1.tasks["duration"].to_numpy(), r3.tasks["duration"].to_numpy())

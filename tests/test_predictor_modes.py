@@ -214,7 +214,12 @@ def test_one_pass_equals_the_slow_oracle(case):
             uid += 1
         jobs.append(job)
     pol = PredictorPlacement(
-        _Table(table), threshold=thr, max_wait=max_wait, mode=mode, batch_min=batch_min
+        _Table(table),
+        threshold=thr,
+        max_wait=max_wait,
+        mode=mode,
+        batch_min=batch_min,
+        order="fifo",
     )
     pol.validate()
     pol.reset()
@@ -273,7 +278,7 @@ def test_rank_mode_launches_on_the_argmin_in_every_simulated_pass(thr, max_wait)
     """A real run with two workloads and a probability that is a known function of the node
     id: every pass launches exactly what the slow oracle computes from that pass's free map."""
     pred = NodeTable(NODES, workloads=("A", "B"), seed=1, threshold=thr)
-    pol = _Spy(pred, max_wait=max_wait, mode="rank")
+    pol = _Spy(pred, max_wait=max_wait, mode="rank", order="fifo")
     r = sim_bridge.simulate(_two_workloads(), "late", pol, **SMALL)
     assert r.jobs["finish_time"].notna().all()
     assert len(pol.passes) > 50
@@ -284,7 +289,7 @@ def test_rank_mode_launches_on_the_argmin_in_every_simulated_pass(thr, max_wait)
 
 def test_threshold_mode_refusal_counts_equal_the_slow_recount():
     pred = NodeTable(NODES, workloads=("A", "B"), seed=2, threshold=0.5)
-    pol = _Spy(pred, max_wait=10.0)
+    pol = _Spy(pred, max_wait=10.0, order="fifo")
     sim_bridge.simulate(_two_workloads(), "late", pol, **SMALL)
     _replay(pol, pred.p, 0.5, "threshold")
     assert 0.0 < pol.refusal_rate_ < 1.0
@@ -293,11 +298,11 @@ def test_threshold_mode_refusal_counts_equal_the_slow_recount():
 def test_rank_mode_prefers_low_probability_nodes():
     """Over a run, rank mode's launches sit on lower-probability nodes than FIFO's."""
     pred = NodeTable(NODES, seed=3, threshold=0.99)
-    w = _workload(n_jobs=40, gap=60.0)
+    w = _workload(n_jobs=40, gap=300.0)  # a light load: free nodes to choose from
     # co-located tasks off: durations do not depend on the placement, so both runs face the
     # same stream of decisions
     kw = {**SMALL, "interference": 0.0}
-    rank = sim_bridge.simulate(w, "none", PredictorPlacement(pred, mode="rank"), **kw)
+    rank = sim_bridge.simulate(w, "none", PredictorPlacement(pred, mode="rank", order="fifo"), **kw)
     fifo = sim_bridge.simulate(w, "none", "fifo", **kw)
     p_rank = rank.tasks["node"].map(lambda n: pred.p(n, "SYN")).mean()
     p_fifo = fifo.tasks["node"].map(lambda n: pred.p(n, "SYN")).mean()
@@ -308,7 +313,7 @@ def test_rank_mode_prefers_low_probability_nodes():
 def test_scores_are_reused_within_a_sample(mode):
     """The predictor is asked at most once per (counter sample, node, running, workload)."""
     pred = NodeTable(NODES, workloads=("A", "B"), seed=4, threshold=0.5)
-    pol = PredictorPlacement(pred, max_wait=10.0, refresh=10.0, mode=mode)
+    pol = PredictorPlacement(pred, max_wait=10.0, refresh=10.0, mode=mode, order="fifo")
     sim_bridge.simulate(_two_workloads(), "late", pol, **SMALL)
     keys = [(math.floor(t / 10.0), n, w, run) for t, n, w, run in pred.asked]
     assert len(keys) == len(set(keys)) == pol.stats_["scored"] > 0
@@ -324,7 +329,7 @@ def test_rank_mode_runs_clean_with_the_slowdown_oracle():
         oracle = SlowdownOracle.for_simulation(
             [w], nodes=NODES, slots=2, seed=2, kappa=3.0, threshold=0.3
         )
-        pol = PredictorPlacement(oracle, max_wait=10.0, mode="rank")
+        pol = PredictorPlacement(oracle, max_wait=10.0, mode="rank", order="fifo")
         return sim_bridge.simulate(w, "late", pol, **kw), pol
 
     a, pol = run()
@@ -345,8 +350,8 @@ def test_rank_mode_runs_clean_with_the_slowdown_oracle():
 def test_threshold_mode_is_the_default_and_unchanged(spec):
     pred = NodeTable(NODES, seed=5, threshold=0.5)
     w = _workload(n_jobs=20)
-    a = sim_bridge.simulate(w, spec, PredictorPlacement(pred, max_wait=10.0), **SMALL)
-    b_pol = PredictorPlacement(pred, max_wait=10.0, mode="threshold")
+    a = sim_bridge.simulate(w, spec, PredictorPlacement(pred, max_wait=10.0, order="fifo"), **SMALL)
+    b_pol = PredictorPlacement(pred, max_wait=10.0, mode="threshold", order="fifo")
     b = sim_bridge.simulate(w, spec, b_pol, **SMALL)
     _same(a, b)
     assert b_pol.stats_["refused"] > 0  # the predictor did hold tasks back
@@ -356,7 +361,7 @@ def test_threshold_mode_is_the_default_and_unchanged(spec):
 
 @pytest.mark.parametrize("mode", ["argmin", "", None, 1])
 def test_bad_mode_is_named(mode):
-    pol = PredictorPlacement(ConstantPredictor(), mode=mode)
+    pol = PredictorPlacement(ConstantPredictor(), mode=mode, order="fifo")
     with pytest.raises(ValueError, match="parameter mode") as exc:
         pol.validate()
     assert repr(mode) in str(exc.value)
@@ -365,12 +370,12 @@ def test_bad_mode_is_named(mode):
 
 
 def test_refusal_rate_of_the_predictor_placement():
-    pol = PredictorPlacement(ConstantPredictor(0.0))
+    pol = PredictorPlacement(ConstantPredictor(0.0), order="fifo")
     with pytest.raises(AttributeError, match="refusal_rate_"):
         _ = pol.refusal_rate_
     sim_bridge.simulate(_workload(n_jobs=5), "none", pol, **SMALL)
     assert pol.refusal_rate_ == 0.0 and pol.stats_["node_checks"] == pol.stats_["launches"]
-    pol = PredictorPlacement(ConstantPredictor(1.0), max_wait=5.0, mode="rank")
+    pol = PredictorPlacement(ConstantPredictor(1.0), max_wait=5.0, mode="rank", order="fifo")
     sim_bridge.simulate(_workload(n_jobs=5), "none", pol, **SMALL)
     assert pol.refusal_rate_ == 1.0
     assert "refusal_rate_" not in pol.get_params() and "stats_" not in pol.get_params()
@@ -387,7 +392,10 @@ def test_control_is_registered_and_default_constructible():
 
 @pytest.mark.parametrize(
     "pol",
-    [RandomRefusalPlacement(refusal_rate=0.0), RandomRefusalPlacement(1.0, max_wait=0.0)],
+    [
+        RandomRefusalPlacement(refusal_rate=0.0, order="fifo"),
+        RandomRefusalPlacement(1.0, max_wait=0.0, order="fifo"),
+    ],
     ids=["rate0", "rate1-nowait"],
 )
 def test_control_without_effective_refusals_is_exactly_fifo(pol):
@@ -402,7 +410,7 @@ def test_control_without_effective_refusals_is_exactly_fifo(pol):
 def test_control_refuses_at_the_requested_rate(rate):
     """Each looked-at (task, free node) pair is a Bernoulli(rate) draw: the realised share
     lies in a 99.99% binomial interval around it."""
-    pol = RandomRefusalPlacement(refusal_rate=rate, max_wait=10.0, seed=11)
+    pol = RandomRefusalPlacement(refusal_rate=rate, max_wait=10.0, seed=11, order="fifo")
     r = sim_bridge.simulate(_workload(n_jobs=40, gap=40.0), "late", pol, **SMALL)
     assert r.jobs["finish_time"].notna().all()
     n, k = pol.stats_["node_checks"], pol.stats_["node_refusals"]
@@ -417,11 +425,11 @@ def test_control_at_a_predictor_runs_rate():
     rate agrees with it (binomial interval)."""
     pred = NodeTable(NODES, seed=6, threshold=0.5)
     w = _workload(n_jobs=40, gap=40.0)
-    informed = PredictorPlacement(pred, max_wait=10.0)
+    informed = PredictorPlacement(pred, max_wait=10.0, order="fifo")
     sim_bridge.simulate(w, "late", informed, **SMALL)
     q = informed.refusal_rate_
     assert 0.0 < q < 1.0
-    control = RandomRefusalPlacement(refusal_rate=q, max_wait=10.0, seed=1)
+    control = RandomRefusalPlacement(refusal_rate=q, max_wait=10.0, seed=1, order="fifo")
     sim_bridge.simulate(w, "late", control, **SMALL)
     n, k = control.stats_["node_checks"], control.stats_["node_refusals"]
     ci = binomtest(k, n, q).proportion_ci(confidence_level=0.9999)
@@ -430,13 +438,13 @@ def test_control_at_a_predictor_runs_rate():
 
 def test_control_is_deterministic_under_its_seed():
     w = _workload(n_jobs=20)
-    a = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=3), **SMALL)
-    b = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=3), **SMALL)
-    c = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=4), **SMALL)
+    a = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=3, order="fifo"), **SMALL)
+    b = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=3, order="fifo"), **SMALL)
+    c = sim_bridge.simulate(w, "late", RandomRefusalPlacement(0.5, seed=4, order="fifo"), **SMALL)
     _same(a, b)
     assert not a.tasks["node"].equals(c.tasks["node"])
     # the same instance run twice makes the same draws (the generator is built in reset)
-    pol = RandomRefusalPlacement(0.5, seed=3)
+    pol = RandomRefusalPlacement(0.5, seed=3, order="fifo")
     _same(sim_bridge.simulate(w, "late", pol, **SMALL), a)
     _same(sim_bridge.simulate(w, "late", pol, **SMALL), a)
 
@@ -444,7 +452,7 @@ def test_control_is_deterministic_under_its_seed():
 def test_control_waits_at_most_max_wait():
     """Refusing everything, every task waits exactly its bound when slots abound."""
     wait = 12.5
-    pol = RandomRefusalPlacement(refusal_rate=1.0, max_wait=wait)
+    pol = RandomRefusalPlacement(refusal_rate=1.0, max_wait=wait, order="fifo")
     r = sim_bridge.simulate(_workload(n_jobs=12, gap=80.0), "none", pol, **{**SMALL, "nodes": 90})
     t = r.tasks
     maps = t[t["phase"] == "map"]

@@ -103,7 +103,9 @@ def test_simulate_bad_input_exits_2_without_writing(tmp_path, capsys):
 
 @pytest.mark.skipif(not compiled_available(), reason="sim_bridge._fifo_core is not built")
 def test_simulate_engine_flag(tmp_path, capsys):
-    base = ["simulate", "--hours", "0.1", "--nodes", "4"]
+    # the compiled loop runs FIFO placement in the world without co-located contention
+    base = ["simulate", "--hours", "0.1", "--nodes", "4", "--placement", "fifo"]
+    base += ["--interference", "0"]
     assert main([*base, "--engine", "python", "--out", str(tmp_path / "py")]) == 0
     assert "(python loop)" in capsys.readouterr().out
     assert main([*base, "--out", str(tmp_path / "auto")]) == 0

@@ -46,9 +46,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--oracle",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=True,
         help="also run the slowdown oracle (true node state) + speculation: the ceiling of "
-        "what avoiding slow nodes can gain in this setting",
+        "what avoiding slow nodes can gain in this setting, and each predictor's share of it "
+        "(default on)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("rank", "threshold"),
+        default="rank",
+        help="predictor placement: rank the free nodes and take the best (default), or "
+        "Wrangler's rule (refuse nodes above the threshold)",
+    )
+    p.add_argument(
+        "--control",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the random-refusal control at the MTL run's refusal rate (default on): "
+        "tells the value of prediction from the value of spreading load",
     )
     p.add_argument("--data-dir", default=None, help="data directory (see straggler data)")
     p.add_argument("--beta", type=float, default=1.3, help="straggler threshold for training")
@@ -77,6 +93,8 @@ def func(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         beta=args.beta,
         oracle=args.oracle,
+        mode=args.mode,
+        control=args.control,
     )
     s = run_compare(cfg)
     print(Path(s["files"]["tables_md"]).read_text())

@@ -90,8 +90,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="event loop: auto (compiled where no policy hook can act), compiled, python",
     )
+    world = p.add_argument_group(
+        "world model", "the causes of stragglers (sim_bridge.world); 0 turns a cause off"
+    )
+    world.add_argument(
+        "--interference",
+        type=float,
+        default=None,
+        help="load a node full of one workload's tasks puts on its dominant resource "
+        "(default 0.5; 0: co-located tasks do not slow each other)",
+    )
+    world.add_argument(
+        "--bad-node-share",
+        type=float,
+        default=None,
+        help="share of persistently degraded nodes (default 0.1)",
+    )
+    world.add_argument(
+        "--no-skew",
+        action="store_true",
+        help="no data skew within a stage (every task of a stage gets the same input)",
+    )
+    world.add_argument(
+        "--record-truth",
+        action="store_true",
+        help="add the hidden truth of each attempt (truth_* columns training never reads)",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=func)
+
+
+def _world_kwargs(args: argparse.Namespace) -> dict:
+    """The world-model options given on the command line (absent ones keep the defaults)."""
+    kw: dict = {}
+    if args.interference is not None:
+        kw["interference"] = args.interference
+    if args.bad_node_share is not None:
+        kw["bad_node_share"] = args.bad_node_share
+    if args.no_skew:
+        kw["skew"] = (0.0, 0.0)
+    if args.record_truth:
+        kw["record_truth"] = True
+    return kw
 
 
 def func(args: argparse.Namespace) -> int:
@@ -119,6 +159,7 @@ def func(args: argparse.Namespace) -> int:
         policy_params=dict(args.param),
         placement_params=dict(args.placement_param),
         engine=args.engine,
+        **_world_kwargs(args),
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -706,7 +706,7 @@ class PredictorPlacement(PlacementPolicy):
             if item is None:
                 break
             job, task = item
-            refused = held.get(job.uid, 0)
+            refused = held.get(id(job), 0)
             if refused >= n_free:
                 queue.drop_job()
                 continue
@@ -743,7 +743,7 @@ class PredictorPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[job.uid] = refused + 1
+                    held[id(job)] = refused + 1
                     n_refused += 1
                     continue
                 left = [n for n in nodes if slots[n]]
@@ -794,7 +794,7 @@ class PredictorPlacement(PlacementPolicy):
             if item is None:
                 break
             job, task = item
-            refused = held.get(job.uid, 0)
+            refused = held.get(id(job), 0)
             if refused >= n_free:
                 queue.drop_job()
                 continue
@@ -831,7 +831,7 @@ class PredictorPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[job.uid] = refused + 1
+                    held[id(job)] = refused + 1
                     n_refused += 1
                     continue
                 st["forced"] += 1

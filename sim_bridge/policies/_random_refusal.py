@@ -169,7 +169,7 @@ class RandomRefusalPlacement(PlacementPolicy):
             if item is None:
                 break
             job, task = item
-            refused = held.get(job.uid, 0)
+            refused = held.get(id(job), 0)
             if refused >= n_free:
                 queue.drop_job()
                 continue
@@ -188,7 +188,7 @@ class RandomRefusalPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[job.uid] = refused + 1
+                    held[id(job)] = refused + 1
                     n_refused += 1
                     continue
                 j = 0
