@@ -61,6 +61,8 @@ class DemoProfile:
     rep_runs: int
     rep_ps: tuple[float, ...]
     rep_r: int = 1
+    #: Table 2: labelled rows a held-out pair needs (``evaluate --min-rows``)
+    min_rows: int = 40
     #: what ``load`` measures (``collect --load-basis``)
     load_basis: str = "realised"
 
@@ -97,6 +99,8 @@ PROFILES: dict[str, DemoProfile] = {
         table1_models=("wrangler", "f0nl"),
         pairs=2,
         compare_seeds=1,
+        # the stage label needs 3+ tasks in a stage: on 8 nodes x 0.6 h few pairs reach 40
+        min_rows=10,
         rep_tasks=20,
         rep_runs=20,
         rep_ps=(0.0, 0.1, 0.2),
@@ -478,7 +482,7 @@ class Demo:
             argv += ["--fractions", ",".join(f"{f:g}" for f in p.fractions)]
             argv += ["--models", ",".join(p.table1_models)]
         else:
-            argv += ["--pairs", str(p.pairs)]
+            argv += ["--pairs", str(p.pairs), "--min-rows", str(p.min_rows)]
         return argv
 
     def _compare_argv(self) -> list[str]:

@@ -379,8 +379,12 @@ def run_evaluate(
     seed: int = 0,
     jobs: int = 1,
     models=None,
+    min_rows: int = 40,
 ) -> dict:
-    """Compute Table 1 or 2 on a trace; write CSV, Markdown, PNG and summary.json."""
+    """Compute Table 1 or 2 on a trace; write CSV, Markdown, PNG and summary.json.
+
+    ``min_rows`` is the least number of labelled rows a (node, workload) pair needs to be
+    held out in Table 2."""
     from pipelines._dataset import check_classes, label_stragglers, load_trace, trace_hash
     from pipelines._grid import load_grid
     from pipelines._io import atomic_write_text, write_summary
@@ -423,7 +427,14 @@ def run_evaluate(
         summary["fractions"] = list(fr)
     else:
         res = table2(
-            frame, counters, n_pairs, models=models or TABLE2_MODELS, grid=g, seed=seed, jobs=jobs
+            frame,
+            counters,
+            n_pairs,
+            models=models or TABLE2_MODELS,
+            grid=g,
+            seed=seed,
+            jobs=jobs,
+            min_rows=min_rows,
         )
         md = table2_markdown(res)
         claims = table2_claims(res)

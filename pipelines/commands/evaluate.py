@@ -42,6 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pairs", type=int, default=20, help="Table 2 held-out pairs (20)")
     p.add_argument(
+        "--min-rows",
+        type=int,
+        default=40,
+        help="Table 2: labelled rows a (node, workload) pair needs to be held out (40)",
+    )
+    p.add_argument(
         "--grid",
         default="none",
         help="'none' (estimator defaults), 'small', 'default' or a grid file: chosen per model "
@@ -76,6 +82,7 @@ def func(args: argparse.Namespace) -> int:
         seed=args.seed,
         jobs=args.jobs,
         models=models,
+        min_rows=args.min_rows,
     )
     print(r["markdown"])
     for line in r["verdicts"]:
