@@ -198,8 +198,19 @@ def _pct(v) -> str:
     return "-" if v is None or v != v else f"{100 * v:.1f}%"
 
 
+def _auc(v) -> str:
+    """A threshold-free score with three decimals ('-' when undefined)."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return "-"
+    return f"{v:.3f}" if np.isfinite(v) else "-"
+
+
 def table1_markdown(t: pd.DataFrame) -> str:
-    """Rows: training %, columns: models; cells ``accuracy (precision/recall)``."""
+    """Rows: training %, columns: models; cells ``accuracy (precision/recall)`` and the two
+    threshold-free scores ``ROC-AUC / PR-AUC``; the majority row's PR-AUC is the positive
+    share (what a score that knows nothing gets)."""
     models = [m for m in [*TABLE1_MODELS, "majority"] if m in set(t["model"])]
     lines = [
         "| % training data | " + " | ".join(models) + " |",
@@ -213,7 +224,10 @@ def table1_markdown(t: pd.DataFrame) -> str:
             if r.get("status") != "ok":
                 cells.append(f"insufficient data ({r.get('status')})")
                 continue
-            cell = f"{_pct(r['accuracy'])} ({_pct(r['precision'])}/{_pct(r['recall'])})"
+            cell = (
+                f"{_pct(r['accuracy'])} ({_pct(r['precision'])}/{_pct(r['recall'])}); "
+                f"AUC {_auc(r.get('roc_auc'))}/{_auc(r.get('pr_auc'))}"
+            )
             lacking = _int(r.get("insufficient_pairs"))
             if m == "wrangler" and lacking:
                 n_pairs = int(r["test_pairs"])
@@ -223,7 +237,7 @@ def table1_markdown(t: pd.DataFrame) -> str:
                     f", supported pairs {_pct(sup)}" if sup == sup and lacking < n_pairs else ""
                 )
             if m == "majority":
-                cell = _pct(r["accuracy"])
+                cell = f"{_pct(r['accuracy'])}; AUC {_auc(r['roc_auc'])}/{_auc(r['pr_auc'])}"
             cells.append(cell)
         lines.append(f"| {100 * f:g} | " + " | ".join(cells) + " |")
     lines.append("")
@@ -231,7 +245,9 @@ def table1_markdown(t: pd.DataFrame) -> str:
         "Cells: accuracy (precision/recall) on the test rows ('-': undefined, e.g. no predicted "
         "straggler). Wrangler has no model for a pair with too few rows or one class "
         "('insufficient data'); it predicts those with its global fallback, and 'supported "
-        "pairs' is its accuracy on the others. 'majority' always predicts 'not a straggler'."
+        "pairs' is its accuracy on the others. 'majority' always predicts 'not a straggler'. "
+        "AUC: ROC-AUC/PR-AUC (average precision) of the predicted probability, threshold-free; "
+        "a score that knows nothing gets 0.5 and the straggler share."
     )
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,16 @@ import numpy as np
 import pandas as pd
 
 #: Metric names :func:`binary_metrics` returns (besides the counts).
-METRICS: tuple[str, ...] = ("accuracy", "precision", "recall", "f1", "roc_auc", "tpr", "fpr")
+METRICS: tuple[str, ...] = (
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "roc_auc",
+    "pr_auc",
+    "tpr",
+    "fpr",
+)
 
 
 def _roc_auc(y: np.ndarray, score: np.ndarray) -> float:
@@ -18,8 +27,33 @@ def _roc_auc(y: np.ndarray, score: np.ndarray) -> float:
     return float((ranks[y == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
 
 
+def _pr_auc(y: np.ndarray, score: np.ndarray) -> float:
+    """Average precision (the step-wise area under the precision-recall curve, as
+    scikit-learn's ``average_precision_score``; ties form one step); NaN without a positive.
+
+    Examples
+    --------
+    >>> _pr_auc(np.array([0, 1, 1]), np.array([0.1, 0.9, 0.8]))
+    1.0
+    >>> round(_pr_auc(np.array([1, 0, 1]), np.array([0.1, 0.9, 0.8])), 4)
+    0.5833
+    """
+    pos = int(y.sum())
+    if pos == 0:
+        return float("nan")
+    order = np.argsort(-score, kind="mergesort")
+    s, t = score[order], y[order]
+    last = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1]  # the end of each tie group
+    tp = np.cumsum(t)[last]
+    fp = (last + 1) - tp
+    precision = tp / (tp + fp)
+    recall = tp / pos
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+
+
 def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
-    """Accuracy, precision, recall, F1, ROC-AUC, TPR and FPR when ``proba > threshold``.
+    """Accuracy, precision, recall, F1, ROC-AUC, PR-AUC (average precision), TPR and FPR
+    when ``proba > threshold``; the two AUCs do not depend on the threshold.
 
     Undefined ratios (no predicted positive, no positive, a single class for ROC-AUC) are NaN.
 
@@ -64,6 +98,7 @@ def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
         "recall": recall,
         "f1": f1,
         "roc_auc": _roc_auc(y, p),
+        "pr_auc": _pr_auc(y, p),
         "tpr": recall,
         "fpr": ratio(fp, fp + tn),
         "rows": n,

@@ -100,3 +100,20 @@ def test_best_point_independent_of_completion_order(order, values):
     top = max(values)
     assert best == points[values.index(top)]  # the first grid point with the top value
     assert point_key(best) in {point_key(p) for p in points}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0])), min_size=2)
+)
+def test_pr_auc_is_sklearns_average_precision(rows):
+    """The PR-AUC of binary_metrics equals scikit-learn's average precision, ties included."""
+    from sklearn.metrics import average_precision_score
+
+    y = np.array([r[0] for r in rows])
+    s = np.array([r[1] for r in rows])
+    got = binary_metrics(y, s)["pr_auc"]
+    if y.sum() == 0:
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(average_precision_score(y, s), abs=1e-12)
