@@ -70,7 +70,7 @@ def main() -> None:
     kw = dict(nodes=args.nodes, seed=7, cluster_seed=0, progress=False, record_counters=False)
 
     def base():
-        sim_bridge.simulate(wls, args.speculation, "fifo", **kw)
+        sim_bridge.simulate(wls, args.speculation, sim_bridge.DEFAULT_PLACEMENT, **kw)
 
     holder = {}
 
@@ -97,9 +97,9 @@ def main() -> None:
         f"workloads {names}, {args.nodes} nodes, {args.hours} h, {r.summary['jobs']} jobs, "
         f"{r.summary['attempts']} attempts, speculation {args.speculation}"
     )
-    print(f"without predictor (fifo)      : {t_base:8.3f} s")
+    print(f"without predictor (fair)      : {t_base:8.3f} s")
     print(f"predictor-informed (mtl f0nl) : {t_pred:8.3f} s")
-    print(f"ratio informed / fifo         : {t_pred / t_base:8.2f}x   (goal <= 1.5x)")
+    print(f"ratio informed / fair         : {t_pred / t_base:8.2f}x   (goal <= 1.5x)")
     print(
         f"decisions: {st['launches']} launches, {st['refused']} refusals, "
         f"{st['forced']} forced, {st['scored']} scored, {st['reads']} counter reads"

@@ -47,6 +47,7 @@ RESOURCES = ("cpu", "mem", "disk", "net")
 SOURCES = ("synthetic", "alibaba2018", "markov")
 _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
+_CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
 _NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
 
 #: the node counters recorded at every launch (column ``c_<name>`` in the trace)
@@ -420,12 +421,27 @@ class Cluster:
             load += prof[r] * sens[r] * (x / (1.0 - x + eps))
         return 1.0 / (lists[2][node] * (1.0 + self.kappa * load))
 
+    def rates_with(self, node: int, pid: int, k0: int, m: int, demand) -> np.ndarray:
+        """:meth:`rate_with` for the ``m`` steps from ``k0`` at once (vectorised, through
+        :func:`~sim_bridge.world.contention_response`)."""
+        if k0 + m > self._horizon:
+            self._ensure_step(k0 + m - 1)
+        lv = self._levels[:, node, k0 : k0 + m] + np.asarray(demand, dtype=float)[:, None]
+        phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
+        load = (self._profiles[pid] * self.sens[node]) @ phi
+        return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
+
     def work_with(self, node: int, pid: int, t0: float, t1: float, demand) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
         of co-located tasks (:meth:`work_between` when there is none)."""
         if self.ideal or not any(demand):
             return self.work_between(node, pid, t0, t1) if not self.ideal else t1 - t0
         dt = self.dt
+        k0, k1 = int(t0 // dt), int(t1 // dt)
+        if k1 - k0 > _CHUNK_MIN:  # many whole steps: one vectorised sum
+            rates = self.rates_with(node, pid, k0, k1 - k0 + 1, demand)
+            total = rates[0] * ((k0 + 1) * dt - t0) + rates[-1] * (t1 - k1 * dt)
+            return float(total + rates[1:-1].sum() * dt)
         total, t = 0.0, t0
         while t < t1:
             k = int(t // dt)
@@ -455,7 +471,7 @@ class Cluster:
             return self.end_time(node, pid, t0, work)
         dt = self.dt
         t, left = t0, work
-        while True:
+        for _ in range(_CHUNK_MIN):  # step by step first: most attempts end within a few
             k = int(t // dt)
             rate = self.rate_with(node, pid, k, demand)
             step_end = (k + 1) * dt
@@ -464,6 +480,18 @@ class Cluster:
                 return t + left / rate
             left -= cap
             t = step_end
+        k = int(t // dt)  # t is on a step boundary now: whole steps, a chunk at a time
+        m = 64
+        while True:
+            rates = self.rates_with(node, pid, k, m, demand)
+            done = np.cumsum(rates) * dt
+            if done[-1] >= left:
+                j = int(np.searchsorted(done, left))
+                before = float(done[j - 1]) if j else 0.0
+                return (k + j) * dt + (left - before) / float(rates[j])
+            left -= float(done[-1])
+            k += m
+            m = min(4 * m, _BLOCK)
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Background levels ``(4, len(nodes))`` at the given nodes and times."""
