@@ -16,8 +16,8 @@ Defaults and their evidence:
   3 h on 50 nodes: p = 0.1 gives 0.72, 0.15 gives 0.63, 0.2 gives 0.56, 0.25 gives 0.52;
   FB-2010, whose profiles lean on the cpu, stays higher: 0.81, 0.74, 0.69, 0.68). A calibration
   to a published fact, not a fit to data; it makes the predictor's task harder, not easier.
-- ``alpha = 1.5`` (``Workload.tail_alpha``): the p90 of a residual straggler is then about
-  ``exp(b) * 10 ** (1 / 1.5) = 5.4x`` (the p90 of a tail event); Dolly (NSDI'13) reports the slowest task of a median
+- ``alpha = 1.5`` (``Workload.tail_alpha``): the p90 of a tail event is then about
+  ``exp(b) * 10 ** (1 / 1.5) = 5.4x``; Dolly (NSDI'13) reports the slowest task of a median
   job at ~8x the median task, Mantri reports stragglers of 1.5-10x.
 - ``b = 0.15``: a healthy attempt's spread (up to 16% over nominal) stays below the 1.3x
   threshold, so the body alone never makes a straggler. This one is an assumption.
