@@ -875,9 +875,16 @@ def plot_ratios(ratios: dict[str, np.ndarray], path: Path) -> Path:
         if r.size:
             x = np.sort(r)
             ax.step(x, 1.0 - np.arange(x.size) / x.size, where="post", label=f"{w} (n={x.size})")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
     ax.axvline(3.0, color="grey", ls=":", label="3x (Dolly, Mantri)")
-    ax.axhline(0.1, color="grey", lw=0.5)
+    ax.axhline(0.1, color="grey", lw=0.5, label="10% of stragglers (p90)")
     ax.set_xscale("log")
+    ticks = [1.3, 2, 3, 5, 10, 20, 50, 100]
+    hi = max((float(r.max()) for r in ratios.values() if r.size), default=10.0)
+    ax.set_xticks([t for t in ticks if t <= max(hi, 3.0) * 1.5])
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("straggler duration / stage median")
     ax.set_ylabel("share of stragglers above")
     ax.set_title("How slow stragglers are")
