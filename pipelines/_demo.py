@@ -3,6 +3,8 @@
 Stages (each one the ``straggler`` command of its own, called through
 :func:`pipelines.cli.main` with the argument list recorded in ``summary.json``):
 
+0. ``fidelity``: the simulated world's stylized facts against their published bands
+   (``straggler fidelity``; the quick profile with ``--quick``);
 1. ``collect``: a training trace from the simulator (the real workload files when the data
    directory has them, else the synthetic workload; one line says which);
 2. ``train``: a small Optuna grid of the MTL ``f0nl`` model with MLflow tracking and the
@@ -10,7 +12,8 @@ Stages (each one the ``straggler`` command of its own, called through
 3. ``table1``, ``table2``: ``straggler evaluate --table 1`` at a few training fractions and
    ``--table 2`` on a few held-out (node, workload) pairs;
 4. ``compare``: Tables 3-4, speculation alone against Wrangler and MTL predictor-informed
-   placement (the MTL model trained in stage 2) and the slowdown oracle as the ceiling;
+   placement (the MTL model trained in stage 2, rank mode), the random-refusal control and
+   the slowdown oracle as the ceiling, with each predictor's share of the oracle's gain;
 5. ``replication``: one example from seed 002, single-fork ``pi_keep``/``pi_kill``
    replication on one job: the finite-``n`` analysis (``sim_bridge.theory``) against the
    event engine (``sim_bridge.experiments.single_job``), run in-process
@@ -435,7 +438,15 @@ class Demo:
             "--seed",
             str(self.seed),
         ]
+        fidelity = [
+            "fidelity",
+            "--out",
+            str(d / "fidelity"),
+            *(["--quick"] if p.name == "quick" else []),
+            *dd,
+        ]
         return [
+            Stage("fidelity", "fidelity", "fidelity", argv=fidelity, out=str(d / "fidelity")),
             Stage("collect", "collect", "collect", argv=collect, out=str(d / "collect")),
             Stage("train", "train", "train", ("collect",), argv=train, out=str(d / "train")),
             Stage(

@@ -33,6 +33,7 @@ from pipelines._io import atomic_write_text
 
 #: Section keys in report order, with their headings.
 SECTIONS: tuple[tuple[str, str], ...] = (
+    ("fidelity", "The simulated world against published facts (straggler fidelity)"),
     ("collect", "Trace collection"),
     ("train", "Training (Optuna grid, MLflow tracking)"),
     ("table1", "Table 1: accuracy against the amount of training data"),
@@ -43,6 +44,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 
 #: Command name (``summary.json`` key ``command``) -> section key.
 COMMAND_SECTION: dict[str, str] = {
+    "fidelity": "fidelity",
     "collect": "collect",
     "train": "train",
     "evaluate": "table1",
@@ -264,6 +266,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "evaluate": ("table", "fractions", "pairs", "data.rows", "verdicts", "wall_seconds"),
     "compare": ("workloads", "seeds", "speculation", "significance", "wall_seconds"),
+    "fidelity": ("counts", "profile", "settings.workloads", "interval_method", "wall_seconds"),
     "replication": (
         "seed_paper",
         "distribution",

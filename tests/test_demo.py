@@ -148,6 +148,7 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
     assert code == 0 and not bad, bad
     assert summary["status"] == "complete"
     assert [s["name"] for s in summary["stages"]] == [
+        "fidelity",
         "collect",
         "train",
         "table1",
@@ -161,7 +162,7 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
         assert (out / s["name"] / "summary.json").is_file() or s["name"] == "report"
     assert summary["stages"][-1]["file"] == str(out / "report.html")
     assert "using the synthetic workload SYN" in printed
-    assert printed.count(" done in ") == 7  # six stages and the report
+    assert printed.count(" done in ") == 8  # seven stages and the report
     parser = _Ids()
     parser.feed((out / "report.html").read_text(encoding="utf-8"))
     assert parser.ids == [f"s-{k}" for k, _ in SECTIONS]
