@@ -114,6 +114,8 @@ def pocd_experiment(
     policies = dict(POCD_POLICIES if policies is None else policies)
     dist = stats.pareto(b=beta, scale=1.0)
     common = {
+        # the papers' setting: tasks served in arrival order (not the FB replays' fair share)
+        "placement": "fifo",
         "nodes": int(machines),
         "slots": 1,
         "duration_dist": dist,
