@@ -114,19 +114,26 @@ def test_end_time_matches_step_integration():
     pid = c.profile_id(prof)
     for node, t0, work in [(0, 13.0, 40.0), (3, 500.0, 900.0), (4, 59.0, 7000.0)]:
         end = c.end_time(node, pid, t0, work)
-        t, left = t0, work
-        while True:
-            k = int(t // c.dt)
-            lv = c._levels[:, node, k]
-            load = float(np.sum(prof * c.sens[node] * contention_response(lv)))
-            rate = 1.0 / (c.speed[node] * (1.0 + c.kappa * load))
-            step_end = (k + 1) * c.dt
-            if rate * (step_end - t) >= left:
-                want = t + left / rate
-                break
-            left -= rate * (step_end - t)
-            t = step_end
-        assert end == pytest.approx(want, rel=1e-9)
+
+        def rate(k, node=node):
+            load = float(np.sum(prof * c.sens[node] * contention_response(c._levels[:, node, k])))
+            return 1.0 / (c.speed[node] * (1.0 + c.kappa * load))
+
+        assert end == pytest.approx(_step_end(rate, t0, work, c.dt), rel=1e-9)
+
+
+def _step_end(rate, t0: float, work: float, dt: float) -> float:
+    """When ``work`` started at ``t0`` is done, one step of a piecewise-constant ``rate(k)``
+    at a time (slow, obvious)."""
+    t, left = t0, work
+    while True:
+        k = int(t // dt)
+        r = rate(k)
+        step_end = (k + 1) * dt
+        if r * (step_end - t) >= left:
+            return t + left / r
+        left -= r * (step_end - t)
+        t = step_end
 
 
 def _jobs():
@@ -235,16 +242,7 @@ def test_long_solves_match_step_by_step(t0, work, demand):
     c = Cluster(3, 2, seed=9)
     pid = c.profile_id((0.4, 0.9, 0.3, 0.6))
     end = c.end_with(1, pid, t0, work, demand)
-    t, left = t0, work
-    while True:
-        k = int(t // c.dt)
-        rate = c.rate_with(1, pid, k, demand)
-        step_end = (k + 1) * c.dt
-        if rate * (step_end - t) >= left:
-            want = t + left / rate
-            break
-        left -= rate * (step_end - t)
-        t = step_end
+    want = _step_end(lambda k: c.rate_with(1, pid, k, demand), t0, work, c.dt)
     assert end == pytest.approx(want, rel=1e-9)
     if any(demand):
         assert c.work_with(1, pid, t0, end, demand) == pytest.approx(work, rel=1e-9)

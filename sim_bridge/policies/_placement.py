@@ -41,12 +41,14 @@ class TaskQueue:
     'xyazb'
     """
 
-    __slots__ = ("_fair", "_heap", "_jobs", "_cur")
+    __slots__ = ("_fair", "_heap", "_jobs", "_cur", "_held", "_last")
 
     def __init__(self, view, order: str = "fifo"):
         if order not in ORDERS:
             raise ValueError(f"parameter order must be one of {', '.join(ORDERS)}, got {order!r}")
         self._fair = order == "fair"
+        self._held: dict[int, int] = {}  # per job (id): tasks held back in this pass
+        self._last = None
         if self._fair:
             self._heap = [
                 (len(job.running), job.uid, job, iter(job.pending.values()))
@@ -79,6 +81,22 @@ class TaskQueue:
                 self._cur = None
                 return None
             self._cur = (job, iter(job.pending.values()))
+
+    def next_runnable(self, n_free: int):
+        """:meth:`next`, skipping the jobs that already held back ``n_free`` tasks in this
+        pass (their other tasks would be held too: they wait for the next pass)."""
+        held = self._held
+        while True:
+            item = self.next()
+            if item is None or held.get(id(item[0]), 0) < n_free:
+                self._last = None if item is None else item[0]
+                return item
+            self.drop_job()
+
+    def hold(self) -> None:
+        """The last task :meth:`next_runnable` gave was held back (found no node)."""
+        key = id(self._last)
+        self._held[key] = self._held.get(key, 0) + 1
 
     def launched(self) -> None:
         """The last task :meth:`next` gave was launched (fair: its job's count goes up)."""

@@ -700,16 +700,11 @@ class PredictorPlacement(PlacementPolicy):
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
         queue = TaskQueue(view, self.order)
-        held: dict[int, int] = {}  # per job: tasks held back in this pass
         while n_free:
-            item = queue.next()
+            item = queue.next_runnable(n_free)
             if item is None:
                 break
             job, task = item
-            refused = held.get(id(job), 0)
-            if refused >= n_free:
-                queue.drop_job()
-                continue
             w = job.workload
             node = None
             i = ptr.get(w, 0)
@@ -743,7 +738,7 @@ class PredictorPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[id(job)] = refused + 1
+                    queue.hold()
                     n_refused += 1
                     continue
                 left = [n for n in nodes if slots[n]]
@@ -788,16 +783,11 @@ class PredictorPlacement(PlacementPolicy):
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
         queue = TaskQueue(view, self.order)
-        held: dict[int, int] = {}  # per job: tasks held back in this pass
         while n_free:
-            item = queue.next()
+            item = queue.next_runnable(n_free)
             if item is None:
                 break
             job, task = item
-            refused = held.get(id(job), 0)
-            if refused >= n_free:
-                queue.drop_job()
-                continue
             w = job.workload
             order = ranked.get(w)
             if order is None:
@@ -831,7 +821,7 @@ class PredictorPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[id(job)] = refused + 1
+                    queue.hold()
                     n_refused += 1
                     continue
                 st["forced"] += 1

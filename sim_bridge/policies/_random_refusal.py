@@ -163,16 +163,11 @@ class RandomRefusalPlacement(PlacementPolicy):
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
         queue = TaskQueue(view, self.order)
-        held: dict[int, int] = {}  # per job: tasks held back in this pass
         while n_free:
-            item = queue.next()
+            item = queue.next_runnable(n_free)
             if item is None:
                 break
             job, task = item
-            refused = held.get(id(job), 0)
-            if refused >= n_free:
-                queue.drop_job()
-                continue
             m = len(alive)
             k = draw(m)
             n_refusals += k
@@ -188,7 +183,7 @@ class RandomRefusalPlacement(PlacementPolicy):
                         deadlines[task.uid] = (task, due)
                     if due < earliest:
                         earliest = due
-                    held[id(job)] = refused + 1
+                    queue.hold()
                     n_refused += 1
                     continue
                 j = 0
