@@ -2,7 +2,9 @@
 
 Jobs arrive, their stages' tasks wait, the placement policy puts waiting tasks on free slots,
 attempts run for a duration solved analytically at launch from the node's contention path
-(``sim_bridge._cluster``), the speculation policy copies, restarts and kills attempts. A task
+(``sim_bridge._cluster``) and the tasks sharing the node, and re-solved whenever that node's
+tenants change (``sim_bridge.world``); the speculation policy copies, restarts and kills
+attempts. A task
 completes with its first finished attempt; its other attempts are killed at that instant.
 """
 
@@ -621,7 +623,6 @@ class Simulator:
             np.add.at(mark, red_start, 1)
             np.add.at(mark, self._task_start + sizes, -1)
             stage = np.cumsum(mark)[:total]
-        self._stage_array = stage
         if duration_dist is None and any(self.skew):
             skew_f = input_skew(np.random.default_rng([self.seed, 10]), stage, self.skew)
             self._work_array = base_work * skew_f
