@@ -504,7 +504,14 @@ class Cluster:
 
     # ----------------------------------------------------------------- counters
     def counters_now(
-        self, node: int, time: float, running: int, load1: float, load5: float, load15: float
+        self,
+        node: int,
+        time: float,
+        running: int,
+        load1: float,
+        load5: float,
+        load15: float,
+        demand=None,
     ) -> dict[str, float]:
         """One node's :meth:`counters` as floats, from a per-sample table (fast single reads).
 
@@ -517,12 +524,13 @@ class Cluster:
         directly, in about a microsecond, by the same code as :meth:`counters`.
         """
         if self._synth is not None:
-            values = self.counter_values_now(node, time, running, load1, load5, load15)
+            values = self.counter_values_now(node, time, running, load1, load5, load15, demand)
             return dict(zip(COUNTER_NAMES, values, strict=True))
-        if not (0 <= running <= self.slots) or self.ideal:
+        if not (0 <= running <= self.slots) or self.ideal or demand is not None:
             arrays = self.counters(
                 np.array([node]), np.array([time]), np.array([running]),
                 np.array([load1]), np.array([load5]), np.array([load15]),
+                None if demand is None else np.asarray(demand, dtype=float)[:, None],
             )  # fmt: skip
             return {name: float(v[0]) for name, v in arrays.items()}
         sample = int(time // 10.0)
@@ -543,7 +551,14 @@ class Cluster:
         return out
 
     def counter_values_now(
-        self, node: int, time: float, running: int, load1: float, load5: float, load15: float
+        self,
+        node: int,
+        time: float,
+        running: int,
+        load1: float,
+        load5: float,
+        load15: float,
+        demand=None,
     ) -> list[float]:
         """:meth:`counters_now` as a list in :data:`COUNTER_NAMES` order (no mapping built).
 
@@ -556,12 +571,14 @@ class Cluster:
         """
         synth = self._synth
         if synth is None:
-            out = self.counters_now(node, time, running, load1, load5, load15)
+            out = self.counters_now(node, time, running, load1, load5, load15, demand)
             return [out[k] for k in COUNTER_NAMES]
         k = int(time // self.dt)
         if k >= self._horizon:
             self._ensure_step(k)
-        return synth.row(node, time, running, load1, load5, load15)
+        if demand is None:
+            return synth.row(node, time, running, load1, load5, load15)
+        return synth.row(node, time, running, load1, load5, load15, *demand)
 
     def _counter_block(self, time: float):
         """:meth:`counters` of every node and running count ``0..slots`` (zero load averages)
@@ -617,12 +634,16 @@ class Cluster:
         load1: np.ndarray,
         load5: np.ndarray,
         load15: np.ndarray,
+        demand: np.ndarray | None = None,
     ) -> dict[str, np.ndarray]:
         """Sysstat-like counters on ``nodes`` at ``times`` (vectorised).
 
         ``running`` is the number of attempts running on the node at that instant and
-        ``load*`` the exponentially averaged running counts (1, 5, 15 min). Readings are noisy,
-        partly redundant functions of the node's hidden state; the noise is a pure function of
+        ``load*`` the exponentially averaged running counts (1, 5, 15 min); ``demand``
+        ``(4, len(nodes))`` is what the co-located tasks add to the node's (cpu, mem, disk,
+        net) levels (:mod:`sim_bridge.world._interference`; None: nothing), so the counters
+        show the tenants' load as the tasks' rates feel it. Readings are noisy, partly
+        redundant functions of the node's hidden state; the noise is a pure function of
         (seed, node, 10-second sample, counter), so the same instant reads the same values.
         """
         nodes = np.asarray(nodes, dtype=np.int64)
@@ -630,7 +651,7 @@ class Cluster:
         if self._synth is not None:  # the compiled rows (same model, see _counters_core)
             if times.size:
                 self._ensure_step(int((times // self.dt).max()))
-            rows = self._synth.rows(nodes, times, running, load1, load5, load15)
+            rows = self._synth.rows(nodes, times, running, load1, load5, load15, demand)
             return dict(zip(COUNTER_NAMES, rows, strict=True))
         sample = (times // 10.0).astype(np.int64)
 
@@ -647,15 +668,21 @@ class Cluster:
             def eps(i: int) -> np.ndarray:
                 return _hash_normal(self.seed, nodes, sample, i)
 
-        return self._counters(nodes, times, running, load1, load5, load15, eps)
+        return self._counters(nodes, times, running, load1, load5, load15, eps, demand)
 
-    def _counters(self, nodes, times, running, load1, load5, load15, eps) -> dict[str, np.ndarray]:
+    def _counters(
+        self, nodes, times, running, load1, load5, load15, eps, demand=None
+    ) -> dict[str, np.ndarray]:
         """:meth:`counters` with the noise given: ``eps(i)`` is counter ``i``'s standard
         normal noise for every row."""
         nodes = np.asarray(nodes, dtype=np.int64)
         times = np.asarray(times, dtype=float)
         running = np.asarray(running, dtype=float)
         cpu, mem, disk, net = self.levels_at(nodes, times)
+        if demand is not None:
+            cpu, mem, disk, net = np.clip(
+                np.stack([cpu, mem, disk, net]) + np.asarray(demand, dtype=float), 0.0, 1.0
+            )
         occ = running / self.slots
         cores = self.cores[nodes]
         c: dict[str, np.ndarray] = {}

@@ -114,14 +114,17 @@ cdef class CounterSynth:
 
     cdef void _row(
         self, long long node, double time, double running, double load1, double load5,
-        double load15, double* out, Py_ssize_t stride,
+        double load15, double* out, Py_ssize_t stride, double d0, double d1, double d2,
+        double d3,
     ) noexcept nogil:
+        # d0..d3: the co-located tasks' demand on (cpu, mem, disk, net), added to the levels
+        # (capped at 1) as the tasks' rates see them
         cdef long long sample = <long long>py_floordiv(time, 10.0)
         cdef long long k = <long long>py_floordiv(time, self.dt)
-        cdef double cpu = self.levels[0, node, k]
-        cdef double mem = self.levels[1, node, k]
-        cdef double disk = self.levels[2, node, k]
-        cdef double net = self.levels[3, node, k]
+        cdef double cpu = _clip(self.levels[0, node, k] + d0, 0.0, 1.0)
+        cdef double mem = _clip(self.levels[1, node, k] + d1, 0.0, 1.0)
+        cdef double disk = _clip(self.levels[2, node, k] + d2, 0.0, 1.0)
+        cdef double net = _clip(self.levels[3, node, k] + d3, 0.0, 1.0)
         cdef double cores = self.cores[node]
         cdef double occ = running / self.slots
         cdef unsigned long long base = (
@@ -184,18 +187,28 @@ cdef class CounterSynth:
 
     def row(
         self, long long node, double time, double running, double load1, double load5,
-        double load15,
+        double load15, double d0=0.0, double d1=0.0, double d2=0.0, double d3=0.0,
     ) -> list:
-        """The 29 counters of ``node`` at ``time`` (``COUNTER_NAMES`` order), as a list."""
+        """The 29 counters of ``node`` at ``time`` (``COUNTER_NAMES`` order), as a list;
+        ``d0..d3``: the co-located tasks' demand on (cpu, mem, disk, net)."""
         cdef double out[N_COUNTERS]
         self._check(node, time)
-        self._row(node, time, running, load1, load5, load15, out, 1)
+        self._row(node, time, running, load1, load5, load15, out, 1, d0, d1, d2, d3)
         return [out[i] for i in range(N_COUNTERS)]
 
-    def rows(self, nodes, times, running, load1, load5, load15) -> np.ndarray:
-        """:meth:`row` of every ``(nodes[i], times[i], ...)``: an array ``(29, len(nodes))``."""
+    def rows(self, nodes, times, running, load1, load5, load15, demand=None) -> np.ndarray:
+        """:meth:`row` of every ``(nodes[i], times[i], ...)``: an array ``(29, len(nodes))``;
+        ``demand``: ``(4, len(nodes))`` co-located demand (None: none)."""
         arrays = [np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
                   for a in (times, running, load1, load5, load15)]
+        n_rows = arrays[0].shape[0]
+        if demand is None:
+            dem = np.zeros((4, n_rows))
+        else:
+            dem = np.ascontiguousarray(demand, dtype=np.float64)
+            if dem.shape != (4, n_rows):
+                raise ValueError(f"demand must have shape (4, {n_rows}), got {dem.shape}")
+        cdef const double[:, ::1] dv = dem
         cdef const long long[::1] nd = np.ascontiguousarray(nodes, dtype=np.int64).reshape(-1)
         cdef Py_ssize_t n = nd.shape[0], i
         if any(a.shape[0] != n for a in arrays):
@@ -212,7 +225,10 @@ cdef class CounterSynth:
         if n:
             with nogil:
                 for i in range(n):
-                    self._row(nd[i], tm[i], rn[i], l1[i], l5[i], l15[i], &o[0, i], n)
+                    self._row(
+                        nd[i], tm[i], rn[i], l1[i], l5[i], l15[i], &o[0, i], n,
+                        dv[0, i], dv[1, i], dv[2, i], dv[3, i],
+                    )
         return out
 
 

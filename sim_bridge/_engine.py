@@ -51,6 +51,9 @@ _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
 _exp = math.exp
 
 
+_NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
+
+
 def _add(dem, own):
     """``dem + own`` (``dem`` None: no demand yet)."""
     if dem is None:
@@ -424,7 +427,13 @@ class SimView:
         sim._load_touch(node)
         l1, l5, l15 = sim._load
         return sim.cluster.counter_values_now(
-            int(node), sim.now, sim._node_running[node], l1[node], l5[node], l15[node]
+            int(node),
+            sim.now,
+            sim._node_running[node],
+            l1[node],
+            l5[node],
+            l15[node],
+            sim._node_demand(node),
         )
 
     def node_counters_many(self, nodes) -> dict[str, np.ndarray]:
@@ -442,6 +451,11 @@ class SimView:
         for node in idx:
             sim._load_touch(node)
         load = sim._load
+        demand = None
+        if sim._tenancy:
+            demand = np.array(
+                [sim._node_demand(i) or (0.0, 0.0, 0.0, 0.0) for i in idx], dtype=float
+            ).reshape(len(idx), 4).T
         return sim.cluster.counters(
             np.array(idx, dtype=np.int64),
             np.full(len(idx), sim.now),
@@ -449,6 +463,7 @@ class SimView:
             np.array([load[0][i] for i in idx]),
             np.array([load[1][i] for i in idx]),
             np.array([load[2][i] for i in idx]),
+            demand,
         )
 
     @property
@@ -558,6 +573,9 @@ class Simulator:
         self.attempts: list[Attempt] = []
         # per attempt (uid order): running count and load averages of its node at launch
         self._rstates = array("d")
+        # per attempt (uid order), with co-located contention on: the demand of the node's
+        # other tenants at launch (what its counters at launch show)
+        self._dstates = array("d")
         self.view = SimView(self)
         self._just_launched: list[Attempt] = []
         self._hook_launched = (
@@ -1016,6 +1034,7 @@ class Simulator:
                     for other in live.values():  # the newcomer loads its co-tenants
                         self._advance(other, now)
                         self._resolve(other, now, _add(other._dem, own))
+                self._dstates.extend(dem or _NO_DEMAND)
             if self.record_truth:
                 r_now = 1.0 if ideal else (r0 if dem is None else cluster.rate_with(
                     node, pid, k0, dem))  # fmt: skip
@@ -1072,6 +1091,14 @@ class Simulator:
         if c == 0.0 and m == 0.0 and d == 0.0 and n == 0.0:
             return None
         return (c, m, d, n)
+
+    def _node_demand(self, node: int) -> tuple[float, ...] | None:
+        """The demand of the attempts running on ``node`` now (None: none, or co-located
+        contention off)."""
+        if not self._tenancy:
+            return None
+        live = self._node_live[node]
+        return self._demand_of(live.values()) if live else None
 
     def _work_done(self, att: Attempt, t: float) -> float:
         """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""

@@ -437,7 +437,10 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
             tasks[f"truth_{name}"] = truth[:, k]
     if record_counters:
         rs = np.frombuffer(sim._rstates, dtype=float).reshape(n, 4)
-        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
+        dem = None
+        if len(sim._dstates):  # co-located contention: the tenants' demand at each launch
+            dem = np.frombuffer(sim._dstates, dtype=float).reshape(n, 4).T
+        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
         for name in COUNTER_NAMES:
             tasks[f"c_{name}"] = c[name]
     submit = np.array([j.submit_time for j in jobs], float)
