@@ -453,9 +453,11 @@ class SimView:
         load = sim._load
         demand = None
         if sim._tenancy:
-            demand = np.array(
-                [sim._node_demand(i) or (0.0, 0.0, 0.0, 0.0) for i in idx], dtype=float
-            ).reshape(len(idx), 4).T
+            demand = (
+                np.array([sim._node_demand(i) or (0.0, 0.0, 0.0, 0.0) for i in idx], dtype=float)
+                .reshape(len(idx), 4)
+                .T
+            )
         return sim.cluster.counters(
             np.array(idx, dtype=np.int64),
             np.full(len(idx), sim.now),
