@@ -432,6 +432,8 @@ def run_compare(cfg: CompareConfig) -> dict:
                         "policy": pol,
                         "metrics": metrics,
                         "placement_stats": stats,
+                        # the control's refusal rate: the MTL run's of the same seed
+                        "refusal_rate": float(placement.refusal_rate) if pol == "random" else None,
                         "wall_seconds": r.summary["wall_seconds"],
                         "straggler_share": r.summary.get("straggler_share"),
                     }

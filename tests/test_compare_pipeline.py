@@ -89,7 +89,7 @@ def test_compare_writes_tables_plots_and_summary(compared):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t3 = pd.read_csv(out / "table3.csv")
     groups = {"SYN", ALL}
-    names = [*PREDICTORS, "oracle"]
+    names = [*PREDICTORS, "random", "oracle"]  # the random-refusal control and the ceiling
     assert s["predictors"] == names
     assert set(t3["workload"]) == groups and set(t3["predictor"]) == set(names)
     assert len(t3) == len(groups) * len(names) * len(STATISTICS)
@@ -189,3 +189,39 @@ def test_swim_day_sample(shared_data_dir):
     assert w0.source.endswith("_1hr_0.tsv")
     with pytest.raises(ValueError, match="day"):
         sim_bridge.load_workload("ALI2017", shared_data_dir, day=1)
+
+
+def test_control_runs_at_the_mtl_refusal_rate_and_headroom_is_recomputed(compared):
+    """The random control of each seed refuses at that seed's MTL rate; the headroom table is
+    the pooled share of the oracle's mean-JCT gain, recomputed here from the raw runs."""
+    _, s = compared
+    runs = {(r["seed_index"], r["policy"]): r for r in s["runs"]}
+    seeds = sorted({k for k, _ in runs})
+    for k in seeds:
+        st = runs[(k, "mtl")]["placement_stats"]
+        rate = st["node_refusals"] / st["node_checks"] if st["node_checks"] else 0.0
+        assert runs[(k, "random")]["placement_stats"]["launches"] > 0
+        assert runs[(k, "random")]["refusal_rate"] == pytest.approx(rate)
+    assert s["config"]["mode"] == "rank"
+    by = {(r["workload"], r["predictor"]): r for r in s["headroom"]}
+    for (w, pred), row in by.items():
+        gain = sum(
+            runs[(k, "spec")]["metrics"][w]["Average"] - runs[(k, pred)]["metrics"][w]["Average"]
+            for k in seeds
+        )
+        room = sum(
+            runs[(k, "spec")]["metrics"][w]["Average"]
+            - runs[(k, "oracle")]["metrics"][w]["Average"]
+            for k in seeds
+        )
+        want = gain / room if room > 0 else float("nan")
+        assert row["pooled"] == pytest.approx(want, nan_ok=True)
+
+
+def test_holm_matches_a_hand_computation():
+    from pipelines._compare import holm
+
+    adj, sig = holm([0.01, 0.04, 0.03, 0.005], alpha=0.05)
+    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> monotone: 0.06
+    assert adj.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert sig.tolist() == [True, False, False, True]
