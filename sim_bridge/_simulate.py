@@ -200,7 +200,11 @@ def simulate(
         A registered placement policy name or an instance (default ``"fair"``: the Fair
         Scheduler the replayed clusters ran, see :data:`DEFAULT_PLACEMENT`).
     nodes, slots : int
-        Cluster size: ``nodes`` nodes with ``slots`` slots each.
+        Cluster size: ``nodes`` nodes with ``slots`` slots each. Two slots by default: Hadoop
+        0.20, which the SWIM traces' clusters ran, gives a TaskTracker two map slots and two
+        reduce slots (``mapred.tasktracker.{map,reduce}.tasks.maximum``); a slot here runs
+        maps and reduces alike, and a job's reduces only start once its maps are done, so
+        two slots hold what the node ran at once most of the time.
     hours : float, optional
         Keep the jobs submitted during the first ``hours`` hours (all when None).
     scale : float
