@@ -1,7 +1,8 @@
 """Decision cost of the predictor-informed placement inside the simulator.
 
 Peer measured in the same run: the same simulation (same workloads, cluster, seed and
-speculation policy) with FIFO placement and no predictor. Goal (issue 6): a
+speculation policy) with the default placement (fair) and no predictor; the predictor
+placement takes tasks in the same (fair) order. Goal (issue 6): a
 predictor-informed run takes at most 1.5x the wall time of the run without a predictor.
 
 The predictor is a real ``mtl.Predictor`` (GroupedMTLSVC f0,n,l) trained on a trace the
