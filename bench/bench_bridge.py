@@ -106,7 +106,7 @@ def main() -> None:
         f"{st['forced']} forced, {st['scored']} scored, {st['reads']} counter reads"
     )
     print("where the time goes (s, one instrumented run each; wrappers inflate a little):")
-    print(f"  {'part':34s} {'fifo':>8s} {'informed':>9s}")
+    print(f"  {'part':34s} {'fair':>8s} {'informed':>9s}")
     for key, label in _PARTS:
         print(f"  {label:34s} {parts_base.get(key, 0.0):8.3f} {parts_pred.get(key, 0.0):9.3f}")
     reads = parts_pred.get("reads", 0.0)
@@ -124,7 +124,7 @@ def main() -> None:
         f"{(t_pred - reads) / t_base:.2f}x"
     )
     if args.profile:
-        _profile("without predictor (fifo)", base)
+        _profile("without predictor (fair)", base)
         _profile("predictor-informed", informed)
 
 
@@ -150,7 +150,7 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
     acc = dict.fromkeys(("spec", "place", "reads", "score"), 0.0)
     targets = [
         (type(get_policy(speculation)), "on_tick", "spec"),
-        (sim_bridge.policies.FIFOPlacement, "assign", "place"),
+        (sim_bridge.policies.FairPlacement, "assign", "place"),
         (sim_bridge.PredictorPlacement, "assign", "place"),
         (SimView, "node_counters", "reads"),
         (SimView, "node_counter_values", "reads"),
