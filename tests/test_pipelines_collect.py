@@ -120,3 +120,24 @@ def test_load_option_hits_the_target_and_excludes_scale(tmp_path, capsys):
     assert "--load or --scale" in capsys.readouterr().err
     assert main([*args, "--load", "-1"]) == 2
     assert "--load must be a positive number" in capsys.readouterr().err
+
+
+def test_scale_search_passes_over_scales_that_keep_no_job(monkeypatch):
+    """A data scale so small that a workload keeps no job (Alibaba's instance counts) is no
+    load, not an error: the bisection moves up and still finds the target."""
+    import sim_bridge
+    from pipelines import _collect
+
+    real = sim_bridge.load_workload
+
+    def thin(name, data_dir=None, *, hours, scale, seed, **kw):
+        if scale < 0.001:
+            raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
+        return real("SYN", None, hours=hours, scale=scale, seed=seed)
+
+    monkeypatch.setattr(sim_bridge, "load_workload", thin)
+    target = 0.3
+    scale = _collect._scale_for_nominal("SYN", 0, target, 10, 2, 0.5, 0, None, warn=False)
+    assert scale >= 0.001
+    got = _collect.offered_load(thin("SYN", hours=0.5, scale=scale, seed=0), 10, 2, 0.5)
+    assert got == pytest.approx(target, rel=0.05)
