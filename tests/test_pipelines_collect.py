@@ -129,15 +129,17 @@ def test_scale_search_passes_over_scales_that_keep_no_job(monkeypatch):
     from pipelines import _collect
 
     real = sim_bridge.load_workload
+    refused = []
 
     def thin(name, data_dir=None, *, hours, scale, seed, **kw):
-        if scale < 0.001:
+        if scale < 0.003:  # the target (~0.0035 here) sits just above: the search dips below
+            refused.append(scale)
             raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
         return real("SYN", None, hours=hours, scale=scale, seed=seed)
 
     monkeypatch.setattr(sim_bridge, "load_workload", thin)
     target = 0.3
     scale = _collect._scale_for_nominal("SYN", 0, target, 10, 2, 0.5, 0, None, warn=False)
-    assert scale >= 0.001
+    assert scale >= 0.003 and refused
     got = _collect.offered_load(thin("SYN", hours=0.5, scale=scale, seed=0), 10, 2, 0.5)
     assert got == pytest.approx(target, rel=0.05)
