@@ -102,6 +102,7 @@ class Attempt:
         "_seg_t",
         "_seg_done",
         "_dem",
+        "_prog",
     )
 
     def __init__(self, uid, task, index, node, launch_time, start_fraction):
@@ -121,6 +122,7 @@ class Attempt:
         self._seg_t = launch_time
         self._seg_done = 0.0
         self._dem = None
+        self._prog = None  # (t, work done by t) last read in a segment with demand
 
     @property
     def job(self) -> Job:
@@ -1110,13 +1112,22 @@ class Simulator:
             return att._seg_done + (t - att._seg_t)
         if att._dem is None:
             return att._seg_done + cl.cum_at(att.node, pid, t) - att._c0
-        return att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
+        # under demand the work is integrated step by step: a speculation scan reads the
+        # progress again and again, so go on from the last read in this segment
+        prog = att._prog
+        if prog is not None and att._seg_t <= prog[0] <= t:
+            done = prog[1] + cl.work_with(att.node, pid, prog[0], t, att._dem)
+        else:
+            done = att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
+        att._prog = (t, done)
+        return done
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
         if now > att._seg_t:
             att._seg_done = self._work_done(att, now)
             att._seg_t = now
+            att._prog = None
 
     def _resolve(self, att: Attempt, now: float, dem) -> None:
         """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
@@ -1126,6 +1137,7 @@ class Simulator:
         left = att._work - att._seg_done
         if left < 0.0:
             left = 0.0
+        att._prog = None
         if dem is None:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
             att._dem = None
