@@ -629,15 +629,10 @@ class Simulator:
         self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
         # each task's base work times its input skew (data skew within the stage), and the
         # originals' residual noise multipliers, drawn up front for both loops
-        base_work = np.fromiter(
-            chain.from_iterable(
-                map(np.ndarray.tolist, chain.from_iterable(
-                    map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
-                ))
-            ),
-            float,
-            total,
-        )  # fmt: skip
+        stages = chain.from_iterable(
+            map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
+        )
+        base_work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, stages)), float, total)
         stage = np.zeros(total, np.int64)
         if total:
             red_start = self._task_start + self._n_map
@@ -651,12 +646,8 @@ class Simulator:
         else:
             self._work_array = base_work
         if duration_dist is None and self.noise:
-            alpha = np.repeat(
-                np.fromiter(map(attrgetter("tail_alpha"), map(itemgetter(1), specs)), float,
-                            len(specs)),
-                sizes,
-            )  # fmt: skip
-            self._m_array = residual_noise(u_all, alpha)
+            job_alpha = [w.tail_alpha for _spec, w in specs]
+            self._m_array = residual_noise(u_all, np.repeat(np.array(job_alpha, float), sizes))
         else:
             self._m_array = np.ones(total)
         self._work_all: list[float] | None = None
@@ -1040,8 +1031,10 @@ class Simulator:
                         self._resolve(other, now, _add(other._dem, own))
                 self._dstates.extend(dem or _NO_DEMAND)
             if self.record_truth:
-                r_now = 1.0 if ideal else (r0 if dem is None else cluster.rate_with(
-                    node, pid, k0, dem))  # fmt: skip
+                if ideal:
+                    r_now = 1.0
+                else:
+                    r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
                 self._record_truth(task, node, now, mult, r_now)
             if ideal:
                 att._c0 = float(now)

@@ -246,3 +246,16 @@ def test_long_solves_match_step_by_step(t0, work, demand):
     assert end == pytest.approx(want, rel=1e-9)
     if any(demand):
         assert c.work_with(1, pid, t0, end, demand) == pytest.approx(work, rel=1e-9)
+
+
+def test_oracle_twin_follows_the_runs_world():
+    """SlowdownOracle.for_simulation builds the run's cluster: with the run's bad-node share
+    its twin degrades the same nodes, the same way."""
+    from sim_bridge import SlowdownOracle
+
+    w = Workload("SYN", _jobs())
+    for share in (0.0, 0.3):
+        oracle = SlowdownOracle.for_simulation([w], nodes=12, slots=2, seed=5, bad_node_share=share)
+        run = Cluster(12, 2, 5, bad_node_share=share)
+        assert np.array_equal(oracle.cluster.bad.resource, run.bad.resource)
+        assert np.array_equal(oracle.cluster._levels, run._levels)

@@ -246,12 +246,15 @@ class SlowdownOracle:
         counters: str = "synthetic",
         data_dir=None,
         hours: float | None = None,
+        bad_node_share: float | None = None,
         **kw: Any,
     ) -> SlowdownOracle:
         """The oracle of the run ``simulate(workloads, nodes=, slots=, seed=, kappa=, ...)``.
 
         ``workloads`` are :class:`~sim_bridge.Workload` objects or names (loaded as
-        :func:`sim_bridge.simulate` would, for their profiles).
+        :func:`sim_bridge.simulate` would, for their profiles). Give the run's
+        ``bad_node_share`` (None: the default) so the twin cluster is the run's, and its
+        ``interference`` (passed on to the oracle) so it reads the co-tenants as the run does.
         """
         from sim_bridge._cluster import Cluster
         from sim_bridge._workloads import Workload, load_workload
@@ -261,7 +264,10 @@ class SlowdownOracle:
             w if isinstance(w, Workload) else load_workload(w, data_dir, hours=hours, seed=seed)
             for w in items
         ]
-        cluster = Cluster(nodes, slots, seed, source=counters, data_dir=data_dir, kappa=kappa)
+        world = {} if bad_node_share is None else {"bad_node_share": bad_node_share}
+        cluster = Cluster(
+            nodes, slots, seed, source=counters, data_dir=data_dir, kappa=kappa, **world
+        )
         return cls(cluster, wls, **kw)
 
     def bind_view(self, view) -> None:
