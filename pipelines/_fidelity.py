@@ -34,7 +34,6 @@ Examples
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import logging
 import math
@@ -54,7 +53,6 @@ __all__ = [
     "Fact",
     "FactResult",
     "FidelityProfile",
-    "acf_pooled",
     "bonferroni_level",
     "choose_workloads",
     "counters_auc",
@@ -427,48 +425,15 @@ def counters_auc(
 
 
 # --------------------------------------------------------------------------- autocorrelation
-def acf_pooled(series, lags: Sequence[int]) -> np.ndarray:
-    """Within-series autocorrelation pooled over series, at each lag (in steps).
-
-    Each row of ``series`` (``(n_series, n_steps)``) is centred on its own mean; the
-    lag-``k`` autocovariance is summed over every row's pairs and divided by the summed
-    variance (NaN readings are left out of both). A constant series contributes nothing.
-
-    Examples
-    --------
-    >>> x = np.array([[1.0, 2.0, 3.0, 4.0]])
-    >>> acf_pooled(x, [0, 1]).round(3).tolist()
-    [1.0, 0.25]
-    """
-    x = np.atleast_2d(np.asarray(series, dtype=float))
-    x = x - np.nanmean(x, axis=1, keepdims=True)
-    x = np.where(np.isnan(x), 0.0, x)
-    var = float(np.sum(x * x))
-    out = np.full(len(lags), np.nan)
-    if var <= 0:
-        return out
-    n = x.shape[1]
-    for i, k in enumerate(lags):
-        k = int(k)
-        if 0 <= k < n:
-            out[i] = float(np.sum(x[:, : n - k] * x[:, k:])) / var
-    return out
-
-
 def _acf(series: np.ndarray, lags: Sequence[int]) -> tuple[np.ndarray, str]:
-    """The world model's ``autocorrelation`` when present (and shaped right), else ours."""
-    try:
-        from sim_bridge.world._persistence import autocorrelation
-    except ImportError:
-        return acf_pooled(series, lags), "pipelines._fidelity.acf_pooled"
-    try:
-        got = np.asarray(autocorrelation(series, list(lags)), dtype=float).reshape(-1)
-    except Exception as exc:  # noqa: BLE001 - a concurrent helper with another contract
-        log.debug("sim_bridge.world._persistence.autocorrelation failed: %s", exc)
-        got = np.empty(0)
-    if got.shape == (len(lags),):
-        return got, "sim_bridge.world._persistence.autocorrelation"
-    return acf_pooled(series, lags), "pipelines._fidelity.acf_pooled"
+    """Within-machine autocorrelation (:func:`sim_bridge.world.autocorrelation`, the one
+    estimator the persistence fit uses too) and the name of the estimator."""
+    from sim_bridge.world import autocorrelation
+
+    return (
+        np.asarray(autocorrelation(series, [int(k) for k in lags]), dtype=float),
+        "sim_bridge.world.autocorrelation (within-machine)",
+    )
 
 
 def synthetic_cpu(nodes: int, days: float, seed: int = 0, dt: float = 60.0) -> np.ndarray:
@@ -615,12 +580,6 @@ def _simulate(workload: str, policy: str, placement: Any, cfg: dict, seed: int, 
     )
 
 
-def _supports_truth() -> bool:
-    import sim_bridge
-
-    return "record_truth" in inspect.signature(sim_bridge.simulate).parameters
-
-
 def _oracle_placement(workload: str, cfg: dict, seed: int) -> tuple[Any, str]:
     import sim_bridge
 
@@ -633,10 +592,7 @@ def _oracle_placement(workload: str, cfg: dict, seed: int) -> tuple[Any, str]:
         hours=cfg["hours"],
         beta=cfg["beta"],
     )
-    try:
-        return sim_bridge.PredictorPlacement(oracle, mode="rank"), "rank"
-    except TypeError:
-        return sim_bridge.PredictorPlacement(oracle), "threshold (mode='rank' not available)"
+    return sim_bridge.PredictorPlacement(oracle, mode="rank"), "rank"
 
 
 def trace_facts(tasks: pd.DataFrame, workload: str, beta: float) -> tuple[list[FactResult], dict]:
@@ -947,14 +903,11 @@ def run_fidelity(
         "data_dir": root,
         "beta": float(beta),
     }
-    truth = _supports_truth()
     say(
         f"profile {prof.name}: {cfg['nodes']} nodes x {cfg['slots']} slots, {cfg['hours']:g} h, "
         f"realised load {cfg['load']:g}, {cfg_seeds} seeds, beta {beta:g}"
     )
     say(note)
-    if not truth:
-        say("truth: sim_bridge.simulate has no record_truth; the truth facts are not measured")
     quiet = logging.getLogger("sim_bridge")
     level = quiet.level
     quiet.setLevel(logging.ERROR)
@@ -974,7 +927,7 @@ def run_fidelity(
         ratios: dict[str, np.ndarray] = {}
         runs: dict[str, dict] = {}
         for w in names:
-            kw = {"record_truth": True} if truth else {}
+            kw = {"record_truth": True}
             ref = _simulate(w, "none", sim_bridge.DEFAULT_PLACEMENT, cfg, 0, **kw)
             say(f"  {w} reference run (no speculation, seed 0): {len(ref.tasks)} attempts")
             facts, plot = trace_facts(ref.tasks, w, beta)
@@ -1021,7 +974,7 @@ def run_fidelity(
             "seeds": cfg_seeds,
             "workloads": names,
             "workload_note": note,
-            "record_truth": truth,
+            "record_truth": True,
             "acf_nodes": prof.acf_nodes,
             "acf_days": prof.acf_days,
         },
