@@ -515,6 +515,9 @@ class Cluster:
     ) -> dict[str, float]:
         """One node's :meth:`counters` as floats, from a per-sample table (fast single reads).
 
+        ``demand`` is the co-located tasks' (cpu, mem, disk, net) demand (None: none); a read
+        with demand is computed directly (the table holds the background alone).
+
         The table holds :meth:`counters` for every node and every running count
         ``0..slots`` at the current (background step, 10-second noise sample), computed in one
         vectorised call when the sample changes; the load averages, the only inputs that vary
