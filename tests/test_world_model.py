@@ -259,3 +259,15 @@ def test_oracle_twin_follows_the_runs_world():
         run = Cluster(12, 2, 5, bad_node_share=share)
         assert np.array_equal(oracle.cluster.bad.resource, run.bad.resource)
         assert np.array_equal(oracle.cluster._levels, run._levels)
+
+
+def test_noise_is_capped_and_its_survival_says_so():
+    from sim_bridge.world import NOISE_CAP
+
+    u = 1.0 - np.logspace(-12, -1, 200)
+    m = residual_noise(u)
+    assert m.max() == NOISE_CAP and np.all(np.diff(m[::-1]) >= 0)
+    assert float(noise_sf(NOISE_CAP)) == 0.0 and float(noise_sf(NOISE_CAP * 0.99)) > 0.0
+    # below the cap the closed form is the uncapped tail's
+    x = 50.0
+    assert float(noise_sf(x)) == pytest.approx(float(noise_sf(x, cap=np.inf)))

@@ -21,6 +21,7 @@ from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import (
     NOISE_BODY,
+    NOISE_CAP,
     NOISE_TAIL_ALPHA,
     NOISE_TAIL_SHARE,
     noise_sf,
@@ -48,6 +49,7 @@ __all__ = [
     "fit_persistence",
     "tenant_demand",
     "NOISE_BODY",
+    "NOISE_CAP",
     "NOISE_TAIL_ALPHA",
     "NOISE_TAIL_SHARE",
     "RESPONSE_EPS",

@@ -21,6 +21,11 @@ Defaults and their evidence:
   job at ~8x the median task, Mantri reports stragglers of 1.5-10x.
 - ``b = 0.15``: a healthy attempt's spread (up to 16% over nominal) stays below the 1.3x
   threshold, so the body alone never makes a straggler. This one is an assumption.
+- ``cap = 100``: a Pareto tail of exponent 1.5 is unbounded (one draw in ~4,000 exceeds 100x,
+  one in ~10^6 exceeds 10^4x), but a real framework fails an attempt that stops making
+  progress and runs it again (Hadoop's ``mapred.task.timeout``, 10 minutes by default), so
+  no attempt runs for ever. The cap is an assumption of that order; it also keeps the
+  contention paths, solved up to each attempt's end, from reaching weeks into the future.
 """
 
 from __future__ import annotations
@@ -29,20 +34,32 @@ import math
 
 import numpy as np
 
-__all__ = ["NOISE_BODY", "NOISE_TAIL_ALPHA", "NOISE_TAIL_SHARE", "residual_noise", "noise_sf"]
+__all__ = [
+    "NOISE_BODY",
+    "NOISE_CAP",
+    "NOISE_TAIL_ALPHA",
+    "NOISE_TAIL_SHARE",
+    "noise_sf",
+    "residual_noise",
+]
 
 NOISE_TAIL_SHARE = 0.2
 NOISE_TAIL_ALPHA = 1.5
 NOISE_BODY = 0.15
+NOISE_CAP = 100.0
 
 
 def residual_noise(
-    u, alpha=NOISE_TAIL_ALPHA, p: float = NOISE_TAIL_SHARE, body: float = NOISE_BODY
+    u,
+    alpha=NOISE_TAIL_ALPHA,
+    p: float = NOISE_TAIL_SHARE,
+    body: float = NOISE_BODY,
+    cap: float = NOISE_CAP,
 ) -> np.ndarray:
-    """The duration multiplier (>= 1) for uniform draws ``u`` in [0, 1) (vectorised).
+    """The duration multiplier (in [1, cap]) for uniform draws ``u`` in [0, 1) (vectorised).
 
-    ``exp(body * u / (1 - p))`` for ``u < 1 - p``, else ``exp(body) * ((1 - u) / p) ** (-1 /
-    alpha)``: continuous and increasing in ``u``.
+    ``exp(body * u / (1 - p))`` for ``u < 1 - p``, else ``min(cap, exp(body) * ((1 - u) / p)
+    ** (-1 / alpha))``: continuous and non-decreasing in ``u``.
 
     Examples
     --------
@@ -56,11 +73,18 @@ def residual_noise(
     q = 1.0 - p
     with np.errstate(divide="ignore"):
         tail = math.exp(body) * ((1.0 - u) / p) ** (-1.0 / alpha)
-    return np.where(u < q, np.exp(body * np.minimum(u, q) / q), tail)
+    return np.where(u < q, np.exp(body * np.minimum(u, q) / q), np.minimum(tail, cap))
 
 
-def noise_sf(x, alpha=NOISE_TAIL_ALPHA, p: float = NOISE_TAIL_SHARE, body: float = NOISE_BODY):
-    """``P(multiplier > x)``: the survival function of :func:`residual_noise` (closed form).
+def noise_sf(
+    x,
+    alpha=NOISE_TAIL_ALPHA,
+    p: float = NOISE_TAIL_SHARE,
+    body: float = NOISE_BODY,
+    cap: float = NOISE_CAP,
+):
+    """``P(multiplier > x)``: the survival function of :func:`residual_noise` (closed form;
+    0 from the cap on).
 
     Examples
     --------
@@ -72,4 +96,5 @@ def noise_sf(x, alpha=NOISE_TAIL_ALPHA, p: float = NOISE_TAIL_SHARE, body: float
     with np.errstate(divide="ignore", invalid="ignore"):
         in_body = p + (1.0 - p) * (1.0 - np.log(np.maximum(x, 1.0)) / body)
         in_tail = p * (np.maximum(x, top) / top) ** (-np.asarray(alpha, dtype=float))
-    return np.where(x <= 1.0, 1.0, np.where(x <= top, in_body, in_tail))
+    out = np.where(x <= 1.0, 1.0, np.where(x <= top, in_body, in_tail))
+    return np.where(x >= cap, 0.0, out)
