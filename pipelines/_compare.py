@@ -43,6 +43,7 @@ from pipelines._dataset import (
     load_trace,
 )
 from pipelines._io import atomic_write_text, write_summary
+from pipelines._metrics import holm
 from pipelines._plots import save_figure
 
 #: Table 3's statistics: name -> percentile (None: the mean).
@@ -566,27 +567,6 @@ def _setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:
 def _finite_rate(rate) -> float:
     """A refusal rate for the control: the MTL run's, or 0 when it looked at no node."""
     return float(rate) if rate is not None and np.isfinite(rate) else 0.0
-
-
-def holm(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's step-down adjustment: adjusted p-values and which are significant at ``alpha``
-    (family-wise error rate). NaN p-values stay NaN and are never significant.
-
-    Examples
-    --------
-    >>> adj, sig = holm([0.01, 0.04, 0.03, float("nan")])
-    >>> adj.round(2).tolist()[:3], sig.tolist()
-    ([0.03, 0.06, 0.06], [True, False, False, False])
-    """
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    if m:
-        order = ok[np.argsort(p[ok], kind="stable")]
-        adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-        out[order] = adj
-    return out, np.isfinite(out) & (out < alpha)
 
 
 def headroom_table(runs: list[dict], groups: list[str], names: list[str]) -> pd.DataFrame:

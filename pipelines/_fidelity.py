@@ -27,7 +27,7 @@ Examples
 >>> import numpy as np
 >>> round(straggler_share(np.array([0.0, 1.0, np.nan, 0.0])), 3)
 0.333
->>> holm_adjust([0.01, 0.04, 0.03]).round(2).tolist()
+>>> holm([0.01, 0.04, 0.03])[0].round(2).tolist()
 [0.03, 0.06, 0.06]
 """
 
@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pipelines._metrics import _roc_auc, holm
+
 __all__ = [
     "FACTS",
     "PROFILES",
@@ -56,7 +58,6 @@ __all__ = [
     "bonferroni_level",
     "choose_workloads",
     "counters_auc",
-    "holm_adjust",
     "median_node_share",
     "paired_relative_gain",
     "roc_auc",
@@ -338,19 +339,15 @@ def median_node_share(tasks: pd.DataFrame, label, median, beta: float = 1.3) -> 
 
 
 def roc_auc(y, score) -> float:
-    """ROC-AUC of ``score`` for binary ``y`` (ties count one half; NaN with one class).
+    """ROC-AUC of ``score`` for binary ``y`` (ties count one half; NaN with one class), the
+    project's one implementation (:mod:`pipelines._metrics`).
 
     Examples
     --------
     >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    from sklearn.metrics import roc_auc_score
-
-    y = np.asarray(y, dtype=float)
-    if np.unique(y).size < 2:
-        return float("nan")
-    return float(roc_auc_score(y, np.asarray(score, dtype=float)))
+    return _roc_auc(np.asarray(y).astype(np.int64), np.asarray(score, dtype=float))
 
 
 def time_split(launch_time, train_fraction: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
@@ -513,25 +510,6 @@ def bonferroni_level(m: int, family: float = 0.95) -> float:
     0.99
     """
     return 1.0 - (1.0 - family) / max(int(m), 1)
-
-
-def holm_adjust(pvalues) -> np.ndarray:
-    """Holm's step-down adjusted p-values (compare each to the family alpha).
-
-    Examples
-    --------
-    >>> holm_adjust([0.01, 0.04, 0.03, 0.005]).tolist()
-    [0.03, 0.06, 0.06, 0.02]
-    """
-    p = np.asarray(pvalues, dtype=float)
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adj = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, (m - rank) * p[i])
-        adj[i] = min(1.0, running)
-    return adj
 
 
 # --------------------------------------------------------------------------- workloads
@@ -755,7 +733,7 @@ def comparison_facts(runs: dict[str, dict], family: float = 0.95) -> list[FactRe
         if key == "oracle_gain":
             results[-1].extra["oracle_mode"] = runs[w].get("oracle_mode")
         pvals.append(p)
-    for r, ph in zip(results, holm_adjust(pvals) if pvals else [], strict=True):
+    for r, ph in zip(results, holm(pvals)[0] if pvals else [], strict=True):
         r.extra["p_holm"] = float(ph)
     return results
 

@@ -138,3 +138,24 @@ def per_pair_metrics(frame: pd.DataFrame, y_true, proba, threshold: float = 0.5)
     for (node, wl), idx in groups.items():
         rows.append({"node": node, "workload": wl, **binary_metrics(y[idx], p[idx], threshold)})
     return pd.DataFrame(rows)
+
+
+def holm(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down adjustment: adjusted p-values and which are significant at ``alpha``
+    (family-wise error rate). NaN p-values stay NaN and are never significant.
+
+    Examples
+    --------
+    >>> adj, sig = holm([0.01, 0.04, 0.03, float("nan")])
+    >>> adj.round(2).tolist()[:3], sig.tolist()
+    ([0.03, 0.06, 0.06], [True, False, False, False])
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
+        out[order] = adj
+    return out, np.isfinite(out) & (out < alpha)
