@@ -9,8 +9,9 @@ WranglerSVC
     One calibrated linear SVM per (node, workload) pair, with an insufficient-data record.
 Predictor, load_predictor, PredictorProtocol
     What a scheduler imports; safe JSON + .npz artifact, MLflow URIs loaded lazily.
-ArtifactError, PredictorInputError
-    Errors for bad artifacts and bad predictor input (both ``ValueError``).
+ArtifactError, PredictorInputError, SignatureError
+    Errors for bad artifacts, bad predictor input and artifacts whose signature does not
+    verify under the configured key (all ``ValueError``).
 make_grouped_classification
     Synthetic node x workload structured data.
 VARIANTS
@@ -25,6 +26,7 @@ from ._predictor import (
     PredictorProtocol,
     load_predictor,
 )
+from ._signing import SignatureError
 from ._structure import VARIANTS
 from ._synthetic import make_grouped_classification
 from ._wrangler import WranglerSVC
@@ -36,6 +38,7 @@ __all__: list[str] = [
     "Predictor",
     "PredictorInputError",
     "PredictorProtocol",
+    "SignatureError",
     "WranglerSVC",
     "load_predictor",
     "make_grouped_classification",

@@ -22,11 +22,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._common import rowwise_dot
 from ._frame import NODE, SINGLE_ID, WORKLOAD, native_id
+from ._signing import SIG_FILE, resolve_key, signature_document, verify_signature
 
 FORMAT = "straggler-mtl-predictor"
 FORMAT_VERSION = 1
 META_FILE = "predictor.json"
 ARRAYS_FILE = "predictor.npz"
+MAX_META_BYTES = 16 * 2**20
+"""Cap on the size of ``predictor.json`` (a real one is a few hundred KB at most)."""
 _URI = re.compile(r"^(models|runs|mlflow-artifacts):/", re.IGNORECASE)
 
 
@@ -364,12 +367,30 @@ class Predictor:
         return expit(t)
 
     # ------------------------------------------------------------------ persistence
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``predictor.npz`` and ``predictor.json`` (checksums inside) to ``directory``.
+    def save(self, directory: str | os.PathLike[str], *, key: bytes | str | None = None) -> Path:
+        """Write ``predictor.npz`` and ``predictor.json`` (checksums inside) to ``directory``,
+        and ``predictor.sig`` when a signing key is configured.
 
         Nothing in the artifact executes code on load (no pickle). Each file is written
-        atomically; the JSON, written last, names the SHA-256 of the arrays file.
+        atomically; the JSON names the SHA-256 of the arrays file. With ``key`` (or, when
+        ``key`` is None, the environment variable ``STRAGGLER_MODEL_KEY``) the signature, an
+        HMAC-SHA256 over the exact bytes of both files, is written last; a stale signature is
+        removed first, so a crash mid-save leaves an artifact that a keyed reader refuses.
+        See :mod:`mtl._signing` for the threat model.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from mtl import GroupedMTLSVC, make_grouped_classification
+        >>> X, y = make_grouped_classification(200, 2, 2, 3, seed=0)
+        >>> pred = Predictor.from_estimator(GroupedMTLSVC().fit(X, y))
+        >>> out = pred.save(tempfile.mkdtemp(), key="a-secret-of-16+bytes")
+        >>> sorted(p.name for p in out.iterdir())
+        ['predictor.json', 'predictor.npz', 'predictor.sig']
+        >>> load_predictor(out, key="a-secret-of-16+bytes").kind
+        'grouped'
         """
+        secret = resolve_key(key)
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
@@ -379,20 +400,45 @@ class Predictor:
         meta["arrays"] = {k: [list(v.shape), str(v.dtype)] for k, v in self._arrays.items()}
         meta["arrays_sha256"] = _sha256(data)
         meta["meta_sha256"] = _sha256(_canonical(meta))
+        meta_bytes = json.dumps(meta, indent=1, sort_keys=True).encode()
+        (out / SIG_FILE).unlink(missing_ok=True)
         _atomic_write_bytes(out / ARRAYS_FILE, data)
-        _atomic_write_bytes(out / META_FILE, json.dumps(meta, indent=1, sort_keys=True).encode())
+        _atomic_write_bytes(out / META_FILE, meta_bytes)
+        if secret is not None:
+            files = {META_FILE: meta_bytes, ARRAYS_FILE: data}
+            _atomic_write_bytes(out / SIG_FILE, signature_document(secret, files))
         return out
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str]) -> Predictor:
-        """Read and verify an artifact written by :meth:`save`."""
+    def load(
+        cls, directory: str | os.PathLike[str], *, key: bytes | str | None = None
+    ) -> Predictor:
+        """Read and verify an artifact written by :meth:`save`.
+
+        With a key (``key``, else ``$STRAGGLER_MODEL_KEY``) the artifact must carry a valid
+        signature (:class:`SignatureError` otherwise), checked over the bytes read here
+        before anything is parsed. ``predictor.json`` over :data:`MAX_META_BYTES` is refused.
+        """
+        secret = resolve_key(key)
         d = Path(directory)
         meta_path, arrays_path = d / META_FILE, d / ARRAYS_FILE
         for p in (meta_path, arrays_path):
             if not p.is_file():
                 raise FileNotFoundError(f"predictor artifact file missing: {p}")
+        size = meta_path.stat().st_size
+        if size > MAX_META_BYTES:
+            raise ArtifactError(
+                f"{meta_path}: {size} bytes, over the {MAX_META_BYTES}-byte cap on predictor "
+                f"metadata (padded or not a predictor)"
+            )
+        meta_bytes = meta_path.read_bytes()[: MAX_META_BYTES + 1]
+        if len(meta_bytes) > MAX_META_BYTES:  # grew between stat and read
+            raise ArtifactError(f"{meta_path}: over the {MAX_META_BYTES}-byte cap")
+        data = arrays_path.read_bytes()
+        if secret is not None:
+            verify_signature(d / SIG_FILE, secret, {META_FILE: meta_bytes, ARRAYS_FILE: data})
         try:
-            meta = json.loads(meta_path.read_bytes())
+            meta = json.loads(meta_bytes)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ArtifactError(f"{meta_path}: not valid JSON ({exc})") from exc
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
@@ -405,7 +451,6 @@ class Predictor:
         claimed = meta.pop("meta_sha256", None)
         if claimed != _sha256(_canonical(meta)):
             raise ArtifactError(f"{meta_path}: metadata checksum mismatch (edited or corrupt)")
-        data = arrays_path.read_bytes()
         if meta.get("arrays_sha256") != _sha256(data):
             raise ArtifactError(
                 f"{arrays_path}: SHA-256 does not match {META_FILE} (truncated, corrupt or "
@@ -483,8 +528,15 @@ def _find_artifact_dir(root: Path) -> Path:
     raise ArtifactError(f"several predictor artifacts under {root}: {[str(p) for p in found]}")
 
 
-def load_predictor(path_or_uri: str | os.PathLike[str]) -> Predictor:
+def load_predictor(
+    path_or_uri: str | os.PathLike[str], *, key: bytes | str | None = None
+) -> Predictor:
     """Load a :class:`Predictor` from a directory or an MLflow ``models:/`` / ``runs:/`` URI.
+
+    With a signing key (``key``, else the environment variable ``STRAGGLER_MODEL_KEY``) only
+    an artifact signed with that key loads: an unsigned, mis-signed, re-sealed (weights edited,
+    checksums recomputed) or swapped one raises :class:`SignatureError` (threat model in
+    :mod:`mtl._signing`). Without a key, checksums guard integrity only.
 
     For a URI, MLflow (imported only here) downloads the artifacts to a temporary directory;
     the predictor is the directory holding ``predictor.json`` -- the URI's root, its
@@ -510,9 +562,9 @@ def load_predictor(path_or_uri: str | os.PathLike[str]) -> Predictor:
         tmp = tempfile.mkdtemp(prefix="predictor-")
         try:
             local = mlflow.artifacts.download_artifacts(artifact_uri=text, dst_path=tmp)
-            return Predictor.load(_find_artifact_dir(Path(local)))
+            return Predictor.load(_find_artifact_dir(Path(local)), key=key)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     if isinstance(text, str) and text.startswith("file://"):
         text = text[len("file://") :]
-    return Predictor.load(text)
+    return Predictor.load(text, key=key)
