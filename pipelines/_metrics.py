@@ -8,6 +8,7 @@ import pandas as pd
 #: Metric names :func:`binary_metrics` returns (besides the counts).
 METRICS: tuple[str, ...] = (
     "accuracy",
+    "balanced_accuracy",
     "precision",
     "recall",
     "f1",
@@ -16,6 +17,22 @@ METRICS: tuple[str, ...] = (
     "tpr",
     "fpr",
 )
+
+#: Metrics a grid can be chosen by that a majority-class answer cannot flatter:
+#: ROC-AUC (baseline 0.5), PR-AUC (baseline: the positive rate), balanced accuracy (0.5).
+SELECTION_METRICS: tuple[str, ...] = ("roc_auc", "pr_auc", "balanced_accuracy")
+
+#: The chance level of each metric a selection can use (``"positive_rate"``: the share of
+#: positives of the rows scored).
+BASELINES: dict[str, str] = {
+    "roc_auc": "0.5 (a score that ranks at random)",
+    "pr_auc": "the positive rate (a constant score)",
+    "balanced_accuracy": "0.5 (always the same answer)",
+    "accuracy": "the majority-class share (always answering 'not a straggler')",
+}
+
+#: Rules :func:`choose_threshold` knows.
+THRESHOLD_RULES: tuple[str, ...] = ("balanced_accuracy", "f1", "grid")
 
 
 def _roc_auc(y: np.ndarray, score: np.ndarray) -> float:
@@ -52,8 +69,11 @@ def _pr_auc(y: np.ndarray, score: np.ndarray) -> float:
 
 
 def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
-    """Accuracy, precision, recall, F1, ROC-AUC, PR-AUC (average precision), TPR and FPR
-    when ``proba > threshold``; the two AUCs do not depend on the threshold.
+    """Accuracy, balanced accuracy, precision, recall, F1, ROC-AUC, PR-AUC (average
+    precision), TPR and FPR when ``proba > threshold``; the two AUCs do not depend on the
+    threshold. Every result carries its baselines: ``majority_accuracy`` (the accuracy of
+    always answering the majority class) and ``positive_rate`` (the PR-AUC of a constant
+    score); ROC-AUC's and balanced accuracy's baseline is 0.5.
 
     Undefined ratios (no predicted positive, no positive, a single class for ROC-AUC) are NaN.
 
@@ -68,13 +88,16 @@ def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
     Returns
     -------
     dict
-        The :data:`METRICS` plus ``rows``, ``positives`` and ``predicted_positives``.
+        The :data:`METRICS` plus ``rows``, ``positives``, ``predicted_positives``,
+        ``positive_rate`` and ``majority_accuracy``.
 
     Examples
     --------
     >>> m = binary_metrics([0, 0, 1, 1], [0.1, 0.6, 0.7, 0.9], threshold=0.5)
     >>> m["accuracy"], m["precision"], m["recall"], m["roc_auc"]
     (0.75, 0.6666666666666666, 1.0, 1.0)
+    >>> m["balanced_accuracy"], m["majority_accuracy"], m["positive_rate"]
+    (0.75, 0.5, 0.5)
     """
     y = np.asarray(y_true).astype(np.int64)
     p = np.asarray(proba, dtype=np.float64)
@@ -92,8 +115,12 @@ def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
 
     precision, recall = ratio(tp, tp + fp), ratio(tp, tp + fn)
     f1 = ratio(2 * tp, 2 * tp + fp + fn)  # = harmonic mean of precision and recall
+    pos = int(y.sum())
+    tnr = ratio(tn, tn + fp)
+    balanced = (recall + tnr) / 2 if (tp + fn) and (tn + fp) else float("nan")
     return {
         "accuracy": ratio(tp + tn, n),
+        "balanced_accuracy": balanced,
         "precision": precision,
         "recall": recall,
         "f1": f1,
@@ -102,9 +129,53 @@ def binary_metrics(y_true, proba, threshold: float = 0.5) -> dict[str, float]:
         "tpr": recall,
         "fpr": ratio(fp, fp + tn),
         "rows": n,
-        "positives": int(y.sum()),
+        "positives": pos,
         "predicted_positives": tp + fp,
+        "positive_rate": ratio(pos, n),
+        "majority_accuracy": ratio(max(pos, n - pos), n),
     }
+
+
+def choose_threshold(y_true, proba, rule: str = "balanced_accuracy") -> float:
+    """The decision threshold that maximises ``rule`` on (validation) rows.
+
+    The candidates are the midpoints between consecutive distinct probabilities (and the
+    points just outside their range), so every distinct split of the rows is tried once; ties
+    go to the threshold nearest 0.5. The result is clipped into ``[0.001, 0.999]`` (a
+    probability threshold must lie strictly inside (0, 1)).
+
+    Parameters
+    ----------
+    y_true : array-like of 0/1
+    proba : array-like of float
+        Probability of the positive class.
+    rule : {"balanced_accuracy", "f1"}
+        What to maximise (``predict positive when proba > threshold``).
+
+    Examples
+    --------
+    >>> choose_threshold([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])
+    0.25
+    >>> choose_threshold([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], rule="f1")
+    0.15
+    """
+    if rule not in ("balanced_accuracy", "f1"):
+        raise ValueError(f"rule must be 'balanced_accuracy' or 'f1', got {rule!r}")
+    y = np.asarray(y_true).astype(np.int64)
+    p = np.asarray(proba, dtype=np.float64)
+    if y.shape != p.shape or y.size == 0:
+        raise ValueError(f"y_true and proba must be non-empty and alike: {y.shape} vs {p.shape}")
+    u = np.unique(p)
+    cands = np.r_[u[0] - 1e-9, (u[:-1] + u[1:]) / 2, u[-1]]
+    best, best_key = 0.5, None
+    for t in cands:
+        v = binary_metrics(y, p, float(t))[rule]
+        if not np.isfinite(v):
+            continue
+        key = (v, -abs(float(t) - 0.5))
+        if best_key is None or key > best_key:
+            best, best_key = float(t), key
+    return float(np.clip(round(best, 12), 0.001, 0.999))
 
 
 def confusion(y_true, proba, threshold: float = 0.5) -> np.ndarray:
@@ -158,4 +229,27 @@ def holm(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
         order = ok[np.argsort(p[ok], kind="stable")]
         adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
         out[order] = adj
+    return out, np.isfinite(out) & (out < alpha)
+
+
+def fdr_bh(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Benjamini-Hochberg false-discovery-rate adjustment: adjusted p-values (q-values) and
+    which are discoveries at ``alpha``; NaN p-values stay NaN and are never significant.
+
+    A thin wrapper of :func:`scipy.stats.false_discovery_control` (``method="bh"``) that,
+    like :func:`holm`, leaves NaNs out of the family.
+
+    Examples
+    --------
+    >>> adj, sig = fdr_bh([0.01, 0.04, 0.03, float("nan")])
+    >>> adj.round(2).tolist()[:3], sig.tolist()
+    ([0.03, 0.04, 0.04], [True, True, True, False])
+    """
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = false_discovery_control(p[ok], method="bh")
     return out, np.isfinite(out) & (out < alpha)

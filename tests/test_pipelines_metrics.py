@@ -117,3 +117,90 @@ def test_pr_auc_is_sklearns_average_precision(rows):
         assert np.isnan(got)
     else:
         assert got == pytest.approx(average_precision_score(y, s), abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])),
+        min_size=2,
+        max_size=40,
+    ),
+    st.sampled_from([0.2, 0.5, 0.8]),
+)
+def test_balanced_accuracy_and_baselines(pairs, thr):
+    """Balanced accuracy matches scikit-learn; the baselines are the class shares."""
+    y = np.array([a for a, _ in pairs])
+    p = np.array([b for _, b in pairs])
+    m = binary_metrics(y, p, thr)
+    assert m["positive_rate"] == pytest.approx(y.mean())
+    assert m["majority_accuracy"] == pytest.approx(max(y.mean(), 1 - y.mean()))
+    # the constant "majority" answer scores exactly the majority baseline
+    const = np.full(len(y), 0.9 if y.mean() > 0.5 else 0.1)
+    assert binary_metrics(y, const, 0.5)["accuracy"] == pytest.approx(m["majority_accuracy"])
+    if 0 < y.sum() < len(y):
+        want = skm.balanced_accuracy_score(y, (p > thr).astype(int))
+        assert m["balanced_accuracy"] == pytest.approx(want)
+        assert binary_metrics(y, const, 0.5)["balanced_accuracy"] == pytest.approx(0.5)
+    else:
+        assert math.isnan(m["balanced_accuracy"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.floats(0.01, 0.99)), min_size=2, max_size=30),
+    st.sampled_from(["balanced_accuracy", "f1"]),
+)
+def test_choose_threshold_is_optimal(pairs, rule):
+    """No threshold on a fine grid beats the chosen one under the rule (brute-force oracle)."""
+    from pipelines._metrics import choose_threshold
+
+    y = np.array([a for a, _ in pairs])
+    p = np.array([b for _, b in pairs])
+    if not 0 < y.sum() < len(y):
+        return
+    t = choose_threshold(y, p, rule)
+    assert 0 < t < 1
+    got = binary_metrics(y, p, t)[rule]
+    grid = np.r_[0.0005, p, p - 1e-9]  # every split of the rows
+    vals = [binary_metrics(y, p, g)[rule] for g in grid]
+    assert got >= np.nanmax(vals) - 1e-12
+
+
+def test_choose_threshold_rejects_bad_rule():
+    from pipelines._metrics import choose_threshold
+
+    with pytest.raises(ValueError, match="rule"):
+        choose_threshold([0, 1], [0.2, 0.8], rule="accuracy")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30), st.sampled_from([0.05, 0.1]))
+def test_fdr_bh_against_the_step_up_definition(ps, alpha):
+    """BH by its definition: reject the k smallest where k = max{i: p_(i) <= i alpha / m};
+    adjusted values are monotone in p and never below p."""
+    from pipelines._metrics import fdr_bh
+
+    p = np.array(ps)
+    adj, sig = fdr_bh(p, alpha)
+    m = len(p)
+    order = np.sort(p)
+    ok = np.flatnonzero(order <= np.arange(1, m + 1) * alpha / m)
+    # rejection at alpha uses adj <= alpha; fdr_bh reports adj < alpha, so compare off ties
+    cut = order[ok[-1]] if ok.size else -1.0
+    for pi, ai, si in zip(p, adj, sig, strict=True):
+        assert ai >= pi - 1e-12 and ai <= 1.0
+        if not np.isclose(ai, alpha):
+            assert si == (pi <= cut)
+    ranks = np.argsort(p, kind="stable")
+    assert np.all(np.diff(adj[ranks]) >= -1e-12)
+
+
+def test_fdr_bh_nan_and_holm_is_stricter():
+    from pipelines._metrics import fdr_bh, holm
+
+    p = [0.001, 0.02, 0.03, 0.04, float("nan")]
+    adj, sig = fdr_bh(p)
+    assert math.isnan(adj[-1]) and not sig[-1]
+    h, _ = holm(p)
+    assert np.all(adj[:4] <= h[:4] + 1e-12)
