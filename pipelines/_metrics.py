@@ -156,8 +156,8 @@ def choose_threshold(y_true, proba, rule: str = "balanced_accuracy") -> float:
     --------
     >>> choose_threshold([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])
     0.25
-    >>> choose_threshold([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], rule="f1")
-    0.15
+    >>> choose_threshold([0, 1, 0, 1], [0.25, 0.5, 0.625, 0.75], rule="f1")
+    0.375
     """
     if rule not in ("balanced_accuracy", "f1"):
         raise ValueError(f"rule must be 'balanced_accuracy' or 'f1', got {rule!r}")
@@ -175,7 +175,7 @@ def choose_threshold(y_true, proba, rule: str = "balanced_accuracy") -> float:
         key = (v, -abs(float(t) - 0.5))
         if best_key is None or key > best_key:
             best, best_key = float(t), key
-    return float(np.clip(round(best, 12), 0.001, 0.999))
+    return float(np.clip(best, 0.001, 0.999))
 
 
 def confusion(y_true, proba, threshold: float = 0.5) -> np.ndarray:
