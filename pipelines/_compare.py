@@ -45,6 +45,7 @@ from pipelines._dataset import (
 from pipelines._io import atomic_write_text, write_summary
 from pipelines._metrics import holm
 from pipelines._plots import save_figure
+from pipelines._sweep import Engine, SweepTask, run_sweep
 
 #: Table 3's statistics: name -> percentile (None: the mean).
 STATISTICS: dict[str, float | None] = {
@@ -346,13 +347,115 @@ def _metrics(result, workloads: list[str]) -> dict[str, dict[str, float]]:
     return out
 
 
-def run_compare(cfg: CompareConfig) -> dict:
-    """Train or load the predictors, run the three policies on ``cfg.seeds`` fresh periods,
-    and write the tables, plots and ``summary.json`` to ``cfg.out``. Returns the summary."""
+def _task_key(k: int, policy: str) -> str:
+    return f"seed={k}/policy={policy}"
+
+
+#: The last fresh period built in this process (a local sweep runs seed after seed, so every
+#: policy of a seed simulates the same workload objects, as before sweeps ran on Dask).
+_PERIOD_CACHE: dict[str, tuple] = {}
+
+
+def _fresh_period(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict[str, dict]]:
+    key = json.dumps([dataclasses.asdict(cfg), setup, k], sort_keys=True, default=str)
+    if key not in _PERIOD_CACHE:
+        _PERIOD_CACHE.clear()
+        _PERIOD_CACHE[key] = fresh_workloads(cfg, setup, k)
+    return _PERIOD_CACHE[key]
+
+
+def run_policy(
+    cfg: CompareConfig,
+    setup: dict,
+    k: int,
+    pol: str,
+    predictor=None,
+    upstream: dict[str, dict] | None = None,
+) -> dict:
+    """One run of ``compare``: policy ``pol`` + speculation on fresh period ``k``.
+
+    A sweep task (:mod:`pipelines._sweep`): everything it draws comes from ``setup`` and
+    ``k``, so it gives the same result on any worker. The random-refusal control (``pol ==
+    "random"``) needs the MTL run of the same period (``upstream``) for its refusal rate.
+
+    Returns
+    -------
+    dict
+        ``run`` (the record of ``summary.json``'s ``runs``), ``jct`` (workload -> job
+        completion times, ``ALL`` included), ``refusal_rate`` and ``sources``.
+    """
     import sim_bridge
     from sim_bridge import PredictorPlacement
     from sim_bridge.policies import RandomRefusalPlacement
 
+    workloads, sources = _fresh_period(cfg, setup, k)
+    actual = [w.name for w in workloads]
+    if pol == "spec":
+        placement: Any = sim_bridge.DEFAULT_PLACEMENT
+    elif pol == "random":
+        mtl_rate = next(iter((upstream or {}).values()), {}).get("refusal_rate")
+        placement = RandomRefusalPlacement(
+            refusal_rate=_finite_rate(mtl_rate),
+            max_wait=cfg.max_wait,
+            seed=setup["test_seed"] + k,
+        )
+    elif pol == "oracle":
+        placement = PredictorPlacement(
+            _oracle(cfg, setup, workloads),
+            max_wait=cfg.max_wait,
+            refresh=cfg.refresh,
+            mode=cfg.mode,
+        )
+    else:
+        placement = PredictorPlacement(
+            predictor, max_wait=cfg.max_wait, refresh=cfg.refresh, mode=cfg.mode
+        )
+    r = sim_bridge.simulate(
+        workloads,
+        cfg.speculation,
+        placement,
+        nodes=setup["nodes"],
+        slots=setup["slots"],
+        seed=setup["test_seed"] + k,
+        cluster_seed=setup["cluster_seed"],
+        data_dir=cfg.data_dir,
+        counters=setup["counters"],
+        beta=cfg.beta,
+        progress=False,
+        record_counters=False,
+    )
+    wl_names = sorted(set(actual))
+    stats = dict(getattr(placement, "stats_", {}))
+    run = {
+        "seed_index": k,
+        "seed": setup["test_seed"] + k,
+        "policy": pol,
+        "metrics": _metrics(r, wl_names),
+        "placement_stats": stats,
+        # the control's refusal rate: the MTL run's of the same seed
+        "refusal_rate": float(placement.refusal_rate) if pol == "random" else None,
+        "wall_seconds": r.summary["wall_seconds"],
+        "straggler_share": r.summary.get("straggler_share"),
+    }
+    jct = {}
+    for w in [*wl_names, ALL]:
+        sel = r.jobs if w == ALL else r.jobs[r.jobs["workload"] == w]
+        jct[w] = sel["jct"].to_numpy()
+    return {
+        "run": run,
+        "jct": jct,
+        "refusal_rate": placement.refusal_rate_ if stats else None,
+        "sources": sources,
+    }
+
+
+def run_compare(cfg: CompareConfig, engine: Engine | None = None) -> dict:
+    """Train or load the predictors, run the policies on ``cfg.seeds`` fresh periods, and
+    write the tables, plots and ``summary.json`` to ``cfg.out``. Returns the summary.
+
+    The runs (one per period and policy) are a sweep (:func:`pipelines._sweep.run_sweep`):
+    in this process by default, or on Dask with ``engine``; the tables are the same.
+    """
     wall0 = time.perf_counter()
     _check(cfg)
     traces = Path(cfg.traces)
@@ -366,8 +469,6 @@ def run_compare(cfg: CompareConfig) -> dict:
     setup = _setup(cfg, tsum, trace)
     preds = train_predictors(cfg, trace, out)
 
-    from tqdm.auto import tqdm
-
     runs: list[dict] = []
     jct_samples: dict[tuple[str, str], list[np.ndarray]] = {}
     sources: dict[str, str] = {}
@@ -377,74 +478,25 @@ def run_compare(cfg: CompareConfig) -> dict:
         *(["oracle"] if cfg.oracle else []),
     ]
     policies = ["spec", *names]
-    bar = tqdm(total=cfg.seeds * len(policies), desc="compare", unit="run")
-    try:
-        for k in range(cfg.seeds):
-            workloads, sources = fresh_workloads(cfg, setup, k)
-            actual = [w.name for w in workloads]
-            refusal = {}
-            for pol in policies:
-                if pol == "spec":
-                    placement: Any = sim_bridge.DEFAULT_PLACEMENT
-                elif pol == "random":
-                    placement = RandomRefusalPlacement(
-                        refusal_rate=_finite_rate(refusal.get("mtl")),
-                        max_wait=cfg.max_wait,
-                        seed=setup["test_seed"] + k,
-                    )
-                elif pol == "oracle":
-                    placement = PredictorPlacement(
-                        _oracle(cfg, setup, workloads),
-                        max_wait=cfg.max_wait,
-                        refresh=cfg.refresh,
-                        mode=cfg.mode,
-                    )
-                else:
-                    placement = PredictorPlacement(
-                        preds[pol]["predictor"],
-                        max_wait=cfg.max_wait,
-                        refresh=cfg.refresh,
-                        mode=cfg.mode,
-                    )
-                bar.set_postfix_str(f"seed {k} {pol}")
-                r = sim_bridge.simulate(
-                    workloads,
-                    cfg.speculation,
-                    placement,
-                    nodes=setup["nodes"],
-                    slots=setup["slots"],
-                    seed=setup["test_seed"] + k,
-                    cluster_seed=setup["cluster_seed"],
-                    data_dir=cfg.data_dir,
-                    counters=setup["counters"],
-                    beta=cfg.beta,
-                    progress=False,
-                    record_counters=False,
+    tasks = []
+    for k in range(cfg.seeds):
+        for pol in policies:
+            tasks.append(
+                SweepTask(
+                    _task_key(k, pol),
+                    run_policy,
+                    (cfg, setup, k, pol, preds[pol]["predictor"] if pol in preds else None),
+                    after=(_task_key(k, "mtl"),) if pol == "random" else (),
                 )
-                wl_names = sorted(set(actual))
-                metrics = _metrics(r, wl_names)
-                stats = dict(getattr(placement, "stats_", {}))
-                if stats:
-                    refusal[pol] = placement.refusal_rate_
-                runs.append(
-                    {
-                        "seed_index": k,
-                        "seed": setup["test_seed"] + k,
-                        "policy": pol,
-                        "metrics": metrics,
-                        "placement_stats": stats,
-                        # the control's refusal rate: the MTL run's of the same seed
-                        "refusal_rate": float(placement.refusal_rate) if pol == "random" else None,
-                        "wall_seconds": r.summary["wall_seconds"],
-                        "straggler_share": r.summary.get("straggler_share"),
-                    }
-                )
-                for w in [*wl_names, ALL]:
-                    sel = r.jobs if w == ALL else r.jobs[r.jobs["workload"] == w]
-                    jct_samples.setdefault((w, pol), []).append(sel["jct"].to_numpy())
-                bar.update(1)
-    finally:
-        bar.close()
+            )
+    engine = engine or Engine()
+    done = run_sweep(tasks, engine, desc="compare", unit="run")
+    for t in tasks:
+        res = done[t.key]
+        runs.append(res["run"])
+        sources = res["sources"]
+        for w, jct in res["jct"].items():
+            jct_samples.setdefault((w, res["run"]["policy"]), []).append(jct)
     groups = sorted({w for run in runs for w in run["metrics"] if w != ALL}) + [ALL]
     table3, table4 = _tables(runs, groups, names)
     headroom = headroom_table(runs, groups, names) if cfg.oracle else pd.DataFrame()
@@ -462,6 +514,7 @@ def run_compare(cfg: CompareConfig) -> dict:
         "predictors": names,
         "speculation": cfg.speculation,
         "runs": runs,
+        "engine": engine.describe(),
         "table3": table3.to_dict(orient="records"),
         "table4": table4.to_dict(orient="records"),
         "headroom": headroom.to_dict(orient="records"),

@@ -280,3 +280,76 @@ def best_point(trials: pd.DataFrame, points: list[dict[str, float]]) -> dict[str
     if best is None:
         raise ValueError("no completed trial on this grid: nothing to choose from")
     return best[1]
+
+
+# ---------------------------------------------------------------------------- Dask
+def run_one_trial(ctx: StudyContext) -> list[int]:
+    """Sweep task: pop one queued trial, run it, return the numbers of the trials it ran.
+
+    Returns ``[]`` when the queue is already empty. No MLflow logging here: the client logs
+    each trial when it comes back (:func:`run_study_dask`), so workers never write to the
+    tracking store at the same time.
+    """
+    from optuna.trial import TrialState
+
+    study = open_study(ctx)
+    if not study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+        return []
+    numbers: list[int] = []
+    study.optimize(
+        GridObjective(ctx), n_trials=1, callbacks=[lambda _s, t: numbers.append(t.number)]
+    )
+    return numbers
+
+
+def run_study_dask(
+    ctx: StudyContext,
+    points: list[dict[str, float]],
+    engine,
+    max_trials: int | None = None,
+    callbacks=(),
+    max_rounds: int = 5,
+) -> int:
+    """Run the queued grid points as Dask tasks (one trial per task); return trials run.
+
+    Storage: the study's journal file (``ctx.journal``) and fit cache (``ctx.cache_dir``)
+    must be on a file system every worker can reach (the run directory on a shared mount);
+    Optuna's file journal locks with ``link()``/``O_EXCL``, which work on NFS, unlike SQLite's
+    ``fcntl`` locks. Each task pops whichever queued point is next, so which worker fits which
+    point varies, but each point's value depends only on the point and ``ctx.seed``: the
+    table is the same on any engine.
+
+    A worker killed mid-trial leaves that trial ``RUNNING``; the scheduler resubmits the task,
+    which pops the next point. After each round, :func:`prepare_study` marks such trials
+    ``FAIL`` and queues their points again, and another round runs them (at most
+    ``max_rounds``). ``callbacks`` (e.g. the MLflow trial logger) run on the client, one trial
+    at a time, as results come back.
+    """
+    from optuna.trial import TrialState
+
+    from pipelines._sweep import SweepTask, dask_client, run_sweep
+
+    study = open_study(ctx)
+
+    def log(_key: str, numbers: list[int]) -> None:
+        if not numbers or not callbacks:
+            return
+        trials = {t.number: t for t in study.get_trials(deepcopy=False)}
+        for n in numbers:
+            for cb in callbacks:
+                cb(study, trials[n])
+
+    ran = 0
+    with dask_client(engine) as client:
+        for r in range(max_rounds):
+            waiting = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+            n = waiting if max_trials is None else min(waiting, max_trials - ran)
+            if n <= 0:
+                break
+            tasks = [SweepTask(f"round={r}/slot={i}", run_one_trial, (ctx,)) for i in range(n)]
+            done = run_sweep(tasks, client=client, progress=False, on_result=log)
+            ran += sum(len(v) for v in done.values())
+            status = prepare_study(ctx, points)  # trials of killed workers: FAIL + requeue
+            if not status["stale"] and not status["enqueued"]:
+                break
+    return ran

@@ -51,6 +51,10 @@ class TrainConfig:
     variant: str = "f0nl"
     grid: str = "default"
     jobs: int = 1
+    #: Dask: a LocalCluster of this many processes (``--workers``) or an existing scheduler
+    #: (``--scheduler``/``STRAGGLER_DASK_SCHEDULER``); both None: ``jobs`` local processes
+    workers: int | None = None
+    scheduler: str | None = None
     tracking_uri: str | None = None
     experiment: str = "straggler-train"
     beta: float = DEFAULT_BETA
@@ -124,9 +128,13 @@ class _PollProgress:
         self._thread.join(timeout=5)
 
 
-def _run_workers(ctx, jobs: int, max_trials: int | None, callback) -> int:
+def _run_workers(ctx, jobs: int, max_trials: int | None, callback, engine=None, points=()) -> int:
     from pipelines._study import run_worker
 
+    if engine is not None and engine.uses_dask:
+        from pipelines._study import run_study_dask
+
+        return run_study_dask(ctx, list(points), engine, max_trials, [callback])
     if jobs == 1:
         return run_worker(ctx, max_trials, callbacks=[callback])
     from joblib import Parallel, delayed
@@ -138,6 +146,12 @@ def _run_workers(ctx, jobs: int, max_trials: int | None, callback) -> int:
         delayed(run_worker)(ctx, s, [callback]) for s in shares if s is None or s > 0
     )
     return int(sum(ran))
+
+
+def _engine(cfg: TrainConfig):
+    from pipelines._sweep import Engine
+
+    return Engine.resolve(cfg.workers, cfg.scheduler)
 
 
 def run_training(cfg: TrainConfig) -> dict:
@@ -258,7 +272,7 @@ def _run_training(cfg: TrainConfig) -> dict:
         bar = _progress(len(points), status["completed"], f"grid {cfg.variant}")
         with bar:
             with _PollProgress(ctx, bar):
-                ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback)
+                ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback, _engine(cfg), points)
             trials = completed_trials(ctx)
             done = len({tuple(r[k] for k in space) for r in trials.to_dict("records")})
             bar.update(max(0, done - bar.n))
