@@ -119,9 +119,14 @@ def _select(model, X, y, split, space, seed) -> dict[str, float]:
     return best
 
 
-def _run(tasks, jobs: int, desc: str) -> list[dict]:
+def _run(tasks, jobs: int, desc: str, engine=None) -> list[dict]:
     from tqdm.auto import tqdm
 
+    if engine is not None and engine.uses_dask:
+        from pipelines._sweep import SweepTask, run_sweep
+
+        sweep = [SweepTask(f"fit={i}", fn, a) for i, (fn, a) in enumerate(tasks)]
+        return list(run_sweep(sweep, engine, desc=desc, unit="fit").values())
     if jobs == 1:
         return [fn(*a) for fn, a in tqdm(tasks, desc=desc, unit="fit")]
     from joblib import Parallel, delayed
@@ -142,6 +147,7 @@ def table1(
     test_start: float = 0.66,
     seed: int = 0,
     jobs: int = 1,
+    engine=None,
 ) -> pd.DataFrame:
     """One row per (fraction, model): test metrics; plus a majority-class row per fraction."""
     X = frame[["node", "workload", *counters]]
@@ -152,7 +158,10 @@ def table1(
         for m in models:
             tasks.append((fit_and_score, (m, X, y, split, grid, seed)))
             keys.append(f)
-    rows = [{"fraction": f, **r} for f, r in zip(keys, _run(tasks, jobs, "table 1"), strict=True)]
+    rows = [
+        {"fraction": f, **r}
+        for f, r in zip(keys, _run(tasks, jobs, "table 1", engine), strict=True)
+    ]
     test = fraction_split(frame, fractions[0], 0.0, test_start).test
     base = binary_metrics(y[test], np.zeros(len(test)), 0.5)
     for f in fractions:
@@ -171,6 +180,7 @@ def table2(
     val_share: float = 0.25,
     seed: int = 0,
     jobs: int = 1,
+    engine=None,
 ) -> pd.DataFrame:
     """One row per (held-out pair, model): metrics on the pair's left-out rows."""
     X = frame[["node", "workload", *counters]]
@@ -184,7 +194,7 @@ def table2(
             tasks.append((fit_and_score, (m, X, y, s, grid, seed)))
             keys.append(s)
     rows = []
-    for s, r in zip(keys, _run(tasks, jobs, "table 2"), strict=True):
+    for s, r in zip(keys, _run(tasks, jobs, "table 2", engine), strict=True):
         pair = "/".join(s.info["pair"])
         rows.append({"pair": pair, "pair_rows": s.info["pair_rows"], **r})
     return pd.DataFrame(rows)
@@ -396,11 +406,14 @@ def run_evaluate(
     jobs: int = 1,
     models=None,
     min_rows: int = 40,
+    engine=None,
 ) -> dict:
     """Compute Table 1 or 2 on a trace; write CSV, Markdown, PNG and summary.json.
 
     ``min_rows`` is the least number of labelled rows a (node, workload) pair needs to be
-    held out in Table 2."""
+    held out in Table 2. ``engine`` (:class:`pipelines._sweep.Engine`) sends the fits to
+    Dask instead of ``jobs`` local processes; the fits are seeded by ``seed``, so the table
+    is the same."""
     from pipelines._dataset import check_classes, label_stragglers, load_trace, trace_hash
     from pipelines._grid import load_grid
     from pipelines._io import atomic_write_text, write_summary
@@ -434,7 +447,9 @@ def run_evaluate(
                     f"--fractions: {f!r} is not in (0, 0.66] (give percentages such as "
                     "1,5,66 or fractions such as 0.01,0.05,0.66)"
                 )
-        res = table1(frame, counters, fr, models or TABLE1_MODELS, g, seed=seed, jobs=jobs)
+        res = table1(
+            frame, counters, fr, models or TABLE1_MODELS, g, seed=seed, jobs=jobs, engine=engine
+        )
         md = table1_markdown(res)
         claims = table1_claims(res)
         plot_metric_by_fraction(
@@ -450,6 +465,7 @@ def run_evaluate(
             grid=g,
             seed=seed,
             jobs=jobs,
+            engine=engine,
             min_rows=min_rows,
         )
         md = table2_markdown(res)

@@ -285,15 +285,25 @@ def _run_dask(tasks, client, retries, desc, unit, progress, on_result) -> dict[s
     futures: dict[str, Any] = {}
     keys: dict[str, str] = {}
     token = uuid.uuid4().hex[:8]
+    shared: dict[int, Any] = {}
+
+    def ship(value):  # arrays and frames shared by many tasks travel to the cluster once
+        if type(value).__module__.split(".")[0] not in ("numpy", "pandas"):
+            return value
+        if id(value) not in shared:
+            shared[id(value)] = (client.scatter(value, hash=False), value)
+        return shared[id(value)][0]
+
     for t in tasks:
-        kwargs = dict(t.kwargs)
+        args = tuple(ship(a) for a in t.args)
+        kwargs = {k: ship(v) for k, v in t.kwargs.items()}
         if t.after:
             kwargs["upstream"] = {k: futures[k] for k in t.after}
         # the Dask key carries the task's identity (readable in the dashboard); a token keeps
         # it unique across sweeps that share a long-lived cluster
         fut = client.submit(
             t.fn,
-            *t.args,
+            *args,
             **kwargs,
             key=f"{desc}-{t.key}-{token}",
             retries=retries,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pipelines.commands._engine_options import add_engine_options, engine_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``compare`` subcommand."""
@@ -68,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--data-dir", default=None, help="data directory (see straggler data)")
     p.add_argument("--beta", type=float, default=1.3, help="straggler threshold for training")
+    add_engine_options(p)
     p.set_defaults(func=func)
 
 
@@ -96,7 +99,7 @@ def func(args: argparse.Namespace) -> int:
         mode=args.mode,
         control=args.control,
     )
-    s = run_compare(cfg)
+    s = run_compare(cfg, engine_from_args(args))
     print(Path(s["files"]["tables_md"]).read_text())
     print(f"wrote {args.out}/table3.csv, table4.csv, tables.md, *.png, summary.json")
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines.commands._engine_options import add_engine_options, engine_from_args
+
 
 def _floats(text: str) -> list[float]:
     try:
@@ -57,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--beta", type=float, default=1.3, help="straggler threshold x job median")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="parallel fit processes")
+    add_engine_options(p)
     p.set_defaults(func=func)
 
 
@@ -83,6 +86,7 @@ def func(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         models=models,
         min_rows=args.min_rows,
+        engine=engine_from_args(args),
     )
     print(r["markdown"])
     for line in r["verdicts"]:

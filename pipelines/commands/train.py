@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines.commands._engine_options import add_engine_options, engine_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``train`` subcommand."""
@@ -70,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="raise",
         help="workloads whose rows are all one class: error (default) or drop them",
     )
+    add_engine_options(p)
     p.set_defaults(func=func)
 
 
@@ -77,8 +80,11 @@ def func(args: argparse.Namespace) -> int:
     """Run the training pipeline and print its outcome."""
     from pipelines._train import TrainConfig, run_training
 
+    engine = engine_from_args(args)
     cfg = TrainConfig(
         traces=args.traces,
+        workers=engine.workers,
+        scheduler=engine.scheduler,
         out=args.out,
         variant=args.variant,
         grid=args.grid,
