@@ -103,6 +103,7 @@ class Attempt:
         "_seg_done",
         "_dem",
         "_prog",
+        "_rec",
     )
 
     def __init__(self, uid, task, index, node, launch_time, start_fraction):
@@ -123,6 +124,9 @@ class Attempt:
         self._seg_done = 0.0
         self._dem = None
         self._prog = None  # (t, work done by t) last read in a segment with demand
+        # streaming runs (keep_history=False): what its trace row needs from its launch
+        # (running count and load averages, then the tenants' demand and the truth when on)
+        self._rec = None
 
     @property
     def job(self) -> Job:
@@ -249,6 +253,7 @@ class Job:
         "finish_time",
         "alpha",
         "_pdel",
+        "_m",
         "pids",
         "_rng",
         "_seed",
@@ -509,6 +514,13 @@ class Simulator:
         the residual noise is independent of the node; node state acts through the rate).
     deadline_factor : float
         A job without an explicit deadline gets ``submit + factor * critical path``.
+    keep_history : bool
+        Keep every job (``jobs``) and attempt (``attempts``) and their launch records to the
+        end of the run (the in-memory tables are built from them). False: memory follows the
+        jobs alive -- a finished job, all its attempts closed, is passed to ``on_job_done``
+        (each attempt's launch record in its ``_rec``) and the engine forgets it.
+    on_job_done : callable, optional
+        ``on_job_done(job)`` when a job finishes (required with ``keep_history=False``).
     """
 
     def __init__(
@@ -527,8 +539,18 @@ class Simulator:
         max_events: int | None = None,
         skew: tuple[float, float] = SKEW_SIGMA,
         record_truth: bool = False,
+        keep_history: bool = True,
+        on_job_done: Any = None,
     ):
         self.cluster = cluster
+        #: keep every job and attempt to the end (``jobs``, ``attempts``, the per-attempt
+        #: launch records); False: a finished job is handed to ``on_job_done`` and dropped
+        self.keep_history = bool(keep_history)
+        if not self.keep_history and on_job_done is None:
+            raise ValueError("keep_history=False needs an on_job_done callback")
+        self._on_job_done = on_job_done
+        #: jobs arrived so far (the next job's uid)
+        self.n_arrived = 0
         self.speculation = speculation
         self.placement = placement
         self.seed = int(seed)
@@ -650,10 +672,6 @@ class Simulator:
             self._m_array = residual_noise(u_all, np.repeat(np.array(job_alpha, float), sizes))
         else:
             self._m_array = np.ones(total)
-        self._work_all: list[float] | None = None
-        self._m_all: list[float] | None = None
-        self._u_all: list[float] | None = None
-        self._u_offset: list[int] | None = None
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
         # arrival comes first), which keeps the heap small
         self._arrival_times = submit.tolist()
@@ -683,11 +701,6 @@ class Simulator:
         self.cpu_seconds = time.process_time() - cpu0
 
     def _loop(self, progress_bar) -> None:
-        if self._u_all is None:  # Python floats index faster than a NumPy array
-            self._u_all = self._u_array.tolist()
-            self._u_offset = self._task_start.tolist()
-            self._work_all = self._work_array.tolist()
-            self._m_all = self._m_array.tolist()
         heap = self._heap
         pop = heapq.heappop
         spec_pol = self.speculation
@@ -743,7 +756,7 @@ class Simulator:
             if not self._n_running and self._n_waiting:
                 self._check_stuck()
             if progress_bar is not None and self.events % 4096 == 0:
-                n_fin = len(self.jobs) - len(self._active)
+                n_fin = self.n_arrived - len(self._active)
                 progress_bar.update(n_fin - finished_before)
                 finished_before = n_fin
             if max_events is not None and self.events >= max_events:
@@ -770,7 +783,8 @@ class Simulator:
     def _arrive(self, i: int) -> Job:
         spec, w = self._specs[i]
         job = Job()
-        uid = job.uid = len(self.jobs)
+        uid = job.uid = self.n_arrived
+        self.n_arrived = uid + 1
         job.spec = spec
         job.job_id = spec.job_id
         job.workload = spec.workload
@@ -792,20 +806,24 @@ class Simulator:
                 cl.profile_id(w.profile(spec.phases[1])),
             )
         job.pids = pids
-        off = self._u_offset[i]
-        u0 = self._u_all
-        wk = self._work_all
+        # the job's slice of the pre-drawn per-task arrays, as Python floats (they index
+        # faster than a NumPy array; only the jobs alive hold them)
+        off = int(self._task_start[i])
+        end = off + spec.n_tasks
+        u0 = self._u_array[off:end].tolist()
+        wk = self._work_array[off:end].tolist()
+        job._m = self._m_array[off:end].tolist()
         n_m = len(spec.map_work)
         tuid = self._task_uid
         ph0 = spec.phases[0]
-        first = [Task(tuid + k, job, k, 0, ph0, wk[off + k], u0[off + k]) for k in range(n_m)]
+        first = [Task(tuid + k, job, k, 0, ph0, wk[k], u0[k]) for k in range(n_m)]
         for t in first:
             t.state = WAITING
         if spec.reduce_work.size:
             n_r = len(spec.reduce_work)
             ph1 = spec.phases[1]
             second = [
-                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[off + n_m + k], u0[off + n_m + k])
+                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[n_m + k], u0[n_m + k])
                 for k in range(n_r)
             ]
             job.tasks = first + second
@@ -823,7 +841,8 @@ class Simulator:
         job.n_done = 0
         job.n_tasks = n_m + n_r
         job.finish_time = None
-        self.jobs.append(job)
+        if self.keep_history:
+            self.jobs.append(job)
         self._active[uid] = job
         self._n_waiting += n_m
         waiting = self._waiting
@@ -991,7 +1010,11 @@ class Simulator:
             l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
             load_t[node] = now
         # what the node's counters at launch are computed from (trace rows, at the end)
-        self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
+        keep = self.keep_history
+        if keep:
+            self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
+        else:
+            att._rec = rec = [running_before, l1[node], l5[node], l15[node]]
         # duration
         if self.duration_dist is not None:
             x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
@@ -1013,7 +1036,7 @@ class Simulator:
                     u = task._u0 if index == 0 else job.rng.random()
                     mult = float(residual_noise(u, alpha))
                 elif index == 0:
-                    mult = self._m_all[task.uid]
+                    mult = job._m[task.index]
                 else:
                     mult = float(residual_noise(job.rng.random(), alpha))
             else:
@@ -1029,13 +1052,16 @@ class Simulator:
                     for other in live.values():  # the newcomer loads its co-tenants
                         self._advance(other, now)
                         self._resolve(other, now, _add(other._dem, own))
-                self._dstates.extend(dem or _NO_DEMAND)
+                if keep:
+                    self._dstates.extend(dem or _NO_DEMAND)
+                else:
+                    rec.extend(dem or _NO_DEMAND)
             if self.record_truth:
                 if ideal:
                     r_now = 1.0
                 else:
                     r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
-                self._record_truth(task, node, now, mult, r_now)
+                self._record_truth(task, node, now, mult, r_now, None if keep else rec)
             if ideal:
                 att._c0 = float(now)
                 end = att._end = float(now + work)
@@ -1060,7 +1086,8 @@ class Simulator:
         else:
             del free[node]
         self._n_free -= 1
-        self.attempts.append(att)
+        if keep:
+            self.attempts.append(att)
         self._seq += 1
         heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
         if self._hook_launched:
@@ -1153,9 +1180,10 @@ class Simulator:
             self._advance(att, now)
             self._resolve(att, now, self._demand_of(a for a in others if a is not att))
 
-    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float):
+    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float, rec=None):
         """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
-        median node's (same profile, same instant, no co-located tasks)."""
+        median node's (same profile, same instant, no co-located tasks); appended to ``rec``
+        (a streaming attempt's launch record) when given."""
         cluster = self.cluster
         if cluster.ideal:
             med = 1.0
@@ -1169,7 +1197,7 @@ class Simulator:
                 med = self._median_cache[key] = float(
                     np.median(1.0 / cluster._rate[pid][:, key[1]])
                 )
-        self._truth.extend((task.work * mult, mult, 1.0 / r_now, med))
+        (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
 
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node
@@ -1227,3 +1255,5 @@ class Simulator:
             job.finish_time = self.now
             del self._active[job.uid]
             self._waiting.pop(job.uid, None)
+            if self._on_job_done is not None:
+                self._on_job_done(job)
