@@ -42,6 +42,17 @@ REQUIRED_COLUMNS: dict[str, str] = {
 #: Prefix of the node counter columns.
 COUNTER_PREFIX = "c_"
 
+#: Largest plausible magnitude of a node counter (bytes of memory, packets, faults, ...):
+#: a larger value (e.g. 1e308) is a corrupt or hostile row, and would overflow the model's
+#: scaling.
+MAX_ABS_COUNTER = 1e15
+
+#: Relative tolerance of ``duration == end_time - launch_time`` (float rounding only).
+DURATION_RTOL = 1e-6
+
+#: The key of one task attempt: no two rows of a trace may share it.
+ATTEMPT_KEY = ("job_id", "task_id", "attempt")
+
 #: Default straggler threshold factor (Wrangler's beta).
 DEFAULT_BETA = 1.3
 
@@ -121,7 +132,14 @@ def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataF
     ------
     TraceError
         Empty trace, missing column, no counter column, a value of the wrong type, a NaN/inf
-        time or duration, a negative duration, a NaN/inf counter (``nan_counters="raise"``).
+        time or duration, a negative duration, a NaN/inf counter (``nan_counters="raise"``),
+        and physically impossible rows: two rows with one ``(job_id, task_id, attempt)`` key
+        (duplicates would inflate the stages and the results; the message names the first
+        duplicate key, its rows and the count), ``end_time < launch_time``, a finished
+        attempt with ``duration <= 0`` (a killed or failed attempt may last 0 s), a
+        ``duration`` that differs from ``end_time - launch_time`` by more than
+        :data:`DURATION_RTOL` relative, or a counter whose magnitude exceeds
+        :data:`MAX_ABS_COUNTER`. Every message names the column, the row and the value.
 
     Examples
     --------
@@ -172,6 +190,7 @@ def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataF
         raise TraceError(
             f"column 'duration' has negative value {float(out['duration'].iloc[i])!r} at row {i}"
         )
+    _physical_or_raise(out)
     values = out[counters].to_numpy()
     bad = ~np.isfinite(values)
     if bad.any():
@@ -187,7 +206,54 @@ def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataF
         if len(out) == 0:
             raise TraceError("every row has a non-finite counter; nothing left")
     out.attrs["dropped_nan_rows"] = int(bad.any(axis=1).sum()) if bad.any() else 0
+    values = out[counters].to_numpy()
+    absurd = np.abs(values) > MAX_ABS_COUNTER
+    if absurd.any():
+        r, c = (int(a[0]) for a in np.nonzero(absurd))
+        raise TraceError(
+            f"counter column {counters[c]!r} has an absurd value {float(values[r, c])!r} at row "
+            f"{r} (|value| > {MAX_ABS_COUNTER:g}; {int(absurd.any(axis=1).sum())} such rows)"
+        )
     return out
+
+
+def _physical_or_raise(out: pd.DataFrame) -> None:
+    """Duplicate attempt keys, time travel, empty or inconsistent durations (see
+    :func:`validate_trace`)."""
+    key = list(ATTEMPT_KEY)
+    dup = out.duplicated(key, keep=False)
+    if dup.any():
+        rows = np.flatnonzero(dup)
+        first = out.iloc[rows[0]]
+        same = np.flatnonzero((out[key] == first[key]).all(axis=1))
+        extra = int(out.duplicated(key).sum())
+        raise TraceError(
+            f"duplicate row key (job_id={first['job_id']!r}, task_id={first['task_id']!r}, "
+            f"attempt={int(first['attempt'])}) at rows {same.tolist()[:5]}; {extra} duplicate "
+            "row(s) in all (one row per task attempt; duplicates would inflate the results)"
+        )
+    launch, end, dur = (out[c].to_numpy() for c in ("launch_time", "end_time", "duration"))
+    back = end < launch
+    if back.any():
+        i = int(np.flatnonzero(back)[0])
+        raise TraceError(
+            f"column 'end_time' has value {float(end[i])!r} before launch_time "
+            f"{float(launch[i])!r} at row {i} ({int(back.sum())} such rows)"
+        )
+    empty = (dur <= 0) & (out["outcome"].to_numpy() == "finished")
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        raise TraceError(
+            f"column 'duration' has value {float(dur[i])!r} for a finished attempt at row {i} "
+            f"({int(empty.sum())} such rows; a finished attempt takes time)"
+        )
+    gap = np.abs(dur - (end - launch)) > DURATION_RTOL * np.maximum(1.0, np.abs(end))
+    if gap.any():
+        i = int(np.flatnonzero(gap)[0])
+        raise TraceError(
+            f"column 'duration' has value {float(dur[i])!r} at row {i}, but end_time - "
+            f"launch_time = {float(end[i] - launch[i])!r} ({int(gap.sum())} such rows)"
+        )
 
 
 def _coerce(s: pd.Series, col: str, kind: str) -> pd.Series:

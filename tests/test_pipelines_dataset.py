@@ -144,8 +144,8 @@ def _trace_strategy():
                             node=draw(st.sampled_from(["a", "b"])),
                             phase=phase,
                             submit_time=0.0,
-                            launch_time=float(draw(st.integers(0, 9))),
-                            end_time=d,
+                            launch_time=(t0 := float(draw(st.integers(0, 9)))),
+                            end_time=t0 + d,
                             duration=d,
                             outcome=outcome if a == 0 else "finished",
                             c_x=float(k),
@@ -185,6 +185,7 @@ def test_single_class_workload():
     # Make every SYN task in a job last exactly as long: no stragglers in SYN.
     syn = t["workload"] == "SYN"
     t.loc[syn, "duration"] = 7.0
+    t.loc[syn, "end_time"] = t.loc[syn, "launch_time"] + 7.0
     lt = label_stragglers(validate_trace(t))
     with pytest.raises(TraceError, match=r"workload 'SYN' has a single class .* non-straggler"):
         check_classes(lt)
