@@ -21,6 +21,7 @@ from pipelines._fetch import (
     fetch,
     file_status,
     load_manifest,
+    manifest_path,
     select,
 )
 from pipelines.cli import main
@@ -65,7 +66,7 @@ def _no_partials(root: Path) -> bool:
 
 
 def test_manifest_matches_shared_data(shared_data_dir):
-    files = load_manifest()
+    files = load_manifest(manifest_path())  # sources.json (FlowBench: test_data_fetch_flowbench)
     assert {f.folder for f in files} == {
         "swim",
         "alibaba-v2017-batch-task",
@@ -88,16 +89,16 @@ def test_manifest_matches_shared_data(shared_data_dir):
 def test_fetch_mirror_then_skip(shared_data_dir, tmp_path):
     dest = tmp_path / "data"
     with _Server(shared_data_dir) as srv:
-        got = fetch(dest, base_url=srv.url)
+        got = fetch(dest, base_url=srv.url, manifest=manifest_path())
         assert set(got.values()) == {"downloaded"}
         n_first = len(srv.requests)
-        assert n_first == len(load_manifest())
-        again = fetch(dest, base_url=srv.url)
+        assert n_first == len(load_manifest(manifest_path()))
+        again = fetch(dest, base_url=srv.url, manifest=manifest_path())
         assert set(again.values()) == {"present"}
         assert len(srv.requests) == n_first  # nothing downloaded the second time
-    for f in load_manifest():
+    for f in load_manifest(manifest_path()):
         assert (dest / f.path).read_bytes() == (shared_data_dir / f.path).read_bytes()
-    assert set(check(dest).values()) == {"ok"}
+    assert set(check(dest, manifest=manifest_path()).values()) == {"ok"}
     assert _no_partials(dest)
 
 
@@ -196,9 +197,13 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
 
 def test_cli_fetch_and_check(shared_data_dir, tmp_path, capsys):
     dest = tmp_path / "d"
-    assert main(["data", "check", "--data-dir", str(dest)]) == 0
-    n_all = len(load_manifest())
-    assert f"0 ok, {n_all} missing, 0 corrupt" in capsys.readouterr().out
+    # Nothing there: check fails (issue 16) and says how much is absent per folder.
+    assert main(["data", "check", "--data-dir", str(dest)]) == 1
+    out = capsys.readouterr().out
+    for folder in {f.folder for f in load_manifest()}:
+        n = len(select(load_manifest(), [folder]))
+        assert f"{folder}: 0 of {n} present and verified; {n} absent" in out
+    assert f"FAILED: {len(load_manifest())} required file(s) absent, 0 corrupt" in out
     with _Server(shared_data_dir) as srv:
         rc = main(
             ["data", "fetch", "--data-dir", str(dest), "--only", "swim", "--base-url", srv.url]
@@ -208,7 +213,12 @@ def test_cli_fetch_and_check(shared_data_dir, tmp_path, capsys):
     assert main(["data", "check", "--data-dir", str(dest), "--only", "swim"]) == 0
     out = capsys.readouterr().out
     n_swim = len(select(load_manifest(), ["swim"]))
-    assert f"all {n_swim} files present and verified" in out
+    assert f"swim: {n_swim} of {n_swim} present and verified\n" in out
+    assert out.rstrip().endswith(": OK")
     (dest / "swim" / "LICENSE.SWIM").write_text("x")
     assert main(["data", "check", "--data-dir", str(dest), "--only", "swim"]) == 1
-    assert "mismatch  swim/LICENSE.SWIM" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mismatch  swim/LICENSE.SWIM: expected 1792 bytes" in out
+    # --allow-missing never excuses a corrupt file.
+    argv = ["data", "check", "--data-dir", str(dest), "--only", "swim", "--allow-missing", "swim"]
+    assert main(argv) == 1
