@@ -27,14 +27,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluate",
         help="the paper's Tables 1-2 on a trace",
         description="Table 1: accuracy (precision/recall) of Wrangler and the MTL variants f0, "
-        "fn, fl, f0nl, f0t, f0tl by training fraction (1..66%% of every node-workload pair, "
+        "fn, fl, f0nl, f0t, f0tl by training fraction (1..66% of every node-workload pair, "
         "time ordered), with 'insufficient data' where Wrangler has no per-pair model. "
-        "Table 2: f0nl vs f0t on pairs whose later 95%% of rows are held out. Writes "
+        "Table 2: f0nl vs f0t on pairs whose later 95% of rows are held out. Writes "
         "tableN.csv, tableN.md, tableN.png and summary.json, prints the table and says which "
         "of the paper's claims hold.",
     )
     p.add_argument("--traces", required=True, help="trace directory (tasks.parquet) or file")
-    p.add_argument("--table", type=int, choices=(1, 2), required=True)
+    p.add_argument(
+        "--table", type=int, choices=(1, 2), required=True,
+        help="1: accuracy by training fraction; 2: held-out (node, workload) pairs",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument(
         "--fractions",
