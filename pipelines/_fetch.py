@@ -517,6 +517,8 @@ def _download(
     except (urllib.error.URLError, OSError) as exc:
         Path(tmp).unlink(missing_ok=True)
         reason = getattr(exc, "reason", exc)
+        if isinstance(exc, urllib.error.HTTPError):
+            reason = f"HTTP {exc.code} {exc.reason}"
         raise DownloadError(f"{label}: download from {url} failed: {reason}") from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
