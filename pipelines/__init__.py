@@ -2,8 +2,8 @@
 
 Public names: the trace loader and validator, Wrangler's straggler labels, the seed's
 time-ordered split protocols (Tables 1 and 2), the data directory resolver and the dataset
-fetcher, the output helpers every command uses, and each command's Python entry point
-(``collect``, ``run_training``, ``run_evaluate``, ``run_compare``, ``build_report``,
+fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
+uses, and each command's Python entry point (``collect``, ``run_training``, ``run_evaluate``, ``run_compare``, ``build_report``,
 ``run_demo``). They are imported lazily (on first
 attribute access) so that ``straggler --help`` does not pay for pandas.
 
@@ -45,6 +45,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load_trace": ("pipelines._dataset", "load_trace"),
     "trace_hash": ("pipelines._dataset", "trace_hash"),
     "validate_trace": ("pipelines._dataset", "validate_trace"),
+    "FlowBenchFormatError": ("pipelines.flowbench", "FlowBenchFormatError"),
+    "collect_flowbench": ("pipelines.flowbench", "collect_flowbench"),
+    "read_flowbench": ("pipelines.flowbench", "read_flowbench"),
     "ChecksumMismatchError": ("pipelines._fetch", "ChecksumMismatchError"),
     "DownloadError": ("pipelines._fetch", "DownloadError"),
     "SourceFile": ("pipelines._fetch", "SourceFile"),
