@@ -3,9 +3,9 @@
 Public names: the trace loader and validator, Wrangler's straggler labels, the seed's
 time-ordered split protocols (Tables 1 and 2), the data directory resolver and the dataset
 fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
-uses, and each command's Python entry point (``collect``, ``run_training``, ``run_evaluate``, ``run_compare``, ``build_report``,
-``run_demo``). They are imported lazily (on first
-attribute access) so that ``straggler --help`` does not pay for pandas.
+uses, and each command's Python entry point (``collect``, ``run_training``,
+``run_evaluate``, ``run_compare``, ``build_report``, ``run_demo``). They are imported lazily
+(on first attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
 --------
