@@ -28,6 +28,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -37,6 +38,7 @@ import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -728,6 +730,7 @@ def fetch(
     timeout: float = 60.0,
     progress: bool = True,
     on_file: ProgressCallback | None = None,
+    jobs: int = 4,
 ) -> dict[str, str]:
     """Fetch every selected manifest file into ``data_dir``; resume where a fetch stopped.
 
@@ -751,6 +754,9 @@ def fetch(
         Show a progress bar (files done / total and bytes downloaded) on stderr.
     on_file : callable, optional
         Called after each file with ``(file, status, bytes)``; status is ``"failed"`` on error.
+        Called from the calling thread.
+    jobs : int
+        Files downloaded at the same time (threads; each file is still written atomically).
 
     Returns
     -------
@@ -759,11 +765,17 @@ def fetch(
 
     Raises
     ------
+    ValueError
+        A bad ``jobs`` or ``timeout``, an ``only`` value that names nothing, a bad manifest.
     ChecksumMismatchError, DownloadError
         After every file was tried, when one or more failed.
     DataDirBusyError
         Another fetch holds the lock on ``data_dir``.
     """
+    if not (isinstance(jobs, int) and jobs >= 1):
+        raise ValueError(f"--jobs must be a whole number >= 1, got {jobs!r}")
+    if not (timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout!r}")
     all_files = load_manifest(manifest)
     files = select(all_files, only)
     data_dir = Path(data_dir)
@@ -772,31 +784,46 @@ def fetch(
     errors: list[Exception] = []
     from tqdm.auto import tqdm
 
+    outcomes: dict[int, tuple[str, int, Exception | None]] = {}
+
+    def one(i: int) -> tuple[int, tuple[str, int, Exception | None]]:
+        try:
+            status, n = _fetch_one(data_dir, files[i], base_url, timeout)
+        except (ChecksumMismatchError, DownloadError) as exc:
+            return i, ("failed", 0, exc)
+        return i, (status, n, None)
+
     with _fetch_lock(data_dir):
         try:
             clean_partials(data_dir, all_files)
-            fetched = 0
-            with tqdm(
-                total=len(files), unit="file", desc="data fetch", disable=not progress
-            ) as bar:
-                for f in files:
-                    try:
-                        status, n = _fetch_one(data_dir, f, base_url, timeout)
-                    except (ChecksumMismatchError, DownloadError) as exc:
-                        errors.append(exc)
-                        status, n = "failed", 0
-                    else:
-                        results[f.path] = status
-                    fetched += n
-                    bar.update(1)
-                    bar.set_postfix_str(f"{fetched / 1e6:.1f} MB, {len(errors)} failed")
-                    if on_file is not None:
-                        on_file(f, status, n)
+            fetched = failed = 0
+            with (
+                tqdm(total=len(files), unit="file", desc="data fetch", disable=not progress) as bar,
+                ThreadPoolExecutor(max_workers=jobs) as pool,
+            ):
+                try:
+                    for fut in as_completed([pool.submit(one, i) for i in range(len(files))]):
+                        i, (status, n, exc) = fut.result()
+                        outcomes[i] = (status, n, exc)
+                        fetched += n
+                        failed += exc is not None
+                        bar.update(1)
+                        bar.set_postfix_str(f"{fetched / 1e6:.1f} MB, {failed} failed")
+                        if on_file is not None:
+                            on_file(files[i], status, n)
+                except BaseException:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
             if any(f.folder == FLOWBENCH_FOLDER for f in files):
-                fb_manifests = _flowbench_manifest_among(manifest)
-                write_flowbench_metadata(data_dir, fb_manifests)
+                write_flowbench_metadata(data_dir, _flowbench_manifest_among(manifest))
         finally:
             clean_partials(data_dir, all_files)
+    for i, f in enumerate(files):
+        status, _, exc = outcomes[i]
+        if exc is None:
+            results[f.path] = status
+        else:
+            errors.append(exc)
     if errors:
         shown = "; ".join(str(e) for e in errors[:5])
         more = f"; ... and {len(errors) - 5} more" if len(errors) > 5 else ""

@@ -142,6 +142,25 @@ def test_fetch_downloads_verifies_and_stores_gzip(upstream, tmp_path):
     assert _no_partials(dest)
 
 
+def test_parallel_and_serial_fetch_agree(upstream, tmp_path):
+    serial = fetch(tmp_path / "a", manifest=upstream.manifest, jobs=1)
+    parallel = fetch(tmp_path / "b", manifest=upstream.manifest, jobs=3)
+    assert list(serial.items()) == list(parallel.items())  # same files, same order
+    for rel in _UPSTREAM:
+        a, b = _stored(tmp_path / "a", rel), _stored(tmp_path / "b", rel)
+        assert a.read_bytes() == b.read_bytes()  # deterministic gzip
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--jobs", "0"), ("--timeout", "nan"), ("--timeout", "-1")]
+)
+def test_bad_fetch_options_are_usage_errors(upstream, tmp_path, capsys, flag, value):
+    argv = ["data", "fetch", "--data-dir", str(tmp_path), "--manifest", str(upstream.manifest)]
+    assert main(argv + [flag, value]) == 2
+    assert f"{flag} must be" in capsys.readouterr().err
+    assert upstream.requests == []
+
+
 def test_resume_skips_verified_files(upstream, tmp_path):
     dest = tmp_path / "data"
     fetch(dest, manifest=upstream.manifest)

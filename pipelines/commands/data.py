@@ -91,6 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 help="a mirror holding the data directory layout (instead of the upstream URLs)",
             )
             q.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+            q.add_argument(
+                "--jobs", type=int, default=4, help="files downloaded at the same time (default 4)"
+            )
             q.add_argument("--quiet", action="store_true", help="no progress bar")
         else:
             q.add_argument(
@@ -161,6 +164,7 @@ def _fetch(args: argparse.Namespace, data_dir) -> int:
             timeout=args.timeout,
             progress=not args.quiet,
             on_file=count,
+            jobs=args.jobs,
         )
     except (ChecksumMismatchError, DownloadError, DataDirBusyError) as exc:
         print(f"straggler data fetch: error: {exc}", file=sys.stderr)
