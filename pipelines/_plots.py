@@ -65,11 +65,18 @@ def plot_metric_by_fraction(
     ticks = sorted(set((100 * table["fraction"]).round(6)))
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
+    base_col = {"accuracy": "majority_accuracy", "pr_auc": "positive_rate"}.get(metric)
+    if base_col and base_col in table and table[base_col].notna().any():
+        base = float(table[base_col].dropna().iloc[0])  # the same test rows at every fraction
+        what = "majority class" if metric == "accuracy" else "positive rate"
+        ax.axhline(base, color="0.35", ls="--", lw=1.2, label=f"{what} ({base:.3f})")
+    elif metric in ("roc_auc", "balanced_accuracy"):
+        ax.axhline(0.5, color="0.35", ls="--", lw=1.2, label="chance (0.5)")
     ax.set_xlabel("training data per (node, workload) pair [%]")
     ax.set_ylabel(metric)
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)
 
 
@@ -86,5 +93,5 @@ def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) 
     ax.set_ylabel("accuracy on the held-out pair")
     ax.set_ylim(0, 1)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)

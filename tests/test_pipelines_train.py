@@ -75,8 +75,9 @@ def test_summary_and_test_metrics_recomputed(trained, trace_dir):
     pred = load_predictor(trained / "predictor")
     test = lt.frame.iloc[split.test]
     p = pred.predict_proba(test)
-    want = binary_metrics(test["straggler"].astype(int), p, s["best_params"]["threshold"])
-    for k in ("accuracy", "precision", "recall", "f1", "roc_auc", "rows"):
+    assert pred.threshold == pytest.approx(s["threshold"]["value"])
+    want = binary_metrics(test["straggler"].astype(int), p, s["threshold"]["value"])
+    for k in ("accuracy", "precision", "recall", "f1", "roc_auc", "rows", "majority_accuracy"):
         assert s["test"][k] == pytest.approx(want[k]), k
     for name in ("per_pair_metrics.csv", "accuracy_by_fraction.csv", "trials.csv"):
         assert len(pd.read_csv(trained / name)) > 0
@@ -100,6 +101,11 @@ def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
     assert parent.data.params["data_hash"] == s["data_hash"]
     assert parent.data.params["variant"] == "f0nl"
     assert float(parent.data.metrics["test_accuracy"]) == pytest.approx(s["test"]["accuracy"])
+    # every accuracy comes with its baseline, in the summary and in the parent run
+    m = parent.data.metrics
+    assert m["baseline_accuracy"] == pytest.approx(s["test"]["majority_accuracy"])
+    assert m["baseline_pr_auc"] == pytest.approx(s["test"]["positive_rate"])
+    assert m["baseline_roc_auc"] == 0.5 and "test_balanced_accuracy" in m
     children = client.search_runs(
         [parent.info.experiment_id],
         filter_string=f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
@@ -237,7 +243,9 @@ def test_bad_inputs(trace_dir, tmp_path, capsys):
     assert main([*base, "--fraction", "0.01"]) == 2
     assert "too little data for --fraction=0.01" in capsys.readouterr().err
     one = make_trace(n_nodes=2, n_jobs=20, seed=1)
-    one.loc[one.workload == "SYN", "duration"] = 5.0
+    syn = one.workload == "SYN"
+    one.loc[syn, "duration"] = 5.0  # every task as long as its job's median: no straggler
+    one.loc[syn, "end_time"] = one.loc[syn, "launch_time"] + 5.0
     (tmp_path / "one").mkdir()
     one.to_parquet(tmp_path / "one" / "tasks.parquet")
     assert main(["train", "--traces", str(tmp_path / "one"), "--out", str(tmp_path)]) == 2
@@ -306,3 +314,28 @@ def test_one_point_grid_completes(tmp_path):
     assert run_worker(ctx) == 1
     states = [t.state for t in open_study(ctx).trials]
     assert states == [TrialState.COMPLETE]
+
+
+@pytest.mark.slow
+def test_selection_metric_and_validation_threshold(trained, trace_dir):
+    """Default selection is ROC-AUC; the threshold maximises balanced accuracy on the validation
+    rows of the chosen fit (oracle: refit that fit, try every split of the validation rows)."""
+    from pipelines._study import make_estimator
+
+    s = _summary(trained)
+    assert s["config"]["metric"] == "roc_auc"
+    assert s["config"]["threshold_rule"] == "balanced_accuracy"
+    lt = label_stragglers(validate_trace(pd.read_parquet(trace_dir / "tasks.parquet")))
+    split = fraction_split(lt.frame, 0.66, 0.25)
+    cols = ["node", "workload", *lt.counters]
+    y = lt.frame["straggler"].to_numpy(dtype=np.int64)
+    fit = lt.frame.iloc[split.fit]
+    model = make_estimator("f0nl", s["best_params"], 0).fit(fit[cols], y[split.fit])
+    p = model.predict_proba(lt.frame.iloc[split.val][cols])[:, 1]
+    yv = y[split.val]
+    thr = s["threshold"]["value"]
+    got = binary_metrics(yv, p, thr)["balanced_accuracy"]
+    assert got == pytest.approx(s["threshold"]["validation_value"])
+    assert got == pytest.approx(s["validation"]["balanced_accuracy"])
+    every = [binary_metrics(yv, p, t)["balanced_accuracy"] for t in np.r_[p, p - 1e-9, 1e-4]]
+    assert got >= np.nanmax(every) - 1e-12

@@ -46,9 +46,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--metric",
-        default="accuracy",
-        choices=("accuracy", "precision", "recall", "f1", "roc_auc"),
-        help="validation metric the grid maximises (default accuracy, as the paper)",
+        default="roc_auc",
+        choices=("roc_auc", "pr_auc", "balanced_accuracy", "accuracy", "precision", "recall", "f1"),
+        help="validation metric the grid maximises (default roc_auc; pr_auc and "
+        "balanced_accuracy are also imbalance-proof; accuracy is the paper's)",
+    )
+    p.add_argument(
+        "--threshold-rule",
+        default="balanced_accuracy",
+        choices=("balanced_accuracy", "f1", "grid"),
+        help="decision threshold: maximise this on the validation rows (default "
+        "balanced_accuracy), or 'grid' to keep the grid point's threshold",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of calibration folds and sampler")
     p.add_argument(
@@ -96,6 +104,7 @@ def func(args: argparse.Namespace) -> int:
         fraction=args.fraction,
         val_share=args.val_share,
         metric=args.metric,
+        threshold_rule=args.threshold_rule,
         seed=args.seed,
         max_trials=args.max_trials,
         register=not args.no_register,
@@ -114,9 +123,10 @@ def func(args: argparse.Namespace) -> int:
     t = s["test"]
     print(f"best {s['best_params']}")
     print(
-        f"test: accuracy {t['accuracy']:.3f} precision {t['precision']:.3f} "
-        f"recall {t['recall']:.3f} f1 {t['f1']:.3f} roc_auc {t['roc_auc']:.3f} "
-        f"({t['rows']} rows)"
+        f"test ({t['rows']} rows): roc_auc {t['roc_auc']:.3f} (baseline 0.5), pr_auc "
+        f"{t['pr_auc']:.3f} (baseline {t['positive_rate']:.3f}), accuracy {t['accuracy']:.3f} "
+        f"(majority class {t['majority_accuracy']:.3f}), balanced accuracy "
+        f"{t['balanced_accuracy']:.3f}, precision {t['precision']:.3f} recall {t['recall']:.3f}"
     )
     if "model" in s:
         print(f"registered {s['model']['registered_uri']} (version {s['model']['version']})")
