@@ -4,6 +4,9 @@ Every subcommand lives in its own module under :mod:`pipelines.commands` and exp
 ``register(subparsers)``, which adds its parser and sets ``func`` (called with the parsed
 namespace, returning an exit code). Heavy imports happen inside ``func`` so that
 ``straggler --help`` stays fast.
+
+Every subcommand also takes ``--config FILE.toml`` (:mod:`pipelines._config`): the flags'
+values from a TOML file, keys named as the long flags; flags on the command line win.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+
+from pipelines._config import ConfigError, add_config_flag, apply_config
 
 #: (module under pipelines.commands, one-line purpose), in the order ``--help`` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -47,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    add_config_flag(sub)
     return parser
 
 
@@ -62,6 +68,12 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``straggler`` console script."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        apply_config(parser, argv)
+    except (ConfigError, FileNotFoundError) as exc:
+        print(f"straggler: error: {exc}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

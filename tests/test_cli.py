@@ -31,3 +31,73 @@ def test_console_script_runs():
     )
     assert res.returncode == 0
     assert "straggler" in res.stdout
+
+
+def _parse_with_config(argv, tmp_path, text):
+    from pipelines._config import apply_config
+
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    parser = build_parser()
+    argv = [*argv, "--config", str(f)]
+    apply_config(parser, argv)
+    return parser.parse_args(argv)
+
+
+def test_every_subcommand_takes_config():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, sp in sub.choices.items():
+        assert any("--config" in a.option_strings for a in sp._actions), name
+
+
+def test_config_sets_defaults_and_flags_win(tmp_path):
+    text = 'traces = "T"\nout = "O"\ntable = 2\npairs = 5\nmin-rows = 10\nfractions = [1, 5]\n'
+    args = _parse_with_config(["evaluate"], tmp_path, text)
+    assert (args.traces, args.out, args.table, args.pairs, args.min_rows) == ("T", "O", 2, 5, 10)
+    # a TOML array for a comma-separated flag: as the flag would give it
+    flag = build_parser().parse_args(
+        ["evaluate", "--traces", "T", "--out", "O", "--table", "2", "--fractions", "1,5"]
+    )
+    assert args.fractions == flag.fractions
+    args = _parse_with_config(["evaluate", "--pairs", "7", "--table", "1"], tmp_path, text)
+    assert args.pairs == 7 and args.table == 1  # the command line wins
+
+
+def test_config_switches_sections_and_the_same_keys_as_flags(tmp_path):
+    text = 'variant = "f0"\n[train]\nno-register = true\nmetric = "pr_auc"\n[evaluate]\npairs = 3\n'
+    args = _parse_with_config(["train", "--traces", "T", "--out", "O"], tmp_path, text)
+    assert args.no_register is True and args.metric == "pr_auc" and args.variant == "f0"
+    ref = build_parser().parse_args(
+        [
+            "train",
+            "--traces",
+            "T",
+            "--out",
+            "O",
+            "--variant",
+            "f0",
+            "--no-register",
+            "--metric",
+            "pr_auc",
+        ]
+    )
+    assert {k: v for k, v in vars(args).items() if k != "config"} == {
+        k: v for k, v in vars(ref).items() if k != "config"
+    }
+
+
+def test_config_unknown_key_bad_value_and_missing_file(tmp_path, capsys):
+    f = tmp_path / "bad.toml"
+    f.write_text("pairs = 5\nno_such_flag = 1\n")
+    assert main(["evaluate", "--config", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown key 'no_such_flag'" in err and str(f) in err
+    f.write_text('table = 3\ntraces = "T"\nout = "O"\n')
+    assert main(["evaluate", "--config", str(f)]) == 2
+    assert "key 'table' value 3 is not one of [1, 2]" in capsys.readouterr().err
+    f.write_text("pairs = [unclosed\n")
+    assert main(["evaluate", "--config", str(f)]) == 2
+    assert "not a TOML file" in capsys.readouterr().err
+    assert main(["evaluate", "--config", str(tmp_path / "none.toml")]) == 2
+    assert "no file at" in capsys.readouterr().err
