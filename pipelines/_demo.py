@@ -389,10 +389,30 @@ class Demo:
             "data_dir": self.data_dir,
             "data_note": self.data_note,
             "workloads": self.workloads,
+            **self.headline_figures(),
             "stages": [s.record() for s in self.stages],
             "status": self._status(),
             "wall_seconds": time.perf_counter() - self.t0,
         }
+
+    def headline_figures(self) -> dict[str, Any]:
+        """The headline (:func:`pipelines._headline.headline`) of the stages that completed,
+        under ``headline`` and as top-level keys (ROC-AUC, PR-AUC, accuracy beside the
+        majority class, mean/p99 JCT and task-seconds gains with intervals, the verdict)."""
+        from pipelines._headline import flat_figures, headline
+        from pipelines._report import read_summary
+
+        found: dict[str, Any] = {}
+        for s in self.stages:
+            if s.status == "ok" and s.name in ("train", "compare", "fidelity", "collect"):
+                try:
+                    found[s.name] = read_summary(str(s.out))
+                except (FileNotFoundError, ValueError):
+                    continue
+        if not found:
+            return {}
+        h = headline(**found)
+        return {**flat_figures(h), "headline": h}
 
     def _status(self) -> str:
         states = {s.status for s in self.stages}

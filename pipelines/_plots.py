@@ -95,3 +95,145 @@ def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) 
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)
+
+
+#: Statistics :func:`plot_jct_difference` draws, in order (compare's Table 3 names).
+JCT_STATISTICS: tuple[str, ...] = ("50p", "75p", "90p", "95p", "99p", "Average")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)))
+
+
+def _per_seed_long(table) -> pd.DataFrame:
+    """``(workload, predictor, statistic, value)`` rows, one per seed, from compare's Table 3.
+
+    Accepts Table 3 records/frames with a ``per_seed`` list per cell (compare's
+    ``summary.json``), or a tidy frame with one ``value`` per seed already.
+    """
+    frame = pd.DataFrame(table)
+    if "value" in frame:
+        return frame
+    if "per_seed" not in frame:
+        raise ValueError(
+            f"the JCT table needs a 'per_seed' or a 'value' column, got {list(frame.columns)}"
+        )
+    rows = []
+    for rec in frame.to_dict("records"):
+        vals = rec["per_seed"]
+        if isinstance(vals, str):  # compare's CSV writes the list as 'a;b;c'
+            vals = [float(v) for v in vals.replace(";", " ").replace(",", " ").split()]
+        for v in vals if isinstance(vals, (list, tuple, np.ndarray)) else [vals]:
+            rows.append(
+                {**{k: rec.get(k) for k in ("workload", "predictor", "statistic")}, "value": v}
+            )
+    return pd.DataFrame(rows)
+
+
+def plot_jct_difference(
+    table,
+    path: str | os.PathLike[str],
+    *,
+    workload: str | None = "ALL",
+    statistics: tuple[str, ...] = JCT_STATISTICS,
+    labels: dict[str, str] | None = None,
+    level: float = 0.95,
+    title: str | None = None,
+) -> Path:
+    """JCT improvement over speculation alone by percentile, one marker and line per policy,
+    with Student-t intervals over seeds; in % (positive = faster), like Tables 3-4.
+
+    Parameters
+    ----------
+    table : DataFrame or list of dict
+        Compare's Table 3: ``workload``, ``predictor``, ``statistic`` and either ``per_seed``
+        (the per-seed % improvements, as ``summary.json["table3"]`` holds them) or one row per
+        seed with ``value``.
+    path : path
+        The PNG to write.
+    workload : str or None
+        The workload group to draw (compare's pooled group is ``ALL``); ``None``: the frame
+        holds one group already.
+    statistics : tuple of str
+        The x positions, in order (missing ones are left out).
+    labels : dict, optional
+        Predictor -> legend label (compare's ``summary["policies"]``).
+    level : float
+        Interval coverage; a single seed draws the point without an interval.
+    title : str, optional
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> rows = [{"workload": "ALL", "predictor": p, "statistic": s, "per_seed": [1.0, 3.0]}
+    ...         for p in ("mtl", "oracle") for s in ("50p", "99p", "Average")]
+    >>> plot_jct_difference(rows, pathlib.Path(tempfile.mkdtemp()) / "d.png").suffix
+    '.png'
+    """
+    from pipelines._headline import t_interval
+
+    long = _per_seed_long(table)
+    if workload is not None and "workload" in long and long["workload"].notna().any():
+        if workload not in set(long["workload"]):
+            raise ValueError(
+                f"workload {workload!r} is not in the table; it has {sorted(set(long['workload']))}"
+            )
+        long = long[long["workload"] == workload]
+    stats_present = [s for s in statistics if s in set(long["statistic"])]
+    if not stats_present:
+        raise ValueError(f"none of the statistics {list(statistics)} is in the table")
+    preds = list(dict.fromkeys(long["predictor"]))
+    labels = labels or {}
+    plt = _figure()
+    fig, ax = plt.subplots(figsize=(7.2, 4.0))
+    x = np.arange(len(stats_present), dtype=float)
+    width = 0.7 / max(1, len(preds))
+    n_seeds = 0
+    for i, pred in enumerate(preds):
+        part = long[long["predictor"] == pred]
+        means, lo, hi = [], [], []
+        for stat in stats_present:
+            v = part.loc[part["statistic"] == stat, "value"].astype(float).to_numpy()
+            v = v[np.isfinite(v)]
+            n_seeds = max(n_seeds, len(v))
+            m = float(v.mean()) if len(v) else np.nan
+            ci = t_interval(v, level)
+            means.append(m)
+            lo.append(m - ci[0] if ci else 0.0)
+            hi.append(ci[1] - m if ci else 0.0)
+        xs = x - 0.35 + width * (i + 0.5)
+        means_a, lo_a, hi_a = np.array(means), np.array(lo), np.array(hi)
+        is_mean = np.array([s == "Average" for s in stats_present])
+        style = {
+            "marker": _MARKERS[i % len(_MARKERS)],
+            "lw": 1.2,
+            "ms": 6,
+            "capsize": 3,
+            "color": f"C{i}",
+        }
+        # percentiles are joined by a line; the mean is another kind of figure, not joined
+        ax.errorbar(
+            xs[~is_mean],
+            means_a[~is_mean],
+            yerr=[lo_a[~is_mean], hi_a[~is_mean]],
+            ls=_LINES[i % len(_LINES)],
+            label=labels.get(pred, str(pred)),
+            **style,
+        )
+        if is_mean.any():
+            ax.errorbar(
+                xs[is_mean],
+                means_a[is_mean],
+                yerr=[lo_a[is_mean], hi_a[is_mean]],
+                ls="none",
+                **style,
+            )
+    if "Average" in stats_present and len(stats_present) > 1:
+        ax.axvline(stats_present.index("Average") - 0.5, color="0.6", lw=0.8, ls=":")
+    ax.axhline(0.0, color="0.2", lw=1.0, label="speculation alone (0)")
+    ax.set_xticks(x, ["mean" if s == "Average" else s for s in stats_present])
+    ax.set_xlabel("JCT statistic")
+    ax.set_ylabel("JCT improvement over speculation [%]\n(positive = faster)")
+    ci_txt = f"{level:.0%} t-interval over {n_seeds} seeds" if n_seeds > 1 else "one seed"
+    ax.set_title(title or f"JCT against speculation alone, {workload or ''} ({ci_txt})", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    return save_figure(fig, path)

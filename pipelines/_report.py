@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from pipelines._headline import headline, render_headline
 from pipelines._io import atomic_write_text
 
 #: Section keys in report order, with their headings.
@@ -57,6 +58,8 @@ COMMAND_SECTION: dict[str, str] = {
 MAX_TABLE_ROWS = 60
 #: Summary numbers shown per section.
 MAX_SUMMARY_ITEMS = 60
+#: Characters of a raw summary.json shown behind its fold.
+MAX_RAW_JSON = 60_000
 #: Images larger than this are linked by name, not embedded.
 MAX_IMAGE_BYTES = 8_000_000
 #: Sub-directories never scanned (model artefacts, tracking stores, caches).
@@ -255,11 +258,11 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
         "status",
         "message",
         "config.variant",
+        "config.metric",
+        "threshold",
         "study.grid_points",
         "study.points_completed",
         "best_params",
-        "validation.accuracy",
-        "test.",
         "model.registered_uri",
         "tracking_uri",
         "wall_seconds",
@@ -303,18 +306,18 @@ def _summary_table(summary: Mapping[str, Any], command: str = "", skip: Iterable
         for k, v in items
         if any(k == p or k.startswith(p if p.endswith(".") else p + ".") for p in prefixes)
     ]
-    more = len(items) - MAX_SUMMARY_ITEMS
-    note = f'<p class="note">{more} more entries in summary.json</p>' if more > 0 else ""
-    everything = _kv_rows(items[:MAX_SUMMARY_ITEMS]) + note
-    if not key:
-        return (
-            '<details class="summary" open><summary>Summary numbers (summary.json)</summary>'
-            f"{everything}</details>"
-        )
+    shown = key or items[:MAX_SUMMARY_ITEMS]
+    return f'<div class="keynums">{_kv_rows(shown)}</div>' + _raw_json(summary)
+
+
+def _raw_json(summary: Mapping[str, Any]) -> str:
+    """The whole ``summary.json`` behind a fold (long lists of runs cut to keep the page light)."""
+    text = json.dumps(summary, indent=1, default=str, sort_keys=True)
+    if len(text) > MAX_RAW_JSON:
+        text = text[:MAX_RAW_JSON] + f"\n... ({len(text) - MAX_RAW_JSON} more characters)"
     return (
-        f'<div class="keynums">{_kv_rows(key)}</div>'
-        '<details class="summary"><summary>All summary numbers (summary.json)</summary>'
-        f"{everything}</details>"
+        '<details class="summary"><summary>raw summary.json</summary>'
+        f'<pre class="json">{_esc(text)}</pre></details>'
     )
 
 
@@ -508,6 +511,53 @@ def _command_block(run: RunDir | None, stage: Mapping[str, Any] | None) -> str:
     return f'<pre class="cmd">$ {_esc(cmd)}</pre>' if cmd else ""
 
 
+def train_metrics_table(summary: Mapping[str, Any]) -> str:
+    """Test and validation metrics of a ``straggler train`` summary beside their baselines.
+
+    Examples
+    --------
+    >>> h = train_metrics_table({"test": {"accuracy": 0.75, "rows": 4, "positives": 1}})
+    >>> "majority class" in h and "0.75" in h
+    True
+    """
+    test = summary.get("test") or {}
+    val = summary.get("validation") or {}
+    rows_n, pos = test.get("rows"), test.get("positives")
+    rate = test.get("positive_rate")
+    if rate is None and rows_n:
+        rate = (pos or 0) / rows_n
+    major = test.get("majority_accuracy")
+    if major is None and rate is not None:
+        major = max(rate, 1 - rate)
+    base = {
+        "accuracy": (major, "majority class"),
+        "balanced_accuracy": (0.5, "one answer"),
+        "roc_auc": (0.5, "random ranking"),
+        "pr_auc": (rate, "positive rate"),
+    }
+    names = ["accuracy", "balanced_accuracy", "roc_auc", "pr_auc", "precision", "recall", "f1"]
+    body = []
+    for m in names:
+        if m not in test and m not in val:
+            continue
+        b, what = base.get(m, (None, ""))
+        body.append(
+            f"<tr><th>{_esc(m)}</th><td>{_esc(_fmt_number(test.get(m)))}</td>"
+            f"<td>{_esc(_fmt_number(val.get(m)))}</td><td>{_esc(_fmt_number(b))}</td>"
+            f"<td>{_esc(what)}</td></tr>"
+        )
+    chosen = (summary.get("config") or {}).get("metric")
+    thr = summary.get("threshold") or {}
+    note = f"grid chosen by validation {chosen}" if chosen else ""
+    if thr:
+        note += f"; threshold {_fmt_number(thr.get('value'))} by rule {thr.get('rule')}"
+    return (
+        f'<table class="tbl"><tr><th>metric</th><th>test ({_esc(rows_n)} rows)</th>'
+        f"<th>validation</th><th>baseline</th><th>baseline is</th></tr>{''.join(body)}</table>"
+        + (f'<p class="note">{_esc(note)}</p>' if note else "")
+    )
+
+
 def _render_block(block: _Block) -> str:
     run = block.run
     parts = [f'<p class="src">from <code>{_esc(run.path)}</code></p>']
@@ -515,6 +565,8 @@ def _render_block(block: _Block) -> str:
         parts.append(_stage_line(block.stage))
     parts.append(_command_block(run, block.stage))
     summary = block.summary_part if block.summary_part is not None else run.summary
+    if run.command == "train" and isinstance(summary.get("test"), Mapping):
+        parts.append(train_metrics_table(summary))
     parts.append(_summary_table(summary, run.command, skip=("command", "command_line", "argv")))
     md_stems = {f.with_suffix("") for f in block.files if f.suffix.lower() == ".md"}
     for f in block.files:
@@ -551,7 +603,14 @@ h4{margin:14px 0 4px;font-size:.95em;color:#333}
 .block{border-top:1px dashed #ccd;margin-top:10px;padding-top:6px}
 .src{font-size:.85em;color:#556}
 pre{background:#f0f2f5;padding:8px;border-radius:4px;overflow-x:auto;font-size:.85em}
-pre.cmd{background:#15202b;color:#e6edf3}
+pre.cmd{background:#15202b;color:#e6edf3;white-space:pre-wrap;overflow-wrap:anywhere}
+pre.json{max-height:420px;overflow:auto}
+section.headline{border:2px solid #1f3a5f;background:#fbfcfe}
+section.headline h3{font-size:1em;margin:8px 0 4px}
+.hcol{display:inline-block;vertical-align:top;margin-right:24px}
+.verdict{font-size:1.1em;font-weight:600;padding:8px 12px;border-radius:4px}
+.verdict.yes{background:#e6f4ea;color:#1a7f37}.verdict.no{background:#fff4e5;color:#8a4b00}
+td.up{color:#1a7f37}td.down{color:#b42318}
 table{border-collapse:collapse;font-size:.85em;margin:4px 0}
 th,td{border:1px solid #d6dae0;padding:3px 8px;text-align:right}
 th{background:#eef1f5}table.kv th{text-align:left;font-weight:normal;color:#334}
@@ -675,6 +734,17 @@ def build_report(
             _Block(run, [*run.tables, *run.markdown, *run.images], stage)
         )
 
+    by_command: dict[str, dict[str, Any]] = {}
+    for path, _stage in pending:
+        summ = read_summary(path)
+        by_command.setdefault(str(summ.get("command")), summ)
+    head = headline(
+        train=by_command.get("train"),
+        compare=by_command.get("compare"),
+        fidelity=by_command.get("fidelity"),
+        collect=by_command.get("collect"),
+    )
+
     root = Path(out)
     stage_by_section: dict[str, list[dict[str, Any]]] = {}
     for _, _, stages in demos:
@@ -686,7 +756,7 @@ def build_report(
     ordered += [(k, extra_titles.get(k, k)) for k in blocks if k not in dict(SECTIONS)]
     ordered += [(k, k) for k in stage_by_section if k not in dict(SECTIONS) and k not in blocks]
 
-    body = []
+    body = [render_headline(head)]
     for src, dsum, stages in demos:
         total = dsum.get("wall_seconds")
         total_txt = f" in {float(total):.1f} s" if isinstance(total, (int, float)) else ""
@@ -721,7 +791,7 @@ def build_report(
         f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>"
         f"<header><h1>{_esc(title)}</h1><p>straggler report, generated {_esc(when)} from "
         f"{len(pending)} result director{'y' if len(pending) == 1 else 'ies'}</p></header>"
-        f"<main><nav>{''.join(nav)}</nav>{''.join(body)}</main></body></html>\n"
+        f"<main>{body[0]}<nav>{''.join(nav)}</nav>{''.join(body[1:])}</main></body></html>\n"
     )
     root.mkdir(parents=True, exist_ok=True)
     path = atomic_write_text(root / "report.html", page)

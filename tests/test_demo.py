@@ -167,3 +167,18 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
     parser.feed((out / "report.html").read_text(encoding="utf-8"))
     assert parser.ids == [f"s-{k}" for k, _ in SECTIONS]
     assert parser.srcs and all(s.startswith("data:image/png;base64,") for s in parser.srcs)
+    # the headline figures sit at the top level of the summary, read from the stage outputs
+    train = json.loads((out / "train" / "summary.json").read_text())
+    compare = json.loads((out / "compare" / "summary.json").read_text())
+    assert summary["roc_auc"] == train["test"]["roc_auc"]
+    assert summary["majority_accuracy"] == train["test"]["majority_accuracy"]
+    means = {
+        r["predictor"]: r["mean"]
+        for r in compare["table3"]
+        if r["workload"] == "ALL" and r["statistic"] == "99p"
+    }
+    assert summary["p99_jct_gain_pct"] == means
+    assert set(summary["task_seconds_gain_pct"]) == set(means) >= {"mtl", "random", "oracle"}
+    assert isinstance(summary["verdict"], str) and "prediction_helped" in summary
+    html_text = (out / "report.html").read_text(encoding="utf-8")
+    assert html_text.index('id="headline"') < html_text.index('id="demo"')

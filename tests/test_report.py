@@ -180,7 +180,7 @@ def test_demo_directory_expands_into_its_stages(runs, tmp_path):
     ):
         c = _parse(out)
         ids = [a["id"] for t, a in c.tags if t in ("h2", "section") and "id" in a]
-        assert ids == ["demo", "s-collect", "s-train", "s-compare"]
+        assert ids == ["headline", "demo", "s-collect", "s-train", "s-compare"]
         text = "".join(c.text)
         assert "command not built" in text and "$ straggler train -x" in text
 
@@ -242,3 +242,67 @@ def test_scan_skips_model_and_hidden_directories(tmp_path):
 def test_flatten_summary_keeps_short_scalar_lists_only():
     flat = dict(flatten_summary({"a": {"b": {"c": {"d": 1}}}, "l": [{"x": 1}], "s": "t"}))
     assert flat == {"s": "t"}  # depth beyond 3 and lists of dicts are left to summary.json
+
+
+def _compare_summary(per_seed: dict[str, list[float]], significant: set[str]) -> dict:
+    """A compare summary with Table 3 (Average, 99p) and Table 4 rows for workload ALL."""
+    t3, t4 = [], []
+    for pred, vals in per_seed.items():
+        row = {"workload": "ALL", "predictor": pred, "n": len(vals), "per_seed": vals}
+        row.update(mean=float(np.mean(vals)), significant_holm=pred in significant)
+        t3 += [{**row, "statistic": "Average"}, {**row, "statistic": "99p"}]
+        t4.append(dict(row))
+    return {
+        "command": "compare",
+        "predictors": list(per_seed),
+        "policies": {"mtl": "MTL f0,n,l", "random": "random refusal", "oracle": "oracle"},
+        "table3": t3,
+        "table4": t4,
+        "speculation": "late",
+        "significance": {"seeds": len(next(iter(per_seed.values())))},
+    }
+
+
+def test_headline_figures_intervals_and_verdict():
+    from scipy import stats
+
+    from pipelines._headline import flat_figures, headline
+
+    vals = {"mtl": [4.0, 6.0, 5.0, 7.0], "random": [1.0, -1.0, 0.5, 0.0], "oracle": [9.0] * 4}
+    train = {
+        "config": {"variant": "f0nl", "traces": "t", "metric": "roc_auc"},
+        "test": {"rows": 40, "positives": 10, "accuracy": 0.7, "roc_auc": 0.6, "pr_auc": 0.3},
+        "threshold": {"value": 0.3, "rule": "maximise balanced_accuracy on the validation rows"},
+    }
+    fid = {"counts": {"pass": 3, "fail": 1, "not_measured": 2}, "facts": []}
+    h = headline(train=train, compare=_compare_summary(vals, {"mtl"}), fidelity=fid)
+    q = h["quality"]
+    assert q["majority_accuracy"] == 0.75 and q["pr_auc_baseline"] == 0.25
+    mtl = h["gains"]["policies"][0]
+    lo, hi = stats.t.interval(0.95, 3, loc=np.mean(vals["mtl"]), scale=stats.sem(vals["mtl"]))
+    assert mtl["mean_jct"]["ci_low"] == pytest.approx(lo)
+    assert mtl["p99_jct"]["ci_high"] == pytest.approx(hi)
+    assert h["helped"] is True and h["verdict"].startswith("Prediction helped here")
+    assert "Holm" in h["verdict"]
+    assert "3 of 4 measured facts" in h["fidelity"]["text"]
+    flat = flat_figures(h)
+    assert flat["p99_jct_gain_pct"]["mtl"] == pytest.approx(5.5)
+    assert flat["task_seconds_gain_ci"]["mtl"] == [pytest.approx(lo), pytest.approx(hi)]
+    # nothing significant: the sentence says so plainly
+    h2 = headline(compare=_compare_summary(vals, set()))
+    assert h2["helped"] is False and h2["verdict"].startswith("No significant gain")
+    # only the control is significant: not prediction
+    h3 = headline(compare=_compare_summary(vals, {"random"}))
+    assert h3["helped"] is False
+
+
+def test_headline_opens_the_report(runs, tmp_path):
+    vals = {"mtl": [4.0, 6.0, 5.0], "random": [1.0, 0.0, 0.5]}
+    cmp_dir = _run(tmp_path, "compare", _compare_summary(vals, set()))
+    out = build_report([runs["collect"], cmp_dir], tmp_path / "rep")
+    text = out.read_text()
+    body = text[text.index("<main>") :]
+    assert body.index('id="headline"') < body.index("<nav>") < body.index('id="s-collect"')
+    assert "No significant gain" in body[: body.index("<nav>")]
+    # the raw summary is behind a fold, command lines wrap
+    assert "raw summary.json" in text and "white-space:pre-wrap" in text
