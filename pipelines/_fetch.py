@@ -567,7 +567,9 @@ def _fetch_one(
                 "nothing was written"
             )
         if f.gzip_stored and not base_url:
-            tmp = _gzip_deterministic(tmp, target.parent)
+            # FlowBench's copies carry the file name in the gzip header (as the shared copy).
+            name = Path(f.plain_path).name if f.plain_path else ""
+            tmp = _gzip_deterministic(tmp, target.parent, name)
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -602,11 +604,14 @@ def fetch_file(
     return _fetch_one(Path(data_dir), f, base_url, timeout)[0]
 
 
-def _gzip_deterministic(plain: Path, dest_dir: Path) -> Path:
+def _gzip_deterministic(plain: Path, dest_dir: Path, name: str = "") -> Path:
+    """Compress ``plain`` (then delete it) at level 9, ``mtime=0``, header file name ``name``."""
     fd, gz = tempfile.mkstemp(dir=dest_dir, prefix=".download.", suffix=".gz.part")
     try:
         with open(plain, "rb") as src, os.fdopen(fd, "wb") as raw:
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as z:
+            with gzip.GzipFile(
+                filename=name, mode="wb", fileobj=raw, compresslevel=9, mtime=0
+            ) as z:
                 while chunk := src.read(_CHUNK):
                     z.write(chunk)
     except BaseException:
@@ -818,16 +823,20 @@ def fetch(
                 write_flowbench_metadata(data_dir, _flowbench_manifest_among(manifest))
         finally:
             clean_partials(data_dir, all_files)
+    failed_files: list[SourceFile] = []
     for i, f in enumerate(files):
         status, _, exc = outcomes[i]
         if exc is None:
             results[f.path] = status
         else:
             errors.append(exc)
+            failed_files.append(f)
     if errors:
         shown = "; ".join(str(e) for e in errors[:5])
         more = f"; ... and {len(errors) - 5} more" if len(errors) > 5 else ""
-        raise type(errors[0])(f"{len(errors)} of {len(files)} file(s) failed: {shown}{more}")
+        which = describe_absent(failed_files, files) if len(errors) > 1 else ""
+        which = f" ({which})" if which else ""
+        raise type(errors[0])(f"{len(errors)} of {len(files)} file(s) failed{which}: {shown}{more}")
     return results
 
 

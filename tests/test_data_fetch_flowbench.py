@@ -422,14 +422,42 @@ def test_mirror_of_the_shared_copy(shared_data_dir, tmp_path):
     """``--base-url`` over the gzip-stored shared copy: stored bytes arrive, checked by content."""
     shipped = flowbench_manifest_path().read_text().splitlines()
     picks = [shipped[0], shipped[1], shipped[2]]  # header, README.md, a 1000-genome run
-    picks.append(next(r for r in shipped if "/montage-run" in r))
+    picks += [r for r in shipped if "/montage-run" in r][:2]
     sub = tmp_path / "sub.tsv"
     sub.write_text("\n".join(picks) + "\n")
     dest = tmp_path / "data"
+    failed = r"2 of 4 file\(s\) failed \(montage\): .*montage-run.*HTTP 404"
     with _Server(shared_data_dir) as srv:
-        with pytest.raises(DownloadError, match="montage-run.*HTTP 404"):
+        with pytest.raises(DownloadError, match=failed):
             fetch(dest, manifest=sub, base_url=srv.url)
     for f in load_flowbench_manifest(sub)[:2]:
         assert (dest / f.path).read_bytes() == (shared_data_dir / f.path).read_bytes()
-    assert sorted(check(dest, manifest=sub).values()) == ["missing", "ok", "ok"]
+    assert sorted(check(dest, manifest=sub).values()) == ["missing", "missing", "ok", "ok"]
     assert _no_partials(dest)
+
+
+def test_upstream_fetch_reproduces_the_shared_copy_bytes(shared_data_dir, tmp_path):
+    """Served plain like upstream, the runs are gzipped into the shared copy's exact bytes."""
+    shipped = flowbench_manifest_path().read_text().splitlines()
+    rows = [shipped[1]] + [r for r in shipped if "/normal/casa-wind-full-run" in r][:1]
+    rows += [r for r in shipped if "/hdd_5/predict-future-sales-run" in r][:1]
+    served = tmp_path / "served"
+    local_rows = [shipped[0]]
+    with _Server(served) as srv:
+        for r in rows:
+            rel, size, sha, _ = r.split("\t")
+            src = shared_data_dir / "flowbench" / rel
+            data = (
+                src.read_bytes()
+                if src.exists()
+                else gzip.decompress((src.parent / (src.name + ".gz")).read_bytes())
+            )
+            (served / rel).parent.mkdir(parents=True, exist_ok=True)
+            (served / rel).write_bytes(data)
+            local_rows.append("\t".join([rel, size, sha, f"{srv.url}/{rel}"]))
+        manifest = tmp_path / "local.tsv"
+        manifest.write_text("\n".join(local_rows) + "\n")
+        dest = tmp_path / "data"
+        assert set(fetch(dest, manifest=manifest).values()) == {"downloaded"}
+    for f in load_flowbench_manifest(manifest):
+        assert (dest / f.path).read_bytes() == (shared_data_dir / f.path).read_bytes(), f.path
