@@ -280,6 +280,8 @@ def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float
     from pipelines._plots import save_figure
 
     fig, ax = plt.subplots(figsize=(5.6, 4.0))
+    labelled: set[tuple[float, float]] = set()  # p=0 is one point for both policies
+    offsets = {"pi_keep": (-4, 4), "pi_kill": (4, -10)}
     for (policy, part), color in zip(table.groupby("policy"), ("C0", "C1"), strict=False):
         ax.plot(part["cost_analysis"], part["latency_analysis"], "-", color=color)
         ax.errorbar(
@@ -294,12 +296,20 @@ def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float
             label=f"{policy}: analysis (line), engine (95% CI)",
         )
         for _, row in part.iterrows():
+            where = (round(row["cost_analysis"], 6), round(row["latency_analysis"], 6))
+            if where in labelled:
+                continue
+            labelled.add(where)
+            dx, dy = offsets.get(str(policy), (3, 3))
             ax.annotate(
                 f"p={row['p']:g}",
                 (row["cost_analysis"], row["latency_analysis"]),
                 fontsize=7,
-                xytext=(3, 3),
+                color=color,
+                xytext=(dx, dy),
                 textcoords="offset points",
+                ha="right" if dx < 0 else "left",
+                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.75},
             )
     ax.set_xlabel("expected cost E[C] (machine time / n)")
     ax.set_ylabel("expected latency E[T]")
@@ -307,7 +317,7 @@ def _plot_tradeoff(table, path: Path, n: int, runs: int, delta: float, mu: float
         f"Single-fork replication, ShiftedExp({delta:g}, {mu:g}), n={n}, {runs} runs",
         fontsize=9,
     )
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     save_figure(fig, path)
 
 
