@@ -26,7 +26,7 @@ exit status:
   0  every selected file is present and verified
   1  a file could not be downloaded or did not match its SHA-256 (named on stderr; nothing
      unverified is left in place), or another fetch holds the data directory
-  2  usage error (unknown --only value, unreadable manifest)
+  2  usage error (unknown --only value, bad --jobs or --timeout, unreadable manifest)
 """
 
 _CHECK_EPILOG = """\
