@@ -12,13 +12,16 @@ Predictor, load_predictor, PredictorProtocol
 ArtifactError, PredictorInputError, SignatureError
     Errors for bad artifacts, bad predictor input and artifacts whose signature does not
     verify under the configured key (all ``ValueError``).
+REGULARISER_RANGE, DegenerateModelWarning
+    The allowed range of a finite block regulariser, and the warning of a collapsed fit.
 make_grouped_classification
     Synthetic node x workload structured data.
 VARIANTS
     The blocks of every model variant.
 """
 
-from ._grouped import GroupedMTLSVC
+from ._common import REGULARISER_RANGE
+from ._grouped import DegenerateModelWarning, GroupedMTLSVC
 from ._predictor import (
     ArtifactError,
     Predictor,
@@ -32,8 +35,10 @@ from ._synthetic import make_grouped_classification
 from ._wrangler import WranglerSVC
 
 __all__: list[str] = [
+    "REGULARISER_RANGE",
     "VARIANTS",
     "ArtifactError",
+    "DegenerateModelWarning",
     "GroupedMTLSVC",
     "Predictor",
     "PredictorInputError",

@@ -92,6 +92,32 @@ def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
     return float(value)
 
 
+#: Finite regularisers must lie in this closed range. Below it the problem is numerically
+#: unregularised (``nu=1e-300`` makes the solvers spin for hours); above it every weight
+#: shrinks to ~0 on any realistic number of rows and the calibrated probabilities collapse.
+REGULARISER_RANGE: tuple[float, float] = (1e-8, 1e8)
+
+
+def check_regulariser(name: str, value) -> float:
+    """Validate a block regulariser: ``inf`` (no block) or a number in
+    :data:`REGULARISER_RANGE`, naming the parameter, the value and the range in the error.
+
+    Examples
+    --------
+    >>> check_regulariser("nu", 2.0), check_regulariser("tau", float("inf"))
+    (2.0, inf)
+    >>> check_regulariser("nu", 1e-300)
+    Traceback (most recent call last):
+    ...
+    ValueError: nu must be inf or a number in [1e-08, 1e+08], got 1e-300
+    """
+    v = check_positive(name, value, allow_inf=True)
+    lo, hi = REGULARISER_RANGE
+    if np.isfinite(v) and not lo <= v <= hi:
+        raise ValueError(f"{name} must be inf or a number in [{lo:g}, {hi:g}], got {value!r}")
+    return v
+
+
 def check_threshold(value) -> float:
     if not (isinstance(value, numbers.Real) and 0.0 < value < 1.0):
         raise ValueError(f"threshold must be a probability in (0, 1), got {value!r}")

@@ -17,6 +17,7 @@ from ._common import (
     binary_target,
     check_cv,
     check_positive,
+    check_regulariser,
     check_threshold,
     class_weights,
     rowwise_dot,
@@ -28,6 +29,32 @@ from ._solver import objective, solve_explicit, solve_implicit
 from ._structure import VARIANTS, TaskStructure, active_blocks, structure_from_codes
 
 AUTO_EXPLICIT_MAX_NNZ = 5_000_000
+
+#: ``fit`` warns when the mean training probability of either class is off its base rate by
+#: more than this factor (calibrated probabilities collapsed).
+COLLAPSE_FACTOR = 10.0
+
+
+class DegenerateModelWarning(UserWarning):
+    """A fitted model's probabilities collapsed (e.g. regularisers that zero every weight)."""
+
+
+def _warn_if_collapsed(model, proba_mean: float, base_rate: float) -> None:
+    """Warn when ``proba_mean`` is off ``base_rate`` by more than :data:`COLLAPSE_FACTOR` in
+    either class (probabilities ~0 or ~1 everywhere)."""
+    if not 0.0 < base_rate < 1.0:
+        return
+    low = proba_mean * COLLAPSE_FACTOR < base_rate
+    high = (1.0 - proba_mean) * COLLAPSE_FACTOR < 1.0 - base_rate
+    if low or high:
+        warnings.warn(
+            f"GroupedMTLSVC: predicted probabilities collapsed (mean {proba_mean:.3g} on the "
+            f"training rows, base rate {base_rate:.3g}) with lambda0={model.lambda0}, "
+            f"nu={model.nu}, omega={model.omega}, tau={model.tau}: the regularisers shrink "
+            "every weight to ~0; use smaller ones",
+            DegenerateModelWarning,
+            stacklevel=3,
+        )
 
 
 @dataclass
@@ -108,7 +135,12 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         Which blocks exist (seed section 4.1; ``f0nlt`` has all four).
     lambda0, nu, omega, tau : float, default=1.0
         Regularisers of the w0, node, workload and task blocks; ``np.inf`` removes the block
-        (a block outside ``variant`` is absent whatever its regulariser).
+        (a block outside ``variant`` is absent whatever its regulariser). A finite value must
+        lie in ``mtl.REGULARISER_RANGE`` (1e-8 to 1e8; ``fit`` raises a ``ValueError`` naming
+        the parameter otherwise). Within it, regularisers so strong that every weight shrinks
+        to ~0 make the calibrated probabilities collapse: ``fit`` then warns
+        (:class:`DegenerateModelWarning`) when the mean probability on the training rows is
+        off the training base rate by more than a factor of 10 in either class.
     C : float, default=1.0
         Weight of the loss term.
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
@@ -244,10 +276,10 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {self.variant!r}")
         regs = {
-            "w0": check_positive("lambda0", self.lambda0, allow_inf=True),
-            "node": check_positive("nu", self.nu, allow_inf=True),
-            "workload": check_positive("omega", self.omega, allow_inf=True),
-            "task": check_positive("tau", self.tau, allow_inf=True),
+            "w0": check_regulariser("lambda0", self.lambda0),
+            "node": check_regulariser("nu", self.nu),
+            "workload": check_regulariser("omega", self.omega),
+            "task": check_regulariser("tau", self.tau),
         }
         blocks = active_blocks(self.variant, regs)
         if not blocks:
@@ -391,6 +423,8 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         self.n_iter_ = core.n_iter
         self.solver_ = self._solver_used(n * Xs.shape[1] * len(blocks))
         self._set_public_blocks()
+        final = core.margin(Xs, node_code, wl_code) if mode == "cross-fitted" else scores
+        _warn_if_collapsed(self, float(expit(a * final + c).mean()), float((y_pm > 0).mean()))
         return self
 
     def _set_public_blocks(self) -> None:

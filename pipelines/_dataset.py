@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipelines._io import require_complete
 from sim_bridge._metrics import excluded_counts, straggler_thresholds
 
 #: Columns every trace must have (DESIGN.md §3), with the kind of values they hold.
@@ -95,11 +96,15 @@ def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.
         When neither the directory's ``tasks.parquet`` nor the file exists.
     TraceError
         When the table breaks the schema; the message names the file.
+    pipelines._io.OutputError
+        When the trace's directory holds the incomplete-marker of an interrupted run (its
+        ``tasks.parquet`` may not belong with its ``jobs.parquet`` and ``summary.json``).
     """
     path = Path(path)
     file = path / "tasks.parquet" if path.is_dir() else path
     if not file.is_file():
         raise FileNotFoundError(f"no trace at {path} (expected a directory with tasks.parquet)")
+    require_complete(file.parent)
     try:
         frame = pd.read_parquet(file)
     except Exception as exc:  # pyarrow raises several types for a corrupt file

@@ -2,9 +2,12 @@
 
 A grid is a JSON object mapping some of ``lambda0``, ``nu``, ``omega``, ``tau`` and
 ``threshold`` to non-empty lists of values (``"inf"`` allowed for a regulariser, removing its
-block). ``default`` and ``small`` ship with the package (``pipelines/grids/``); any other value
-is a path to such a file. Only the regularisers of the blocks a variant has are searched (the
-others do not change the model), so ``f0`` searches ``lambda0`` and the threshold only.
+block; a finite regulariser must lie in ``mtl.REGULARISER_RANGE``, 1e-8 to 1e8). A grid in
+which every regulariser of the variant is only ``inf`` leaves no block to fit: one
+``ValueError`` from :func:`variant_grid`, not a failure per trial. ``default`` and
+``small`` ship with the package (``pipelines/grids/``); any other value is a path to such a
+file. Only the regularisers of the blocks a variant has are searched (the others do not
+change the model), so ``f0`` searches ``lambda0`` and the threshold only.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import json
 import math
 import os
 from pathlib import Path
+
+from mtl import REGULARISER_RANGE
 
 #: Regulariser of each block of :data:`mtl.VARIANTS`.
 BLOCK_PARAM: dict[str, str] = {"w0": "lambda0", "node": "nu", "workload": "omega", "task": "tau"}
@@ -38,8 +43,9 @@ def load_grid(spec: str | os.PathLike[str]) -> dict[str, list[float]]:
     FileNotFoundError
         Unknown name and no such file.
     ValueError
-        Unknown key, empty list, a value that is not a positive number (regulariser) or not in
-        (0, 1) (threshold); the message names the file, key and value.
+        Unknown key, empty list, a regulariser that is neither ``inf`` nor in
+        ``mtl.REGULARISER_RANGE``, a threshold not in (0, 1); the message names the file, key
+        and value.
 
     Examples
     --------
@@ -68,9 +74,12 @@ def load_grid(spec: str | os.PathLike[str]) -> dict[str, list[float]]:
                 f = float(v) if not isinstance(v, bool) else float("nan")
             except (TypeError, ValueError):
                 f = float("nan")
-            ok = 0 < f < 1 if key == "threshold" else (f > 0 and not math.isnan(f))
+            lo, hi = REGULARISER_RANGE
+            ok = 0 < f < 1 if key == "threshold" else (lo <= f <= hi or f == math.inf)
             if not ok:
-                want = "a number in (0, 1)" if key == "threshold" else "a positive number or 'inf'"
+                want = "a number in (0, 1)"
+                if key != "threshold":
+                    want = f"a positive number in [{lo:g}, {hi:g}] or 'inf'"
                 raise ValueError(f"grid file {path}: {key!r} value {v!r} is not {want}")
             clean.append(f)
         grid[key] = sorted(set(clean))
@@ -80,7 +89,9 @@ def load_grid(spec: str | os.PathLike[str]) -> dict[str, list[float]]:
 def variant_grid(grid: dict[str, list[float]], blocks: tuple[str, ...]) -> dict[str, list[float]]:
     """The search space for a variant with ``blocks``: its regularisers and the threshold.
 
-    Missing keys take the estimator default (1.0) or threshold 0.5.
+    Missing keys take the estimator default (1.0) or threshold 0.5. Raises ``ValueError``
+    (naming the keys) when every regulariser of the variant is only ``inf``: no point of the
+    grid would have a block to fit.
 
     Examples
     --------
@@ -88,6 +99,11 @@ def variant_grid(grid: dict[str, list[float]], blocks: tuple[str, ...]) -> dict[
     {'lambda0': [1.0, 2.0], 'nu': [1.0], 'threshold': [0.5]}
     """
     space = {BLOCK_PARAM[b]: list(grid.get(BLOCK_PARAM[b], [1.0])) for b in blocks}
+    if space and all(v == math.inf for values in space.values() for v in values):
+        raise ValueError(
+            f"grid: every regulariser of the variant ({', '.join(f'{k}=inf' for k in space)}) "
+            "is only inf, which removes every block; give at least one a finite value"
+        )
     space["threshold"] = list(grid.get("threshold", [0.5]))
     return {k: space[k] for k in GRID_KEYS if k in space}
 

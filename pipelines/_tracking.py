@@ -146,6 +146,39 @@ def model_signature(counters: list[str]):
     return ModelSignature(inputs=inputs, outputs=outputs)
 
 
+def input_example(predictor_dir: Path, counters: list[str]):
+    """One input row for the logged model: the first trained (node, workload) pair at the
+    training means of the counters (read from the artifact).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mtl import GroupedMTLSVC, Predictor, make_grouped_classification
+    >>> X, y = make_grouped_classification(200, 2, 2, 3, seed=0)
+    >>> art = Predictor.from_estimator(GroupedMTLSVC().fit(X, y)).save(tempfile.mkdtemp())
+    >>> input_example(art, ["c_0", "c_1", "c_2"]).columns.tolist()
+    ['node', 'workload', 'c_0', 'c_1', 'c_2']
+    """
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    meta = json.loads((Path(predictor_dir) / "predictor.json").read_text(encoding="utf-8"))
+    with np.load(Path(predictor_dir) / "predictor.npz", allow_pickle=False) as npz:
+        center = npz["center"]
+    pairs = meta.get("task_pairs") or meta.get("pairs") or []
+    if pairs:
+        node, workload = pairs[0]
+    else:
+        node = (meta.get("node_ids") or ["node"])[0]
+        workload = (meta.get("workload_ids") or ["workload"])[0]
+    row = {"node": str(node), "workload": str(workload)}
+    names = meta.get("feature_names", counters)
+    row.update({c: float(v) for c, v in zip(names, center, strict=False) if c in counters})
+    return pd.DataFrame([row])[["node", "workload", *counters]]
+
+
 def log_and_register(
     predictor_dir: Path,
     counters: list[str],
@@ -170,6 +203,7 @@ def log_and_register(
         python_model=str(script),
         artifacts={"predictor": str(predictor_dir)},
         signature=model_signature(counters),
+        input_example=input_example(predictor_dir, counters),
         pip_requirements=[],  # served with --env-manager local from the project's venv
     )
     version = _retry(lambda: mlflow.register_model(info.model_uri, model_name))

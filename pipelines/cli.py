@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 
 from pipelines._config import ConfigError, add_config_flag, apply_config
+from pipelines.commands._outputs import guard_outputs, run_with_outputs
+from pipelines.commands._types import apply_option_types
 
 #: (module under pipelines.commands, one-line purpose), in the order ``--help`` lists them.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -52,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    guard_outputs(sub)
+    apply_option_types(sub)
     add_config_flag(sub)
     return parser
 
@@ -79,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(args.func(args) or 0)
+        return run_with_outputs(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

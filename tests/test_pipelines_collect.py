@@ -116,9 +116,9 @@ def test_load_option_hits_the_target_and_excludes_scale(tmp_path, capsys):
     assert main([*args[:-1], str(tmp_path / "d")]) == 0  # neither flag: the default load
     d = json.loads((tmp_path / "d" / "summary.json").read_text())
     assert sum(d["realised_load"].values()) == pytest.approx(DEFAULT_LOAD, rel=0.1)
-    assert main([*args, "--load", "0.6", "--scale", "1"]) == 2
+    assert main([*args, "--overwrite", "--load", "0.6", "--scale", "1"]) == 2
     assert "--load or --scale" in capsys.readouterr().err
-    assert main([*args, "--load", "-1"]) == 2
+    assert main([*args, "--overwrite", "--load", "-1"]) == 2
     assert "--load must be a positive number" in capsys.readouterr().err
 
 

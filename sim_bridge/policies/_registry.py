@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from sim_bridge.policies.base import Policy, first_paragraph
@@ -67,6 +68,14 @@ def get_policy(name: str | Policy, **params: Any) -> Policy:
     except KeyError:
         known = ", ".join(sorted(registry))
         raise UnknownPolicyError(f"unknown policy {name!r}; registered: {known}") from None
+    sig = inspect.signature(cls).parameters.values()
+    accepted = [p.name for p in sig if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    open_ended = any(p.kind == p.VAR_KEYWORD for p in sig)
+    if not open_ended and (unknown := sorted(set(params) - set(accepted))):
+        raise ValueError(
+            f"{name}: unknown parameter {unknown[0]}={params[unknown[0]]!r}; "
+            f"{name} accepts {accepted or 'no parameters'}"
+        )
     return cls(**params)
 
 
