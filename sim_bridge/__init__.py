@@ -11,11 +11,18 @@ Examples
 
 from sim_bridge import policies, world
 from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
-from sim_bridge._engine import Attempt, Job, SimView, Task
+from sim_bridge._engine import Attempt, Job, SimulationStopped, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
 from sim_bridge._headroom import headroom_captured
-from sim_bridge._metrics import label_stragglers, straggler_share, straggler_thresholds, summarize
+from sim_bridge._metrics import (
+    SummaryAccumulator,
+    label_stragglers,
+    straggler_share,
+    straggler_thresholds,
+    summarize,
+)
 from sim_bridge._simulate import DEFAULT_PLACEMENT, SimulationResult, simulate
+from sim_bridge._trace_sink import TraceSink
 from sim_bridge._workloads import (
     WORKLOAD_NAMES,
     JobSpec,
@@ -55,9 +62,12 @@ __all__ = [
     "PredictorPlacement",
     "SimView",
     "SimulationResult",
+    "SimulationStopped",
     "SlowdownOracle",
     "SpeculationPolicy",
+    "SummaryAccumulator",
     "Task",
+    "TraceSink",
     "Wake",
     "Workload",
     "get_policy",

@@ -37,7 +37,7 @@ from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import residual_noise
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
-__all__ = ["Attempt", "FreeSlots", "Job", "SimView", "Simulator", "Task"]
+__all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simulator", "Task"]
 
 # task states
 BLOCKED, WAITING, RUNNING, DONE = 0, 1, 2, 3
@@ -52,6 +52,22 @@ _exp = math.exp
 
 
 _NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
+_CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
+
+
+class SimulationStopped(RuntimeError):
+    """A run stopped before its end: ``max_events``, ``max_wall_seconds`` or a stop request
+    (SIGINT/SIGTERM during a streaming run). ``reason`` says which.
+
+    Examples
+    --------
+    >>> SimulationStopped("max_wall_seconds=1.0", "stopped").reason
+    'max_wall_seconds=1.0'
+    """
+
+    def __init__(self, reason: str, message: str | None = None):
+        super().__init__(message or f"simulation stopped: {reason}")
+        self.reason = reason
 
 
 def _add(dem, own):
@@ -521,6 +537,9 @@ class Simulator:
         (each attempt's launch record in its ``_rec``) and the engine forgets it.
     on_job_done : callable, optional
         ``on_job_done(job)`` when a job finishes (required with ``keep_history=False``).
+    max_wall_seconds : float, optional
+        Stop (:class:`SimulationStopped`) once the loop has run this long (checked every
+        1,024 events).
     """
 
     def __init__(
@@ -541,6 +560,7 @@ class Simulator:
         record_truth: bool = False,
         keep_history: bool = True,
         on_job_done: Any = None,
+        max_wall_seconds: float | None = None,
     ):
         self.cluster = cluster
         #: keep every job and attempt to the end (``jobs``, ``attempts``, the per-attempt
@@ -570,6 +590,13 @@ class Simulator:
         self._median_cache: dict = {}
         self.deadline_factor = float(deadline_factor)
         self.max_events = max_events
+        if max_wall_seconds is not None and not (
+            isinstance(max_wall_seconds, (int, float)) and max_wall_seconds > 0
+        ):
+            raise ValueError(f"parameter max_wall_seconds must be > 0, got {max_wall_seconds!r}")
+        self.max_wall_seconds = max_wall_seconds
+        #: set by :meth:`request_stop`; the loop stops at its next check (every 1,024 events)
+        self.stop_reason: str | None = None
         self.now = 0.0
         self.events = 0
         self._heap: list = []
@@ -682,6 +709,11 @@ class Simulator:
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, kind, obj))
 
+    def request_stop(self, reason: str) -> None:
+        """Ask the loop to stop at its next check (safe from a signal handler: it only sets a
+        flag; the loop raises :class:`SimulationStopped` between two events)."""
+        self.stop_reason = reason
+
     # ----------------------------------------------------------------- main loop
     def run(self, progress_bar=None) -> None:
         """Run until every job is done."""
@@ -696,9 +728,9 @@ class Simulator:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        self.wall_seconds = time.perf_counter() - wall0
-        #: CPU seconds of the loop (process time: robust to a loaded machine)
-        self.cpu_seconds = time.process_time() - cpu0
+            self.wall_seconds = time.perf_counter() - wall0
+            #: CPU seconds of the loop (process time: robust to a loaded machine)
+            self.cpu_seconds = time.process_time() - cpu0
 
     def _loop(self, progress_bar) -> None:
         heap = self._heap
@@ -711,6 +743,10 @@ class Simulator:
         n_arr = len(arrivals)
         ai = 0
         max_events = self.max_events
+        next_check = self.events + _CHECK_EVERY
+        wall_limit = (
+            None if self.max_wall_seconds is None else time.perf_counter() + self.max_wall_seconds
+        )
         while True:
             if ai < n_arr and (not heap or arrivals[ai] <= heap[0][0]):
                 t, kind, obj = arrivals[ai], EV_ARRIVAL, ai
@@ -755,12 +791,21 @@ class Simulator:
                 self._apply(self.placement.assign(self.view, self._free_proxy), self.placement)
             if not self._n_running and self._n_waiting:
                 self._check_stuck()
-            if progress_bar is not None and self.events % 4096 == 0:
-                n_fin = self.n_arrived - len(self._active)
-                progress_bar.update(n_fin - finished_before)
-                finished_before = n_fin
+            if self.events >= next_check:
+                next_check = self.events + _CHECK_EVERY
+                if progress_bar is not None:
+                    n_fin = self.n_arrived - len(self._active)
+                    progress_bar.update(n_fin - finished_before)
+                    finished_before = n_fin
+                if self.stop_reason is not None:
+                    raise SimulationStopped(self.stop_reason)
+                if wall_limit is not None and time.perf_counter() > wall_limit:
+                    raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
             if max_events is not None and self.events >= max_events:
-                raise RuntimeError(f"simulation stopped after max_events={self.max_events} events")
+                raise SimulationStopped(
+                    f"max_events={max_events}",
+                    f"simulation stopped after max_events={self.max_events} events",
+                )
         if progress_bar is not None:
             progress_bar.update(n_jobs - finished_before)
         if self._active:

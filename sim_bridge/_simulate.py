@@ -8,7 +8,6 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
-from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._cluster import Cluster
 from sim_bridge._compiled import (
     ENGINES,
     compiled_available,
@@ -24,8 +23,9 @@ from sim_bridge._compiled import (
     compiled_unsupported,
     run_compiled,
 )
-from sim_bridge._engine import A_FINISHED, Simulator
+from sim_bridge._engine import SimulationStopped, Simulator
 from sim_bridge._metrics import summarize
+from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, attempt_table, job_table
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -63,8 +63,9 @@ class SimulationResult:
     jobs : DataFrame
         One row per job: ``job_id, workload, submit_time, finish_time, jct, deadline,
         met_deadline, n_tasks, n_attempts``.
-    tasks : DataFrame
-        One row per attempt (DESIGN.md §3): ``job_id, task_id, attempt, workload, node, phase,
+    tasks : DataFrame or None
+        None after a streaming run (``trace_sink``: the rows are in the file). Else one row
+        per attempt (DESIGN.md §3): ``job_id, task_id, attempt, workload, node, phase,
         submit_time, launch_time, end_time, duration, outcome`` and the ``c_*`` counters
         snapshotted at launch.
     summary : dict
@@ -73,11 +74,12 @@ class SimulationResult:
         ``task_seconds`` sums every attempt's run time (killed copies too); ``events`` counts
         the events the engine processed (arrivals, attempt ends, speculation scans,
         wake-ups; stale ends of killed attempts excluded); ``pocd`` is the share of jobs that
-        met their deadline.
+        met their deadline; ``complete`` says whether every job ran to its end (False only
+        for a streaming run stopped early, which adds ``stop_reason``).
     """
 
     jobs: pd.DataFrame
-    tasks: pd.DataFrame
+    tasks: pd.DataFrame | None
     summary: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
@@ -183,6 +185,9 @@ def simulate(
     record_counters: bool = True,
     max_events: int | None = None,
     engine: str = "auto",
+    trace_sink: str | Path | None = None,
+    max_wall_seconds: float | None = None,
+    row_group_rows: int = ROW_GROUP_ROWS,
     **swim_kw: Any,
 ) -> SimulationResult:
     """Run the cluster simulator once.
@@ -258,12 +263,30 @@ def simulate(
     record_counters : bool
         Add the ``c_*`` counter columns to ``tasks``.
     max_events : int, optional
-        Stop with an error after this many events (a guard for policy experiments).
+        Stop after this many events (a guard for policy experiments): an error
+        (:class:`SimulationStopped`, a ``RuntimeError``), or with ``trace_sink`` an incomplete
+        result.
     engine : {"auto", "compiled", "python"}
         Event loop. ``"auto"`` runs the compiled loop when no policy hook can act (no
         speculation, FIFO placement) and the general Python loop otherwise; both give
         bit-identical tables. ``"compiled"`` insists (an error names why it cannot run);
         ``"python"`` always runs the general loop.
+    trace_sink : path, optional
+        Stream the trace to this Parquet file (its directory must exist) instead of keeping
+        it: memory then follows the jobs alive, not the attempts ever run. The engine forgets
+        each finished job; its attempts are written in row groups of ``row_group_rows``
+        rows (the rows of whole jobs, in the order jobs finish); the job table and the
+        summary come from exact accumulators (:class:`sim_bridge.SummaryAccumulator`).
+        ``tasks`` of the result is then None. Needs the Python loop (``engine="auto"``
+        picks it). The run stops early -- with ``summary["complete"]`` False and
+        ``summary["stop_reason"]`` -- on SIGINT (Ctrl-C; a second one interrupts at once),
+        SIGTERM, ``max_events`` or ``max_wall_seconds``; the file then holds every job
+        finished so far, and is a valid Parquet file either way.
+    max_wall_seconds : float, optional
+        Stop the event loop after this many seconds (with ``trace_sink``: an incomplete
+        result; without: :class:`SimulationStopped`).
+    row_group_rows : int
+        Attempts per Parquet row group of a streaming run.
     **swim_kw
         Passed to the SWIM conversion (``block_size``, ``reduce_bytes``, ``map_mb_s``, ...).
 
@@ -306,6 +329,8 @@ def simulate(
         why_not = "tail_pressure > 0 makes the noise node-dependent (Python loop only)"
     if why_not is None and not compiled_available():
         why_not = "the extension sim_bridge._fifo_core is not built"
+    if why_not is None and trace_sink is not None:
+        why_not = "a streaming run (trace_sink) forgets finished jobs (Python loop only)"
     if engine == "compiled" and why_not is not None:
         raise ValueError(f"parameter engine='compiled': {why_not}")
     use_compiled = engine != "python" and why_not is None
@@ -338,6 +363,16 @@ def simulate(
         kappa=kappa,
         bad_node_share=bad_node_share,
     )
+    sink = None
+    if trace_sink is not None:
+        sink = TraceSink(
+            cluster,
+            path=trace_sink,
+            record_counters=record_counters,
+            record_truth=record_truth,
+            beta=beta,
+            row_group_rows=row_group_rows,
+        )
     sim = Simulator(
         cluster,
         workloads,
@@ -352,7 +387,12 @@ def simulate(
         max_events=max_events,
         skew=skew,
         record_truth=record_truth,
+        keep_history=trace_sink is None,
+        on_job_done=None if sink is None else sink.add_job,
+        max_wall_seconds=max_wall_seconds,
     )
+    if sink is not None:
+        sink.tenancy = sim._tenancy
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None
@@ -360,19 +400,44 @@ def simulate(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=n_jobs, unit="job", desc=f"simulate {spec_pol.name}")
+    stop_reason = None
+    restore = _stop_on_signals(sim) if sink is not None else None
     try:
         if use_compiled:
             compiled_run = run_compiled(sim, progress_bar=bar)
         else:
             sim.run(progress_bar=bar)
+    except SimulationStopped as exc:
+        if sink is None:
+            raise
+        stop_reason = exc.reason
+    except KeyboardInterrupt:
+        if sink is None:
+            raise
+        stop_reason = "KeyboardInterrupt"
     finally:
+        if restore is not None:
+            restore()
         if bar is not None:
             bar.close()
-    if use_compiled:
-        jobs, tasks = compiled_tables(sim, compiled_run, record_counters)
+    if sink is not None:
+        jobs, tasks = sink.close()
+        summary = sink.summary(jobs)
+        summary.update(
+            complete=stop_reason is None,
+            stop_reason=stop_reason,
+            jobs_submitted=n_jobs,
+            jobs_arrived=int(sim.n_arrived),
+            trace_path=str(sink.path),
+            trace_row_groups=int(sink.row_groups),
+        )
     else:
-        jobs, tasks = _tables(sim, record_counters)
-    summary = summarize(jobs, tasks, beta=beta)
+        if use_compiled:
+            jobs, tasks = compiled_tables(sim, compiled_run, record_counters)
+        else:
+            jobs, tasks = _tables(sim, record_counters)
+        summary = summarize(jobs, tasks, beta=beta)
+        summary["complete"] = True
     summary.update(
         events=int(sim.events),
         wall_seconds=time.perf_counter() - wall0,
@@ -395,73 +460,45 @@ def simulate(
     return SimulationResult(jobs=jobs, tasks=tasks, summary=summary)
 
 
+def _stop_on_signals(sim: Simulator):
+    """Turn SIGINT and SIGTERM into a stop request for ``sim`` (a second SIGINT interrupts at
+    once); returns the function restoring the previous handlers. Only in the main thread
+    (elsewhere signals cannot be caught and nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {}
+
+    def handler(signum, _frame):
+        name = signal.Signals(signum).name
+        if signum == signal.SIGINT and sim.stop_reason is not None:
+            raise KeyboardInterrupt
+        sim.request_stop(name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, handler)
+
+    def restore():
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore
+
+
 def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     atts = sim.attempts
     n = len(atts)
-    # attributes read with C-level getters, column by column (no per-row tuples)
-    node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
-    launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
-    end = np.fromiter(map(attrgetter("end_time"), atts), float, n)
-    tasks_of = list(map(attrgetter("task"), atts))
-    jobs = sim.jobs
-    job_id_list = [j.job_id for j in jobs]
-    job_ids = np.array(job_id_list, dtype=object)
-    tjobs = list(map(attrgetter("job"), tasks_of))
-    job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
-    phase_list = list(map(attrgetter("phase"), tasks_of))
-    phase_ch = np.array(phase_list, dtype=object)
-    tidx = list(map(attrgetter("index"), tasks_of))
-    task_id = [f"{j.job_id}-{ph[0]}{i}" for j, ph, i in zip(tjobs, phase_list, tidx, strict=True)]
-    node_names = np.array([f"n{i:04d}" for i in range(sim.cluster.n_nodes)], dtype=object)
-    tasks = pd.DataFrame(
-        {
-            "job_id": job_ids[job_uid],
-            "task_id": task_id,
-            "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
-            "workload": np.array([j.workload for j in jobs], dtype=object)[job_uid],
-            "node": node_names[node],
-            "phase": phase_ch,
-            "submit_time": np.array([j.submit_time for j in jobs], float)[job_uid]
-            if n
-            else np.empty(0),
-            "launch_time": launch,
-            "end_time": end,
-            "duration": end - launch,
-            "outcome": np.where(
-                np.fromiter(map(attrgetter("state"), atts), np.int64, n) == A_FINISHED,
-                "finished",
-                "killed",
-            ).astype(object),
-            "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
-        }
-    )
-    if sim.record_truth:
-        truth = np.frombuffer(sim._truth, dtype=float).reshape(n, 4)
-        for k, name in enumerate(("work", "noise", "slowdown_launch", "slowdown_median")):
-            tasks[f"truth_{name}"] = truth[:, k]
+    truth = np.frombuffer(sim._truth, dtype=float).reshape(n, 4) if sim.record_truth else None
+    rs = dem = None
     if record_counters:
         rs = np.frombuffer(sim._rstates, dtype=float).reshape(n, 4)
-        dem = None
         if len(sim._dstates):  # co-located contention: the tenants' demand at each launch
-            dem = np.frombuffer(sim._dstates, dtype=float).reshape(n, 4).T
-        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
-        for name in COUNTER_NAMES:
-            tasks[f"c_{name}"] = c[name]
-    submit = np.array([j.submit_time for j in jobs], float)
-    finish = np.array([j.finish_time for j in jobs], float)
-    deadline = np.array([j.deadline for j in jobs], float)
-    n_att = np.bincount(job_uid, minlength=len(jobs)).astype(np.int64)
-    jobs_df = pd.DataFrame(
-        {
-            "job_id": job_ids,
-            "workload": np.array([j.workload for j in jobs], dtype=object),
-            "submit_time": submit,
-            "finish_time": finish,
-            "jct": finish - submit,
-            "deadline": deadline,
-            "met_deadline": finish <= deadline,
-            "n_tasks": np.array([j.n_tasks for j in jobs], np.int64),
-            "n_attempts": n_att,
-        }
+            dem = np.frombuffer(sim._dstates, dtype=float).reshape(n, 4)
+    tasks = attempt_table(
+        atts, sim.cluster, record_counters=record_counters, rstates=rs, dstates=dem, truth=truth
     )
-    return jobs_df, tasks
+    job_uid = np.fromiter((a.task.job.uid for a in atts), np.int64, n)
+    n_att = np.bincount(job_uid, minlength=len(sim.jobs)).astype(np.int64)
+    return job_table(sim.jobs, n_att), tasks

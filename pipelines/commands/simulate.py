@@ -27,8 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Simulate a workload on a slot-based cluster with one speculation policy "
         "and one placement policy. Writes OUT/tasks.parquet (one row per attempt, counters at "
         "launch), OUT/jobs.parquet (one row per job) and OUT/summary.json (JCT percentiles, "
-        "task-seconds, makespan, PoCD, events, wall time). Without the workload's data file "
-        "the synthetic workload is used (one warning line).",
+        "task-seconds, makespan, PoCD, events, wall time, peak memory). Without the "
+        "workload's data file the synthetic workload is used (one warning line). The trace is "
+        "streamed to Parquet as jobs finish (memory follows the jobs alive); a run stopped "
+        "early (Ctrl-C, SIGTERM, --max-wall-seconds) still writes a readable tasks.parquet "
+        "of the jobs finished so far, a summary.json with complete: false and its "
+        "stop_reason, keeps the directory's incomplete-marker (readers refuse it) and exits "
+        "with 130 (SIGINT), 143 (SIGTERM) or 3.",
     )
     p.add_argument(
         "--workload",
@@ -116,6 +121,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="add the hidden truth of each attempt (truth_* columns training never reads)",
     )
+    p.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="stream the trace to Parquet as jobs finish (default); --no-stream builds it in "
+        "memory (rows in launch order; lets --engine auto pick the compiled loop)",
+    )
+    p.add_argument(
+        "--max-wall-seconds",
+        type=float,
+        default=None,
+        help="stop the event loop after this many seconds (with --stream: an incomplete "
+        "output set of the jobs finished so far)",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=func)
 
@@ -137,12 +156,23 @@ def _world_kwargs(args: argparse.Namespace) -> dict:
 def func(args: argparse.Namespace) -> int:
     """Run the simulation and write the three files."""
     import os
+    import resource
     from pathlib import Path
 
     import sim_bridge
     from pipelines._io import write_summary
 
     workload = args.workload[0] if len(args.workload) == 1 else list(args.workload)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stream_kw: dict = {}
+    if args.max_wall_seconds is not None:
+        stream_kw["max_wall_seconds"] = args.max_wall_seconds
+    if args.stream:
+        # no earlier run's files may sit next to the one being written
+        for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
+            (out / name).unlink(missing_ok=True)
+        stream_kw["trace_sink"] = out / "tasks.parquet"
     result = sim_bridge.simulate(
         workload,
         args.policy,
@@ -159,17 +189,34 @@ def func(args: argparse.Namespace) -> int:
         policy_params=dict(args.param),
         placement_params=dict(args.placement_param),
         engine=args.engine,
+        **stream_kw,
         **_world_kwargs(args),
     )
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, table in (("tasks", result.tasks), ("jobs", result.jobs)):
+    tables = [("jobs", result.jobs)]
+    if result.tasks is not None:
+        tables.insert(0, ("tasks", result.tasks))
+    for name, table in tables:
         tmp = out / f".{name}.parquet.tmp"
         table.to_parquet(tmp, index=False)
         os.replace(tmp, out / f"{name}.parquet")
-    summary = {"command": "simulate", **result.summary}
-    write_summary(out, summary)
     s = result.summary
+    summary = {
+        "command": "simulate",
+        **s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    if not s["complete"]:
+        summary["status"] = "incomplete"
+    write_summary(out, summary)
+    if not s["complete"]:
+        print(
+            f"stopped early ({s['stop_reason']}) after {s['events']} events: wrote the "
+            f"{s['jobs']} jobs finished so far ({s['attempts']} attempts) of "
+            f"{s['jobs_submitted']}; summary.json says complete: false"
+        )
+        return {"SIGINT": 130, "KeyboardInterrupt": 130, "SIGTERM": 143}.get(
+            s["stop_reason"], 3
+        )
     print(
         f"{s['jobs']} jobs, {s['tasks']} tasks, {s['attempts']} attempts "
         f"({s['copies']} copies); JCT mean {s['mean_jct']:.1f} s, p50 {s['p50_jct']:.1f}, "

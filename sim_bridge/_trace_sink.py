@@ -1,0 +1,335 @@
+"""The result tables of the Python loop, built at the end or streamed job by job to Parquet.
+
+:func:`attempt_table` turns attempts into trace rows (DESIGN.md §3) and :func:`job_table`
+jobs into job rows; the in-memory path (``simulate()`` without ``trace_sink``) calls them once
+at the end. A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
+:class:`TraceSink`: its attempts are buffered, and every ``row_group_rows`` rows they become
+one Parquet row group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
+:class:`~sim_bridge._metrics.SummaryAccumulator`; the job rows, a few floats a job, stay in
+memory. The file is written under a hidden temporary name and renamed when closed, so a
+``tasks.parquet`` on disk always has its footer; a run that stops early closes it too (the
+rows of every job finished so far: each job in the file is whole).
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim_bridge._cluster import COUNTER_NAMES
+from sim_bridge._metrics import SummaryAccumulator
+
+__all__ = ["ROW_GROUP_ROWS", "TraceSink", "attempt_table", "job_table"]
+
+#: Rows per Parquet row group (and per summary chunk) of a streaming run: ~50 MB of
+#: buffered attempts and ~40 MB of DataFrame at a time.
+ROW_GROUP_ROWS = 1 << 17
+_A_FINISHED = 1
+_TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
+
+
+def _node_names(n_nodes: int) -> np.ndarray:
+    return np.array([f"n{i:04d}" for i in range(n_nodes)], dtype=object)
+
+
+def attempt_table(
+    atts: list,
+    cluster,
+    *,
+    record_counters: bool,
+    rstates: np.ndarray | None = None,
+    dstates: np.ndarray | None = None,
+    truth: np.ndarray | None = None,
+    node_names: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Trace rows of ``atts`` (closed :class:`~sim_bridge._engine.Attempt` objects), in order.
+
+    Parameters
+    ----------
+    atts : list of Attempt
+    cluster : Cluster
+        Reads the ``c_*`` counters at each launch.
+    record_counters : bool
+        Add the ``c_*`` columns (from ``rstates`` and ``dstates``).
+    rstates : ndarray (n, 4), optional
+        Running count and 1/5/15-minute load averages of each attempt's node at its launch.
+    dstates : ndarray (n, 4), optional
+        The co-located tenants' demand at each launch (None: co-located contention off).
+    truth : ndarray (n, 4), optional
+        The ``truth_*`` columns (None: not recorded).
+    node_names : ndarray, optional
+        ``n0000``... for each node (built when not given).
+
+    Examples
+    --------
+    >>> import sim_bridge
+    >>> from sim_bridge import JobSpec
+    >>> r = sim_bridge.simulate([JobSpec("j", 0.0, [1.0, 2.0])], nodes=1, ideal=True,
+    ...     noise=False, skew=(0, 0), engine="python", record_counters=False)
+    >>> r.tasks[["task_id", "duration", "outcome"]].values.tolist()
+    [['j-m0', 1.0, 'finished'], ['j-m1', 2.0, 'finished']]
+    """
+    n = len(atts)
+    # attributes read with C-level getters, column by column (no per-row tuples)
+    node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
+    launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
+    end = np.fromiter(map(attrgetter("end_time"), atts), float, n)
+    tasks_of = list(map(attrgetter("task"), atts))
+    tjobs = list(map(attrgetter("job"), tasks_of))
+    # one entry per distinct job, then gathered per row (as the job table's columns)
+    job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
+    uniq, inverse = np.unique(job_uid, return_inverse=True)
+    first_of: dict[int, Any] = {}
+    for j in tjobs:
+        first_of.setdefault(j.uid, j)
+    ujobs = [first_of[u] for u in uniq.tolist()]
+    job_ids = np.array([j.job_id for j in ujobs], dtype=object)
+    phase_list = list(map(attrgetter("phase"), tasks_of))
+    tidx = list(map(attrgetter("index"), tasks_of))
+    row_job_ids = job_ids[inverse] if n else np.empty(0, dtype=object)
+    task_id = [
+        f"{j}-{ph[0]}{i}"
+        for j, ph, i in zip(row_job_ids.tolist(), phase_list, tidx, strict=True)
+    ]
+    if node_names is None:
+        node_names = _node_names(cluster.n_nodes)
+    tasks = pd.DataFrame(
+        {
+            "job_id": row_job_ids,
+            "task_id": task_id,
+            "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
+            "workload": np.array([j.workload for j in ujobs], dtype=object)[inverse]
+            if n
+            else np.empty(0, dtype=object),
+            "node": node_names[node],
+            "phase": np.array(phase_list, dtype=object),
+            "submit_time": np.array([j.submit_time for j in ujobs], float)[inverse]
+            if n
+            else np.empty(0),
+            "launch_time": launch,
+            "end_time": end,
+            "duration": end - launch,
+            "outcome": np.where(
+                np.fromiter(map(attrgetter("state"), atts), np.int64, n) == _A_FINISHED,
+                "finished",
+                "killed",
+            ).astype(object),
+            "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
+        }
+    )
+    if truth is not None:
+        for k, name in enumerate(_TRUTH):
+            tasks[f"truth_{name}"] = truth[:, k]
+    if record_counters:
+        rs = rstates if rstates is not None else np.zeros((n, 4))
+        dem = None if dstates is None else dstates.T
+        c = cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
+        for name in COUNTER_NAMES:
+            tasks[f"c_{name}"] = c[name]
+    return tasks
+
+
+def job_table(jobs: list, n_attempts: np.ndarray) -> pd.DataFrame:
+    """Job rows of finished ``jobs`` (in the order given) and their attempt counts.
+
+    Examples
+    --------
+    >>> import sim_bridge
+    >>> from sim_bridge import JobSpec
+    >>> r = sim_bridge.simulate([JobSpec("j", 0.0, [1.0, 2.0])], nodes=1, ideal=True,
+    ...     noise=False, skew=(0, 0), engine="python")
+    >>> r.jobs[["job_id", "jct", "n_tasks", "n_attempts"]].values.tolist()
+    [['j', 2.0, 2, 2]]
+    """
+    submit = np.array([j.submit_time for j in jobs], float)
+    finish = np.array([j.finish_time for j in jobs], float)
+    deadline = np.array([j.deadline for j in jobs], float)
+    return pd.DataFrame(
+        {
+            "job_id": np.array([j.job_id for j in jobs], dtype=object),
+            "workload": np.array([j.workload for j in jobs], dtype=object),
+            "submit_time": submit,
+            "finish_time": finish,
+            "jct": finish - submit,
+            "deadline": deadline,
+            "met_deadline": finish <= deadline,
+            "n_tasks": np.array([j.n_tasks for j in jobs], np.int64),
+            "n_attempts": np.asarray(n_attempts, np.int64),
+        }
+    )
+
+
+class _JobRow:
+    """What a finished job's row needs, without its tasks (the sink keeps one per job)."""
+
+    __slots__ = ("uid", "job_id", "workload", "submit_time", "finish_time", "deadline", "n_tasks")
+
+    def __init__(self, job):
+        self.uid = job.uid
+        self.job_id = job.job_id
+        self.workload = job.workload
+        self.submit_time = job.submit_time
+        self.finish_time = job.finish_time
+        self.deadline = job.deadline
+        self.n_tasks = job.n_tasks
+
+
+class TraceSink:
+    """Receives finished jobs (``Simulator(on_job_done=sink.add_job)``) and streams their rows.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    path : path, optional
+        The Parquet file to write (its parent must exist). None: the chunks are kept in
+        memory and :meth:`close` returns them concatenated (tests compare the two paths).
+    record_counters : bool
+        Add the ``c_*`` counter columns.
+    tenancy : bool
+        Each attempt's launch record holds the co-located tenants' demand (4 values).
+    record_truth : bool
+        Each attempt's launch record ends with its hidden truth (4 values).
+    beta : float
+        Straggler threshold of the summary (:class:`SummaryAccumulator`).
+    row_group_rows : int
+        Attempts per Parquet row group.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pyarrow.parquet as pq, sim_bridge
+    >>> from sim_bridge import JobSpec
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "tasks.parquet"
+    >>> r = sim_bridge.simulate([JobSpec(f"j{i}", float(i), [1.0]) for i in range(3)],
+    ...     nodes=1, ideal=True, noise=False, skew=(0, 0), trace_sink=f, progress=False)
+    >>> pq.read_table(f).num_rows, r.summary["complete"], r.tasks is None
+    (3, True, True)
+    """
+
+    def __init__(
+        self,
+        cluster,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        record_counters: bool = True,
+        tenancy: bool = False,
+        record_truth: bool = False,
+        beta: float = 1.3,
+        row_group_rows: int = ROW_GROUP_ROWS,
+    ):
+        if not (isinstance(row_group_rows, (int, np.integer)) and row_group_rows >= 1):
+            raise ValueError(
+                f"parameter row_group_rows must be an integer >= 1, got {row_group_rows!r}"
+            )
+        self.cluster = cluster
+        self.path = None if path is None else Path(path)
+        self._tmp = None
+        if self.path is not None:
+            if not self.path.parent.is_dir():
+                raise FileNotFoundError(
+                    f"parameter trace_sink: directory {self.path.parent} does not exist"
+                )
+            self._tmp = self.path.with_name(f".{self.path.name}.part")
+        self.record_counters = bool(record_counters)
+        self.tenancy = bool(tenancy)
+        self.record_truth = bool(record_truth)
+        self.row_group_rows = int(row_group_rows)
+        self.acc = SummaryAccumulator(beta)
+        self._node_names = _node_names(cluster.n_nodes)
+        self._atts: list = []
+        self._rows: list[_JobRow] = []
+        self._n_att = array("q")
+        self._writer = None
+        self._chunks: list[pd.DataFrame] = []
+        self.rows_written = 0
+        self.row_groups = 0
+        self.closed = False
+
+    # -- the engine's callback
+    def add_job(self, job) -> None:
+        """Buffer the attempts of ``job`` (finished: every attempt closed)."""
+        atts = self._atts
+        before = len(atts)
+        for task in job.tasks:
+            atts.extend(task.attempts)
+        self._n_att.append(len(atts) - before)
+        self._rows.append(_JobRow(job))
+        if len(atts) >= self.row_group_rows:
+            self.flush()
+
+    @property
+    def jobs_done(self) -> int:
+        """Jobs received so far."""
+        return len(self._rows)
+
+    def flush(self) -> None:
+        """Write the buffered attempts as one row group (nothing when the buffer is empty)."""
+        atts = self._atts
+        if not atts:
+            return
+        self._atts = []
+        self._write(self._table(atts))
+
+    def _table(self, atts: list) -> pd.DataFrame:
+        n = len(atts)
+        width = 4 + 4 * self.tenancy + 4 * self.record_truth
+        rec = np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(n, width)
+        dstates = rec[:, 4:8] if self.tenancy else None
+        truth = rec[:, width - 4 :] if self.record_truth else None
+        return attempt_table(
+            atts,
+            self.cluster,
+            record_counters=self.record_counters,
+            rstates=rec[:, :4],
+            dstates=dstates,
+            truth=truth,
+            node_names=self._node_names,
+        )
+
+    def _write(self, table: pd.DataFrame) -> None:
+        self.acc.add(table)
+        self.rows_written += len(table)
+        if self.path is None:
+            self._chunks.append(table)
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self._tmp, arrow.schema)
+        self._writer.write_table(arrow, row_group_size=max(len(table), 1))
+        self.row_groups += 1
+
+    def close(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """Write what is buffered, close the file (renamed to ``path``) and return the job
+        table (arrival order) and, without a path, the trace (else None)."""
+        if self.closed:
+            raise RuntimeError("the trace sink is already closed")
+        self.flush()
+        if self.path is not None:
+            if self._writer is None:  # no row at all: an empty file with the trace's columns
+                self._write(self._table([]))
+            self._writer.close()
+            os.replace(self._tmp, self.path)
+        self.closed = True
+        order = np.argsort(np.fromiter(map(attrgetter("uid"), self._rows), np.int64), kind="stable")
+        rows = [self._rows[i] for i in order.tolist()]
+        jobs = job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
+        tasks = None
+        if self.path is None:
+            tasks = (
+                pd.concat(self._chunks, ignore_index=True)
+                if self._chunks
+                else self._table([])
+            )
+        return jobs, tasks
+
+    def summary(self, jobs: pd.DataFrame) -> dict:
+        """The summary keys of :func:`sim_bridge.summarize` over what was received."""
+        return self.acc.summary(jobs)
