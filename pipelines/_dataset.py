@@ -281,7 +281,9 @@ def _coerce(s: pd.Series, col: str, kind: str) -> pd.Series:
             )
         return num.astype(np.int64)
     if pd.api.types.is_bool_dtype(s.dtype) or not (
-        pd.api.types.is_numeric_dtype(s.dtype) or s.dtype == object
+        pd.api.types.is_numeric_dtype(s.dtype)
+        or s.dtype == object
+        or pd.api.types.is_string_dtype(s.dtype)
     ):
         raise TraceError(f"column {col!r} must be numeric, got dtype {s.dtype}")
     num = pd.to_numeric(s, errors="coerce")

@@ -16,6 +16,7 @@ training part at small fractions; the models then predict it from the shared blo
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -173,8 +174,9 @@ def leave_pair_out_splits(
     frame : pandas.DataFrame
         Labelled rows (see :func:`fraction_split`).
     n_pairs : int
-        Number of held-out pairs (fewer when fewer pairs have ``min_rows`` rows; the info of
-        each split records the number available).
+        Number of held-out pairs (fewer when fewer pairs have ``min_rows`` rows, with a
+        ``UserWarning`` naming both numbers; the info of each split records the number
+        available).
     keep : float
         Share of the held-out pair's rows (the earliest) that stay in training.
     min_rows : int
@@ -205,6 +207,13 @@ def leave_pair_out_splits(
         raise ValueError(
             f"no (node, workload) pair has min_rows={min_rows} rows "
             f"(largest has {max((len(v) for v in orders.values()), default=0)})"
+        )
+    if n_pairs > len(eligible):
+        warnings.warn(
+            f"n_pairs={n_pairs}: only {len(eligible)} (node, workload) pairs have "
+            f"min_rows={min_rows} rows; using those {len(eligible)}",
+            UserWarning,
+            stacklevel=2,
         )
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(eligible), size=min(n_pairs, len(eligible)), replace=False)
