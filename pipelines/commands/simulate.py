@@ -135,6 +135,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="stop the event loop after this many seconds (with --stream: an incomplete "
         "output set of the jobs finished so far)",
     )
+    p.add_argument(
+        "--max-events",
+        type=int,
+        default=None,
+        help="stop after this many events (a guard for policy experiments; with --stream: an "
+        "incomplete output set)",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=func)
 
@@ -166,6 +173,8 @@ def func(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stream_kw: dict = {}
+    if args.max_events is not None:
+        stream_kw["max_events"] = args.max_events
     if args.max_wall_seconds is not None:
         stream_kw["max_wall_seconds"] = args.max_wall_seconds
     if args.stream:

@@ -1,0 +1,292 @@
+"""A streaming replay (``simulate(..., trace_sink=path)``): the same tables as the in-memory
+run, exact accumulators, early stops that leave a readable file, and an engine that forgets
+finished jobs."""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import signal
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sim_bridge
+from pipelines.cli import main
+from sim_bridge import JobSpec, SummaryAccumulator, Workload, summarize
+from sim_bridge._engine import Job, Simulator
+from sim_bridge.policies import get_policy
+from sim_bridge.policies._speculation import LATE
+
+KEY = ["job_id", "task_id", "attempt"]
+TIMING = {"wall_seconds", "engine_seconds", "engine_cpu_seconds"}
+STREAM_ONLY = {"stop_reason", "jobs_submitted", "jobs_arrived", "trace_path", "trace_row_groups"}
+
+
+def _workload(n_jobs: int = 40, seed: int = 0) -> Workload:
+    rng = np.random.default_rng(seed)
+    jobs = []
+    t = 0.0
+    for i in range(n_jobs):
+        t += float(rng.exponential(8.0))
+        maps = rng.lognormal(2.5, 0.6, int(rng.integers(1, 14)))
+        reds = rng.lognormal(2.0, 0.5, int(rng.integers(0, 4)))
+        jobs.append(JobSpec(f"j{i}", t, maps, reds, workload="FB2009"))
+    return Workload("FB2009", jobs)
+
+
+def _sorted(tasks: pd.DataFrame) -> pd.DataFrame:
+    return tasks.sort_values(KEY).reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "policy, kw",
+    [
+        ("late", {}),
+        ("none", {"record_truth": True}),
+        ("mantri", {"interference": 0.0}),
+        ("late", {"record_counters": False}),
+    ],
+)
+def test_streaming_run_equals_the_in_memory_run(tmp_path, policy, kw):
+    w = _workload()
+    common = dict(nodes=6, slots=2, seed=5, progress=False, engine="python", **kw)
+    mem = sim_bridge.simulate(w, policy, **common)
+    path = tmp_path / "tasks.parquet"
+    st_ = sim_bridge.simulate(w, policy, trace_sink=path, row_group_rows=50, **common)
+    assert st_.tasks is None and st_.summary["complete"] is True
+    streamed = pd.read_parquet(path)
+    pd.testing.assert_frame_equal(_sorted(streamed), _sorted(mem.tasks), check_exact=True)
+    pd.testing.assert_frame_equal(st_.jobs, mem.jobs, check_exact=True)
+    a, b = mem.summary, st_.summary
+    assert set(b) - set(a) == STREAM_ONLY
+    for k in set(a) - TIMING:
+        if k == "task_seconds":  # chunked sums: the same up to rounding (documented)
+            assert math.isclose(a[k], b[k], rel_tol=1e-12)
+        elif isinstance(a[k], float) and math.isnan(a[k]):
+            assert math.isnan(b[k])
+        else:
+            assert a[k] == b[k], k
+    # row groups: several, each holding whole jobs
+    meta = pq.ParquetFile(path)
+    assert meta.num_row_groups == b["trace_row_groups"] > 1
+    seen: set[str] = set()
+    for g in range(meta.num_row_groups):
+        ids = set(meta.read_row_group(g, columns=["job_id"]).column(0).to_pylist())
+        assert not ids & seen
+        seen |= ids
+
+
+def test_auto_engine_streams_on_the_python_loop(tmp_path):
+    w = _workload(10)
+    kw = dict(nodes=4, seed=1, interference=0.0, progress=False)
+    assert sim_bridge.simulate(w, "none", "fifo", **kw).summary["engine"] == "compiled"
+    r = sim_bridge.simulate(w, "none", "fifo", trace_sink=tmp_path / "t.parquet", **kw)
+    assert r.summary["engine"] == "python" and r.summary["complete"]
+    with pytest.raises(ValueError, match="trace_sink"):
+        sim_bridge.simulate(
+            w, "none", "fifo", trace_sink=tmp_path / "u.parquet", engine="compiled", **kw
+        )
+
+
+def _whole_jobs_of(full: pd.DataFrame, part: pd.DataFrame) -> None:
+    """``part`` holds whole jobs of the complete trace ``full``, row for row."""
+    ids = set(part["job_id"])
+    expect = _sorted(full[full["job_id"].isin(ids)])
+    pd.testing.assert_frame_equal(_sorted(part), expect, check_exact=True)
+
+
+def test_max_events_leaves_a_readable_incomplete_trace(tmp_path):
+    w = _workload()
+    common = dict(nodes=6, slots=2, seed=2, progress=False, engine="python")
+    full = sim_bridge.simulate(w, "late", **common)
+    limit = full.summary["events"] // 2
+    with pytest.raises(RuntimeError, match=f"max_events={limit}"):
+        sim_bridge.simulate(w, "late", max_events=limit, **common)
+    path = tmp_path / "tasks.parquet"
+    r = sim_bridge.simulate(w, "late", trace_sink=path, max_events=limit, **common)
+    s = r.summary
+    assert s["complete"] is False and s["stop_reason"] == f"max_events={limit}"
+    assert 0 < s["jobs"] < s["jobs_submitted"] == len(w.jobs)
+    part = pd.read_parquet(path)
+    assert len(part) == s["attempts"] and set(part["job_id"]) == set(r.jobs["job_id"])
+    _whole_jobs_of(full.tasks, part)
+    done = full.jobs.set_index("job_id").loc[r.jobs["job_id"]].reset_index()
+    pd.testing.assert_frame_equal(r.jobs.reset_index(drop=True), done, check_exact=True)
+    assert not list(tmp_path.glob(".*.part"))
+
+
+class _Interrupting(LATE):
+    """LATE that raises or signals at its third scan (a test hook inside the loop)."""
+
+    name = "late-interrupting"
+
+    def __init__(self, how: str = "raise"):
+        super().__init__()
+        self.how = how
+
+    def reset(self):
+        super().reset()
+        self._scans = 0
+
+    def get_params(self):
+        return {"how": self.how}
+
+    def on_tick(self, view):
+        self._scans += 1
+        if self._scans == 3:
+            if self.how == "raise":
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), getattr(signal, self.how))
+        return super().on_tick(view)
+
+
+@pytest.mark.parametrize(
+    "how, reason", [("raise", "KeyboardInterrupt"), ("SIGTERM", "SIGTERM"), ("SIGINT", "SIGINT")]
+)
+def test_interrupt_and_signals_leave_a_readable_incomplete_trace(tmp_path, how, reason):
+    w = _workload(60)
+    path = tmp_path / "tasks.parquet"
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    r = sim_bridge.simulate(
+        w, _Interrupting(how), nodes=3, seed=1, progress=False, trace_sink=path
+    )
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+    s = r.summary
+    assert s["complete"] is False and s["stop_reason"] == reason
+    assert s["jobs"] < len(w.jobs)
+    part = pq.read_table(path).to_pandas()
+    assert len(part) == s["attempts"]
+    assert set(part["job_id"]) == set(r.jobs["job_id"])
+
+
+def test_without_a_sink_an_interrupt_propagates():
+    with pytest.raises(KeyboardInterrupt):
+        sim_bridge.simulate(_workload(60), _Interrupting("raise"), nodes=3, progress=False)
+
+
+def test_engine_forgets_finished_jobs():
+    w = _workload(50)
+    cluster = sim_bridge.Cluster(4, 2, 0)
+    seen = {"max_active": 0, "done": 0}
+
+    def on_done(job):
+        assert job.done and job.uid not in sim._active and job.uid not in sim._waiting
+        assert all(not t.live for t in job.tasks)
+        seen["done"] += 1
+        seen["max_active"] = max(seen["max_active"], len(sim._active))
+
+    late = get_policy("late")
+    late.reset()
+    fair = get_policy("fair")
+    fair.reset()
+    sim = Simulator(cluster, [w], late, fair, keep_history=False, on_job_done=on_done)
+    sim.run()
+    assert seen["done"] == sim.n_arrived == len(w.jobs)
+    assert not sim.jobs and not sim.attempts and not sim._active and not sim._heap
+    assert len(sim._rstates) == 0 and len(sim._dstates) == 0
+    assert seen["max_active"] < len(w.jobs)
+    del on_done
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is Job]
+
+
+def test_keep_history_false_needs_a_callback():
+    with pytest.raises(ValueError, match="on_job_done"):
+        Simulator(
+            sim_bridge.Cluster(2, 1, 0),
+            [_workload(2)],
+            get_policy("none"),
+            get_policy("fair"),
+            keep_history=False,
+        )
+
+
+# ---------------------------------------------------------------------- accumulators
+@st.composite
+def _traces(draw):
+    n_jobs = draw(st.integers(1, 8))
+    rows = []
+    for j in range(n_jobs):
+        for phase in draw(st.sampled_from([["map"], ["map", "reduce"], ["task"]])):
+            for t in range(draw(st.integers(1, 6))):
+                for a in range(draw(st.integers(1, 2))):
+                    dur = draw(st.floats(0.001, 1e4, allow_nan=False))
+                    out = draw(st.sampled_from(["finished", "killed"]))
+                    rows.append((f"j{j}", f"j{j}-{phase[0]}{t}", a, phase, dur, out))
+    tasks = pd.DataFrame(
+        rows, columns=["job_id", "task_id", "attempt", "phase", "duration", "outcome"]
+    )
+    cuts = sorted(draw(st.sets(st.integers(1, max(n_jobs - 1, 1)), max_size=n_jobs)))
+    return tasks, n_jobs, cuts
+
+
+@settings(max_examples=30, deadline=None)
+@given(_traces(), st.floats(1.05, 3.0))
+def test_chunked_accumulator_equals_summarize(trace, beta):
+    tasks, n_jobs, cuts = trace
+    jct = np.linspace(1.0, 50.0, n_jobs) ** 1.5
+    jobs = pd.DataFrame(
+        {
+            "submit_time": np.zeros(n_jobs),
+            "finish_time": jct,
+            "jct": jct,
+            "met_deadline": jct < 20,
+        }
+    )
+    whole = summarize(jobs, tasks, beta=beta)
+    acc = SummaryAccumulator(beta)
+    number = tasks["job_id"].str[1:].astype(int)
+    bounds = [0, *[c for c in cuts if c < n_jobs], n_jobs]
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        acc.add(tasks[(number >= lo) & (number < hi)])
+    chunked = acc.summary(jobs)
+    assert set(chunked) == set(whole)
+    for k, v in whole.items():
+        if k == "task_seconds":
+            assert chunked[k] == math.fsum(
+                tasks[(number >= lo) & (number < hi)]["duration"].sum()
+                for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            )
+            assert math.isclose(chunked[k], math.fsum(tasks["duration"]), rel_tol=1e-13)
+        elif isinstance(v, float) and math.isnan(v):
+            assert math.isnan(chunked[k])
+        else:
+            assert chunked[k] == v, k
+    # the percentiles are NumPy's on the exact per-job values
+    assert chunked["p90_jct"] == float(np.percentile(jct, 90))
+
+
+def test_accumulator_rejects_a_bad_beta():
+    with pytest.raises(ValueError, match="beta"):
+        SummaryAccumulator(0.0)
+
+
+# ---------------------------------------------------------------------- the command
+def test_cli_stops_early_into_an_incomplete_set(tmp_path, shared_data_dir, capsys):
+    from pipelines._dataset import load_trace
+    from pipelines._io import INCOMPLETE_MARKER, OutputError
+
+    out = tmp_path / "run"
+    args = ["simulate", "--workload", "FB2009", "--hours", "0.25", "--nodes", "8"]
+    args += ["--data-dir", str(shared_data_dir), "--no-progress", "--out", str(out)]
+    assert main([*args, "--max-events", "20"]) == 3
+    s = json.loads((out / "summary.json").read_text())
+    assert s["complete"] is False and s["status"] == "incomplete"
+    assert s["stop_reason"] == "max_events=20"
+    assert len(pd.read_parquet(out / "tasks.parquet")) == s["attempts"]
+    assert (out / INCOMPLETE_MARKER).exists()
+    with pytest.raises(OutputError, match="incomplete"):
+        load_trace(out)
+    assert "complete: false" in capsys.readouterr().out
+    # a rerun into the directory completes it
+    assert main(args) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["complete"] is True and "status" not in s and s["peak_rss_mb"] > 0
+    assert len(load_trace(out)) == s["attempts"]
