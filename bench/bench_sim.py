@@ -12,13 +12,24 @@ can act); the general Python loop (``engine="python"``), which every other polic
 is measured too.
 
 Part 2 -- a full FB-2009 day (SWIM ``FB-2009_samples_24_times_1hr_0.tsv``, 64 MB blocks,
-~450k tasks) on 600 nodes x 2 slots with LATE and FIFO placement, run in a subprocess so
-that its peak RSS is its own: wall time, engine time, events, peak memory.
+~430k tasks) on 600 nodes x 2 slots with LATE and FIFO placement, each case in its own
+subprocess so that its peak RSS is its own: wall time, CPU time, engine time, events, peak
+memory -- for the streaming run (``trace_sink``: the trace written to Parquet as jobs
+finish) against its named peer, the in-memory run (``simulate()`` keeping every attempt to
+build the tables at the end), with the ratios streaming / in-memory.
+
+Part 3 -- FB-2010 (SWIM ``FB-2010_samples_24_times_1hr_0.tsv``, 24,442 jobs, 16.6M tasks,
+6,110 slot-days of base work) streamed on a cluster sized for the day (default 3,000 nodes x
+4 slots), with LATE and without speculation, at 1, 6 and 24 simulated hours: the same
+figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS ratio 24 h
+/ 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
+one core and under 4 GB; the FB-2009 day under 300 MB.
 
 Usage::
 
-    python bench/bench_sim.py                      # both parts (needs the SWIM data)
+    python bench/bench_sim.py                      # all parts (needs the SWIM data)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
+    python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # the big replays only
     python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
 
 Writes ``summary.json`` and ``bench_sim.png`` into ``--out`` (default ``runs/bench_sim``).
@@ -181,38 +192,116 @@ _CHILD = """
 import json, resource, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 import sim_bridge
-r = sim_bridge.simulate("FB2009", "late", "fifo", nodes=600, slots=2, hours={hours},
-                        seed=0, data_dir={data_dir!r}, progress=False)
+kw = {{}}
+if {stream}:
+    kw["trace_sink"] = {sink!r}
+r = sim_bridge.simulate({workload!r}, {policy!r}, {placement!r}, nodes={nodes}, slots={slots},
+                        hours={hours}, seed=0, data_dir={data_dir!r}, progress=False, **kw)
 s = r.summary
 print(json.dumps({{"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-    "simulate_s": s["wall_seconds"],
-    "engine_s": s["engine_seconds"], "events": s["events"], "jobs": s["jobs"],
+    "simulate_s": s["wall_seconds"], "engine_s": s["engine_seconds"],
+    "engine_cpu_s": s["engine_cpu_seconds"], "events": s["events"], "jobs": s["jobs"],
     "tasks": s["tasks"], "attempts": s["attempts"], "copies": s["copies"],
     "p99_jct": s["p99_jct"], "straggler_share": s["straggler_share"],
-    "workload_source": s["workload_sources"][0],
+    "load": s["task_seconds"] / ({nodes} * {slots} * s["makespan"]),
+    "complete": s["complete"], "workload_source": s["workload_sources"][0],
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
 
-def part2(data_dir: str, hours: float | None) -> dict:
-    code = _CHILD.format(hours=hours, data_dir=data_dir)
+def run_case(
+    data_dir: str,
+    workload: str,
+    policy: str,
+    placement: str,
+    nodes: int,
+    slots: int,
+    hours: float | None,
+    stream: bool,
+    scratch: Path,
+) -> dict:
+    """One replay in a fresh subprocess (its own peak RSS); the child's figures."""
+    sink = str(scratch / f"{workload}_{policy}_{hours}.parquet")
+    code = _CHILD.format(
+        workload=workload,
+        policy=policy,
+        placement=placement,
+        nodes=nodes,
+        slots=slots,
+        hours=hours,
+        data_dir=data_dir,
+        stream=stream,
+        sink=sink,
+    )
     env = dict(os.environ, TQDM_DISABLE="1")
     res = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
     )
+    Path(sink).unlink(missing_ok=True)
     if res.returncode != 0:
-        raise RuntimeError(f"FB-2009 run failed:\n{res.stderr}")
+        raise RuntimeError(f"{workload} {policy} {hours} h run failed:\n{res.stderr}")
     row = json.loads(res.stdout.strip().splitlines()[-1])
-    span = "day" if hours is None else f"first {hours} h"
+    row.update(
+        workload=workload,
+        policy=policy,
+        placement=placement,
+        nodes=nodes,
+        slots=slots,
+        hours=hours,
+        stream=stream,
+    )
+    span = "day" if hours is None else f"{hours:g} h"
     print(
-        f"[FB-2009 {span}] 600 nodes x 2 slots, LATE: {row['jobs']} jobs, {row['tasks']} tasks, "
-        f"{row['attempts']} attempts; wall {row['wall_s']:.1f} s, CPU {row['cpu_s']:.1f} s "
-        f"(simulate {row['simulate_s']:.1f} s, engine loop {row['engine_s']:.1f} s), "
-        f"{row['events']:,} events, peak RSS {row['peak_rss_mb']:.0f} MB "
-        f"(source {row['workload_source']})",
+        f"[{workload} {span}, {policy}, {'streaming' if stream else 'in-memory'}] {nodes} nodes "
+        f"x {slots} slots, {placement}: {row['jobs']} jobs, {row['tasks']:,} tasks, "
+        f"{row['attempts']:,} attempts, load {row['load']:.2f}; wall {row['wall_s']:.1f} s, "
+        f"CPU {row['cpu_s']:.1f} s (engine loop {row['engine_s']:.1f} s), {row['events']:,} "
+        f"events, peak RSS {row['peak_rss_mb']:.0f} MB (source {row['workload_source']})",
         flush=True,
     )
     return row
+
+
+def part2(data_dir: str, hours: float | None, scratch: Path) -> dict:
+    """The FB-2009 day with LATE: streaming against the in-memory peer."""
+    rows = {
+        mode: run_case(data_dir, "FB2009", "late", "fifo", 600, 2, hours, mode == "stream", scratch)
+        for mode in ("in_memory", "stream")
+    }
+    ratio = {
+        k: rows["stream"][k] / rows["in_memory"][k] for k in ("wall_s", "cpu_s", "peak_rss_mb")
+    }
+    print(
+        f"[FB-2009] streaming / in-memory: wall {ratio['wall_s']:.2f}x, CPU "
+        f"{ratio['cpu_s']:.2f}x, peak RSS {ratio['peak_rss_mb']:.2f}x "
+        f"(goal: under 300 MB -> {rows['stream']['peak_rss_mb']:.0f} MB)",
+        flush=True,
+    )
+    return {**rows, "ratio_stream_over_in_memory": ratio}
+
+
+def part3(
+    data_dir: str, hours: list[float], policies: list[str], nodes: int, slots: int, scratch: Path
+) -> dict:
+    """FB-2010 streamed at several horizons, with each policy; memory flatness 24 h / 6 h."""
+    out: dict = {"nodes": nodes, "slots": slots, "runs": []}
+    for policy in policies:
+        by_h = {}
+        for h in hours:
+            row = run_case(data_dir, "FB2010", policy, "fair", nodes, slots, h, True, scratch)
+            out["runs"].append(row)
+            by_h[h] = row
+        if 6.0 in by_h and 24.0 in by_h:
+            flat = by_h[24.0]["peak_rss_mb"] / by_h[6.0]["peak_rss_mb"]
+            out[f"rss_24h_over_6h_{policy}"] = flat
+            print(f"[FB-2010 {policy}] peak RSS 24 h / 6 h = {flat:.2f} (goal <= 1.2)")
+        if 24.0 in by_h and policy == "late":
+            r = by_h[24.0]
+            print(
+                f"[FB-2010 day, LATE] CPU {r['cpu_s'] / 60:.1f} min (goal < 10), peak RSS "
+                f"{r['peak_rss_mb'] / 1024:.2f} GB (goal < 4), load {r['load']:.2f} (<= 0.8)"
+            )
+    return out
 
 
 def _plot(rows: list[dict], out: Path) -> None:
@@ -249,21 +338,40 @@ def main(argv=None) -> int:
     ap.add_argument("--slots", type=int, default=16, help="slots in part 1 (16)")
     ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
     ap.add_argument("--skip-fb", action="store_true", help="part 1 only")
+    ap.add_argument("--skip-part1", action="store_true", help="the replays only")
+    ap.add_argument("--skip-fb2010", action="store_true", help="no FB-2010 part")
+    ap.add_argument(
+        "--fb2010-hours",
+        type=float,
+        nargs="+",
+        default=[1.0, 6.0, 24.0],
+        help="FB-2010 horizons (1 6 24)",
+    )
+    ap.add_argument("--fb2010-policies", nargs="+", default=["late", "none"], help="(late none)")
+    ap.add_argument("--fb2010-nodes", type=int, default=3000, help="FB-2010 nodes (3000)")
+    ap.add_argument("--fb2010-slots", type=int, default=4, help="FB-2010 slots per node (4)")
     ap.add_argument("--out", default="runs/bench_sim")
     args = ap.parse_args(argv)
     n = args.jobs or (20_000 if args.quick else 200_000)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
-    summary["simpy_vs_engine"] = part1(n, args.slots, repeats=1 if n >= 100_000 else 3)
+    if not args.skip_part1:
+        summary["simpy_vs_engine"] = part1(n, args.slots, repeats=1 if n >= 100_000 else 3)
     if not args.skip_fb:
         import sim_bridge
 
         data_dir = str(sim_bridge.resolve_data_dir(args.data_dir))
-        summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None)
+        summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None, out)
+        if not args.skip_fb2010:
+            hours = [1.0] if args.quick else args.fb2010_hours
+            summary["fb2010"] = part3(
+                data_dir, hours, args.fb2010_policies, args.fb2010_nodes, args.fb2010_slots, out
+            )
     summary["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    _plot(summary["simpy_vs_engine"], out)
+    if "simpy_vs_engine" in summary:
+        _plot(summary["simpy_vs_engine"], out)
     print(f"wrote {out}/summary.json and bench_sim.png")
     return 0
 

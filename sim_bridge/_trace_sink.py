@@ -94,8 +94,7 @@ def attempt_table(
     tidx = list(map(attrgetter("index"), tasks_of))
     row_job_ids = job_ids[inverse] if n else np.empty(0, dtype=object)
     task_id = [
-        f"{j}-{ph[0]}{i}"
-        for j, ph, i in zip(row_job_ids.tolist(), phase_list, tidx, strict=True)
+        f"{j}-{ph[0]}{i}" for j, ph, i in zip(row_job_ids.tolist(), phase_list, tidx, strict=True)
     ]
     if node_names is None:
         node_names = _node_names(cluster.n_nodes)
@@ -323,11 +322,7 @@ class TraceSink:
         jobs = job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
         tasks = None
         if self.path is None:
-            tasks = (
-                pd.concat(self._chunks, ignore_index=True)
-                if self._chunks
-                else self._table([])
-            )
+            tasks = pd.concat(self._chunks, ignore_index=True) if self._chunks else self._table([])
         return jobs, tasks
 
     def summary(self, jobs: pd.DataFrame) -> dict:

@@ -154,9 +154,7 @@ def test_interrupt_and_signals_leave_a_readable_incomplete_trace(tmp_path, how, 
     w = _workload(60)
     path = tmp_path / "tasks.parquet"
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
-    r = sim_bridge.simulate(
-        w, _Interrupting(how), nodes=3, seed=1, progress=False, trace_sink=path
-    )
+    r = sim_bridge.simulate(w, _Interrupting(how), nodes=3, seed=1, progress=False, trace_sink=path)
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
     s = r.summary
     assert s["complete"] is False and s["stop_reason"] == reason

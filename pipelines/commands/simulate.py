@@ -223,9 +223,7 @@ def func(args: argparse.Namespace) -> int:
             f"{s['jobs']} jobs finished so far ({s['attempts']} attempts) of "
             f"{s['jobs_submitted']}; summary.json says complete: false"
         )
-        return {"SIGINT": 130, "KeyboardInterrupt": 130, "SIGTERM": 143}.get(
-            s["stop_reason"], 3
-        )
+        return {"SIGINT": 130, "KeyboardInterrupt": 130, "SIGTERM": 143}.get(s["stop_reason"], 3)
     print(
         f"{s['jobs']} jobs, {s['tasks']} tasks, {s['attempts']} attempts "
         f"({s['copies']} copies); JCT mean {s['mean_jct']:.1f} s, p50 {s['p50_jct']:.1f}, "
