@@ -21,6 +21,7 @@ and its counters show.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,8 @@ from sim_bridge.world._persistence import (
 from sim_bridge.world._response import RESPONSE_EPS, contention_response
 
 try:  # the counters computed in C (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
     from sim_bridge._counters_core import CounterSynth
 except ImportError:  # pragma: no cover - an install without a C compiler
     CounterSynth = None

@@ -10,6 +10,7 @@ paths give bit-identical tables; ``engine="python"`` forces the general loop.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
@@ -24,6 +25,8 @@ from sim_bridge.policies._placement import FIFOPlacement
 from sim_bridge.policies.base import SpeculationPolicy
 
 try:  # built by setup.py; optional (no C compiler: the Python engine runs everything)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
     from sim_bridge._fifo_core import FifoCore
 except ImportError:  # pragma: no cover - exercised only on installs without the extension
     FifoCore = None
