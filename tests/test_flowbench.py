@@ -188,6 +188,22 @@ def test_plain_and_gzip_files_read_alike(tmp_path):
     assert both["job_id"].astype(str).unique().tolist() == ["hdd_5/x-run0001", "hdd_5/x-run0002"]
 
 
+def test_arrow_and_careful_pandas_paths_agree(tiny):
+    """Arrow reads good files; pandas re-reads a bad one to name the fault: same table."""
+    import pyarrow as pa
+
+    from pipelines.flowbench._read import _SCHEMA, _load_careful, _load_fast
+
+    for f in sorted((tiny / "flowbench" / "parsed").glob("*/*")):
+        fast = _load_fast(f)
+        careful = pa.Table.from_pandas(
+            _load_careful(f).set_axis(_SCHEMA.names, axis=1),
+            schema=_SCHEMA,
+            preserve_index=False,
+        )
+        assert fast.equals(careful)
+
+
 def test_filters_name_the_parameter(tiny):
     assert set(read_flowbench(tiny, anomalies=["normal"])["folder"]) == {"normal"}
     with pytest.raises(ValueError, match="workflows"):
