@@ -166,9 +166,7 @@ def tiny_trace(tmp_path_factory):
 def _compare(trace, out, engine=None):
     from pipelines._compare import CompareConfig, run_compare
 
-    cfg = CompareConfig(
-        traces=str(trace), out=str(out), workloads=["SYN"], seeds=2, oracle=False
-    )
+    cfg = CompareConfig(traces=str(trace), out=str(out), workloads=["SYN"], seeds=2, oracle=False)
     return run_compare(cfg, engine)
 
 
@@ -215,40 +213,82 @@ def _train(trace: Path, out: Path, scheduler: str | None = None, **kw) -> dict:
     return run_training(cfg)
 
 
-def _points(out: Path) -> pd.DataFrame:
-    t = pd.read_csv(out / "trials.csv")
-    keys = [k for k in ("lambda0", "nu", "omega", "tau", "threshold") if k in t.columns]
-    return t[[*keys, "value", "accuracy", "f1"]].sort_values(keys).reset_index(drop=True)
+@pytest.fixture(scope="module")
+def study_inputs(train_trace, tmp_path_factory):
+    from mtl import VARIANTS
+    from pipelines._dataset import label_stragglers, load_trace
+    from pipelines._grid import grid_points, load_grid, variant_grid
+    from pipelines._splits import fraction_split
+
+    lab = label_stragglers(load_trace(train_trace))
+    split = fraction_split(lab.frame, 0.66, 0.25, 0.66)
+    part = np.full(len(lab.frame), "", dtype=object)
+    part[split.fit], part[split.val] = "fit", "val"
+    data = lab.frame.assign(part=part)[part != ""]
+    path = tmp_path_factory.mktemp("study") / "data.parquet"
+    data[["node", "workload", *lab.counters, "straggler", "part"]].to_parquet(path)
+    space = variant_grid(load_grid("small"), VARIANTS["f0nl"])
+    return path, lab.counters, space, grid_points(space)
 
 
-def test_optuna_study_on_dask_matches_local_and_logs_every_trial(
-    train_trace, cluster, tmp_path
-):
+def _study_table(inputs, d: Path, engine=None) -> pd.DataFrame:
+    from pipelines._study import (
+        StudyContext,
+        completed_trials,
+        prepare_study,
+        run_study_dask,
+        run_worker,
+    )
+
+    path, counters, space, points = inputs
+    d.mkdir(parents=True)
+    ctx = StudyContext(
+        journal=str(d / "journal.log"),
+        study_name="s",
+        space=space,
+        data_path=str(path),
+        counters=counters,
+        variant="f0nl",
+        metric="accuracy",
+        cache_dir=str(d / "cache"),
+    )
+    prepare_study(ctx, points)
+    logged: list[int] = []
+    if engine is None:
+        ran = run_worker(ctx)
+    else:
+        ran = run_study_dask(ctx, points, engine, callbacks=[lambda _s, t: logged.append(t.number)])
+        assert sorted(logged) == sorted(completed_trials(ctx)["trial"])  # each trial once
+    assert ran == len(points)
+    keys = list(space)
+    t = completed_trials(ctx)
+    return t[[*keys, "value", "accuracy", "f1", "roc_auc"]].sort_values(keys, ignore_index=True)
+
+
+def test_optuna_grid_on_dask_matches_local(study_inputs, engine, tmp_path):
+    local = _study_table(study_inputs, tmp_path / "local")
+    on_dask = _study_table(study_inputs, tmp_path / "dask", engine)
+    assert len(local) == len(study_inputs[3])
+    pd.testing.assert_frame_equal(local, on_dask)
+
+
+def test_train_on_dask_resumes_and_logs_every_trial_once(train_trace, cluster, tmp_path):
     from mlflow import MlflowClient
 
-    local = _train(train_trace, tmp_path / "local")
-    dask = _train(train_trace, tmp_path / "dask", scheduler=cluster.scheduler_address)
-    assert dask["status"] == local["status"] == "complete"
-    pd.testing.assert_frame_equal(_points(tmp_path / "local"), _points(tmp_path / "dask"))
-    assert dask["best_params"] == local["best_params"]
-    timing = ("fit_seconds",)
-    assert {k: v for k, v in dask["test"].items() if k not in timing} == {
-        k: v for k, v in local["test"].items() if k not in timing
-    }
-    # two workers finished trials at the same time; the client logged each one exactly once
-    client = MlflowClient(dask["tracking_uri"])
-    parent = dask["mlflow_run_id"]
-    exp = client.get_run(parent).info.experiment_id
-    kids = client.search_runs([exp], f"tags.mlflow.parentRunId = '{parent}'")
-    grid = dask["study"]["grid_points"]
-    assert len(kids) == grid
-    assert len({r.data.tags["grid_point"] for r in kids}) == grid
-
-
-def test_optuna_on_dask_resumes_a_partial_study(train_trace, cluster, tmp_path):
     out = tmp_path / "resume"
     first = _train(train_trace, out, scheduler=cluster.scheduler_address, max_trials=2)
     assert first["status"] == "incomplete" and first["study"]["points_completed"] == 2
     second = _train(train_trace, out, scheduler=cluster.scheduler_address)
     assert second["status"] == "complete"
-    assert second["study"]["trials_run"] == second["study"]["grid_points"] - 2
+    grid = second["study"]["grid_points"]
+    assert second["study"]["trials_run"] == grid - 2
+    # two workers finished trials at the same time; the client logged each exactly once
+    client = MlflowClient(second["tracking_uri"])
+    exp = client.get_run(second["mlflow_run_id"]).info.experiment_id
+    kids = [
+        r
+        for r in client.search_runs([exp], max_results=1000)
+        if "mlflow.parentRunId" in r.data.tags
+    ]
+    assert len(kids) == grid
+    assert len({r.data.tags["grid_point"] for r in kids}) == grid
