@@ -72,6 +72,10 @@ def write_summary(out_dir: str | os.PathLike[str], summary: Mapping[str, Any]) -
 #: (:func:`require_complete`, e.g. :func:`pipelines._dataset.load_trace`) refuse it.
 INCOMPLETE_MARKER = ".straggler-incomplete"
 
+#: Locked (``flock``) by the process writing an output directory for as long as it runs; the
+#: kernel releases it when that process ends, however it ends. It names the holder.
+LOCK_FILE = ".straggler-lock"
+
 
 class OutputError(ValueError):
     """An ``--out`` directory cannot be used (a file, not writable, holds earlier results) or
@@ -82,7 +86,7 @@ def _snapshot(out: Path) -> dict[str, tuple[int, int]]:
     return {
         p.name: (p.stat().st_size, p.stat().st_mtime_ns)
         for p in out.iterdir()
-        if p.name != INCOMPLETE_MARKER
+        if p.name not in (INCOMPLETE_MARKER, LOCK_FILE)
     }
 
 
@@ -108,6 +112,28 @@ class OutputClaim:
     out: Path
     before: dict[str, tuple[int, int]]
     created: bool
+    lock_fd: int | None = None
+
+
+def _lock(out: Path, command: str) -> int | None:
+    """Take the exclusive lock of ``out`` (``None`` where ``fcntl`` does not exist) or raise
+    :class:`OutputError` naming the process that holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        raise OutputError(
+            f"--out {out} is in use by {holder}; wait for it to finish or choose another directory"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} (straggler {command})".encode(), 0)
+    return fd
 
 
 def begin_output(
@@ -116,9 +142,11 @@ def begin_output(
     """Claim ``out`` for one run: check it, then write :data:`INCOMPLETE_MARKER`.
 
     Refused (:class:`OutputError`, the message names ``--out`` and the path): ``out`` is an
-    existing file; ``out`` is not writable; ``out`` holds the finished results of an earlier
-    run (a ``summary.json``) and ``overwrite`` is false. A directory left by an interrupted
-    run (marker present) may be written again. Returns what :func:`end_output` needs.
+    existing file; ``out`` is not writable; another process holds its lock
+    (:data:`LOCK_FILE`, the message names that process); ``out`` holds the finished results
+    of an earlier run (a ``summary.json``) and ``overwrite`` is false. A directory left by an
+    interrupted run (marker present) may be written again. The lock is held until
+    :func:`end_output` (or the process's end). Returns what :func:`end_output` needs.
 
     Examples
     --------
@@ -136,35 +164,47 @@ def begin_output(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out}: is an existing file, not a directory")
-    if out.is_dir() and not (out / INCOMPLETE_MARKER).exists() and _holds_results(out):
-        if not overwrite:
+    created = not out.exists()
+    fd = None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = _lock(out, command)
+        if not overwrite and not (out / INCOMPLETE_MARKER).exists() and _holds_results(out):
             raise OutputError(
                 f"--out {out} holds the results of an earlier run (summary.json); pass "
                 "--overwrite to replace them, or choose another directory"
             )
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
         before = _snapshot(out)
         doc = {"command": command, "pid": os.getpid(), "overwrite": overwrite}
         atomic_write_text(out / INCOMPLETE_MARKER, json.dumps(doc) + "\n")
     except OSError as exc:
+        if fd is not None:
+            os.close(fd)
         raise OutputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from exc
-    return OutputClaim(out, before, created)
+    except OutputError:
+        if fd is not None:
+            os.close(fd)
+        raise
+    return OutputClaim(out, before, created, fd)
 
 
 def end_output(claim: OutputClaim, *, ok: bool) -> None:
     """Finish a run begun with :func:`begin_output`: on success remove the marker (the output
     set is complete); on failure keep it, unless the run changed nothing (then the directory
-    is left as it was, and removed if the run created it)."""
-    if not ok and _snapshot(claim.out) != claim.before:
-        return
-    (claim.out / INCOMPLETE_MARKER).unlink(missing_ok=True)
-    if not ok and claim.created:
-        try:
-            claim.out.rmdir()
-        except OSError:
-            pass
+    is left as it was, and removed if the run created it). Releases the lock."""
+    try:
+        if not ok and _snapshot(claim.out) != claim.before:
+            return
+        (claim.out / INCOMPLETE_MARKER).unlink(missing_ok=True)
+        if not ok and claim.created:
+            (claim.out / LOCK_FILE).unlink(missing_ok=True)
+            try:
+                claim.out.rmdir()
+            except OSError:
+                pass
+    finally:
+        if claim.lock_fd is not None:
+            os.close(claim.lock_fd)
 
 
 def require_complete(directory: str | os.PathLike[str]) -> None:

@@ -24,7 +24,13 @@ from test_pipelines_helpers import make_trace
 from mtl import DegenerateModelWarning, GroupedMTLSVC, make_grouped_classification
 from pipelines._dataset import TraceError, load_trace, validate_trace
 from pipelines._grid import load_grid, variant_grid
-from pipelines._io import INCOMPLETE_MARKER, OutputError, begin_output, end_output
+from pipelines._io import (
+    INCOMPLETE_MARKER,
+    OutputError,
+    begin_output,
+    end_output,
+    require_complete,
+)
 from pipelines.cli import main
 
 
@@ -147,6 +153,32 @@ def test_killed_simulate_is_refused_or_complete(tmp_path):
             load_trace(out)
     else:  # it finished before the kill
         assert len(load_trace(out)) > 0
+
+
+def test_second_writer_is_refused_naming_the_holder(tmp_path, capsys):
+    """Two runs into one --out: the second is refused with the first's pid; once the first
+    is killed (its lock dies with it) the directory may be written again."""
+    out = tmp_path / "busy"
+    code = (
+        "import sys, time\n"
+        "from pipelines._io import begin_output\n"
+        f"begin_output({str(out)!r}, command='train')\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        code2, err = run(["simulate", "--hours", "0.02", "--out", str(out)], capsys)
+        assert code2 == 2 and f"--out {out} is in use by pid {proc.pid} (straggler train)" in err
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+    with pytest.raises(OutputError, match="incomplete output set .*train"):
+        require_complete(out)  # what load_trace checks first
+    assert run(["simulate", "--hours", "0.02", "--out", str(out)], capsys)[0] == 0
+    assert len(load_trace(out)) > 0
 
 
 # ---------------------------------------------------------------------- traces
