@@ -529,7 +529,10 @@ def _find_artifact_dir(root: Path) -> Path:
 
 
 def load_predictor(
-    path_or_uri: str | os.PathLike[str], *, key: bytes | str | None = None
+    path_or_uri: str | os.PathLike[str],
+    *,
+    key: bytes | str | None = None,
+    tracking_uri: str | None = None,
 ) -> Predictor:
     """Load a :class:`Predictor` from a directory or an MLflow ``models:/`` / ``runs:/`` URI.
 
@@ -537,6 +540,12 @@ def load_predictor(
     an artifact signed with that key loads: an unsigned, mis-signed, re-sealed (weights edited,
     checksums recomputed) or swapped one raises :class:`SignatureError` (threat model in
     :mod:`mtl._signing`). Without a key, checksums guard integrity only.
+
+    An MLflow URI needs a tracking server: ``tracking_uri``, else ``$MLFLOW_TRACKING_URI`` or
+    ``mlflow.set_tracking_uri``; with none of them an :class:`ArtifactError` says so (MLflow
+    would otherwise create an empty ``./mlflow.db`` in the working directory). A URI that
+    does not resolve (no such model, version or alias; an unreadable tracking database) is
+    an :class:`ArtifactError` naming the URI.
 
     For a URI, MLflow (imported only here) downloads the artifacts to a temporary directory;
     the predictor is the directory holding ``predictor.json`` -- the URI's root, its
@@ -559,9 +568,25 @@ def load_predictor(
 
         import mlflow  # optional heavy dependency: only on this branch
 
+        is_set = getattr(mlflow, "is_tracking_uri_set", lambda: True)
+        if tracking_uri is None and not os.environ.get("MLFLOW_TRACKING_URI") and not is_set():
+            raise ArtifactError(
+                f"{text}: no MLflow tracking URI (pass tracking_uri=, set MLFLOW_TRACKING_URI "
+                f"or call mlflow.set_tracking_uri); not creating ./mlflow.db"
+            )
+        extra = {} if tracking_uri is None else {"tracking_uri": tracking_uri}
         tmp = tempfile.mkdtemp(prefix="predictor-")
         try:
-            local = mlflow.artifacts.download_artifacts(artifact_uri=text, dst_path=tmp)
+            try:
+                local = mlflow.artifacts.download_artifacts(
+                    artifact_uri=text, dst_path=tmp, **extra
+                )
+            except Exception as exc:  # MlflowException, sqlalchemy errors, OSError, ...
+                first = (getattr(exc, "message", None) or str(exc)).strip().splitlines()
+                raise ArtifactError(
+                    f"{text}: cannot download the model ({type(exc).__name__}: "
+                    f"{first[0] if first else ''})"
+                ) from exc
             return Predictor.load(_find_artifact_dir(Path(local)), key=key)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -363,3 +363,29 @@ def test_pyfunc_bad_input_is_a_clean_400(pyfunc_model, edit, named):
     for piece in named:
         assert piece in exc.message
     assert model.predict(None, X.head(3))["straggler_probability"].between(0, 1).all()
+
+
+# ---------------------------------------------------------------------- model URIs
+def test_models_uri_without_tracking_is_named_and_creates_no_database(tmp_path):
+    code = (
+        "from mtl import ArtifactError, load_predictor\n"
+        "try:\n"
+        "    load_predictor('models:/straggler-predictor/1')\n"
+        "except ArtifactError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "models:/straggler-predictor/1: no MLflow tracking URI" in done.stdout
+    assert not (tmp_path / "mlflow.db").exists()
+
+
+def test_missing_registered_model_is_named(tmp_path):
+    from mtl import ArtifactError, load_predictor
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    with pytest.raises(ArtifactError, match="models:/nope/3: cannot download the model .*nope"):
+        load_predictor("models:/nope/3", tracking_uri=uri)
