@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines._io import atomic_write_text, write_summary
+from pipelines._sweep import sweep_session
 
 __all__ = [
     "SEED_MODULES",
@@ -143,6 +144,7 @@ def reproduce(
     quick: bool = False,
     seed: int = 0,
     progress: bool | None = None,
+    engine=None,
 ) -> dict[str, Any]:
     """Regenerate seed ``seed_paper``'s figures on the engine into ``out``.
 
@@ -158,6 +160,9 @@ def reproduce(
         Root seed of every random draw.
     progress : bool, optional
         tqdm bars (default: unless ``TQDM_DISABLE``).
+    engine : pipelines._sweep.Engine, optional
+        Where the independent runs of the seed's sweeps go (``--workers``/``--scheduler``);
+        default: this process. The tables are the same on any engine.
 
     Returns
     -------
@@ -176,9 +181,10 @@ def reproduce(
     modname, title = SEED_MODULES[key]
     module = importlib.import_module(modname)
     t0 = time.perf_counter()
-    summary = module.run(
-        out, quick=bool(quick), seed=int(seed), progress=progress_enabled(progress), paper=key
-    )
+    with sweep_session(engine):
+        summary = module.run(
+            out, quick=bool(quick), seed=int(seed), progress=progress_enabled(progress), paper=key
+        )
     summary = {
         "seed_paper": key,
         "title": title,

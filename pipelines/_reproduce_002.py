@@ -76,20 +76,38 @@ def sizes(quick: bool) -> dict[str, Any]:
     }
 
 
-def _bar(total: int, desc: str, progress: bool):
-    from tqdm.auto import tqdm
+def _vs_n_point(d: str, p: float, r: int, k: bool, n: int, runs: int, seed: int) -> dict:
+    """One point of Figs. 3/5 (a sweep task: its seed is part of its arguments)."""
+    from sim_bridge.experiments import single_job
+    from sim_bridge.theory import single_fork_analytic
 
-    return tqdm(total=total, desc=desc, disable=not progress, unit="pt")
+    dist = DISTRIBUTIONS[d]
+    sim = single_job(dist, n, p, r, k, runs=runs, seed=seed)
+    lat, cost = single_fork_analytic(dist, p, r, k, n, method="closed")
+    return {
+        "dist": d,
+        "p": p,
+        "r": r,
+        "keep": k,
+        "n": n,
+        "sim_latency": sim["latency"],
+        "sim_latency_se": sim["latency_se"],
+        "analysis_latency": lat,
+        "sim_cost": sim["cost"],
+        "sim_cost_se": sim["cost_se"],
+        "analysis_cost": cost,
+    }
 
 
 def latency_vs_n(
     n_grid, runs: int, seed: int, progress: bool = False, ps=(0.1, 0.2)
 ) -> pd.DataFrame:
-    """Figs. 3 and 5: simulated and analytic ``E[T]`` (and ``E[C]``) against ``n``."""
-    from sim_bridge.experiments import single_job
-    from sim_bridge.theory import single_fork_analytic
+    """Figs. 3 and 5: simulated and analytic ``E[T]`` (and ``E[C]``) against ``n``.
 
-    rows = []
+    One sweep task per point (:func:`pipelines._sweep.run_sweep`: on Dask inside
+    ``reproduce --workers``), seeded by its position in the grid as before."""
+    from pipelines._sweep import SweepTask, run_sweep
+
     combos = [
         (d, p, r, k, n)
         for d in DISTRIBUTIONS
@@ -97,68 +115,64 @@ def latency_vs_n(
         for r, k in ((1, True), (1, False), (2, True), (2, False))
         for n in n_grid
     ]
-    with _bar(len(combos), "seed 002 Figs. 3/5", progress) as bar:
-        for i, (d, p, r, k, n) in enumerate(combos):
-            dist = DISTRIBUTIONS[d]
-            n_eff = int(n)
-            sim = single_job(dist, n_eff, p, r, k, runs=runs, seed=seed + 1000 * i)
-            lat, cost = single_fork_analytic(dist, p, r, k, n_eff, method="closed")
-            rows.append(
-                {
-                    "dist": d,
-                    "p": p,
-                    "r": r,
-                    "keep": k,
-                    "n": n_eff,
-                    "sim_latency": sim["latency"],
-                    "sim_latency_se": sim["latency_se"],
-                    "analysis_latency": lat,
-                    "sim_cost": sim["cost"],
-                    "sim_cost_se": sim["cost_se"],
-                    "analysis_cost": cost,
-                }
-            )
-            bar.update(1)
-    df = pd.DataFrame(rows)
+    tasks = [
+        SweepTask(
+            f"dist={d}/p={p}/r={r}/keep={k}/n={n}",
+            _vs_n_point,
+            (d, p, r, k, int(n), runs, seed + 1000 * i),
+        )
+        for i, (d, p, r, k, n) in enumerate(combos)
+    ]
+    rows = run_sweep(tasks, desc="seed 002 Figs. 3/5", unit="pt", progress=progress)
+    df = pd.DataFrame(list(rows.values()))
     df["latency_rel_diff"] = (df.sim_latency - df.analysis_latency) / df.analysis_latency
     df["latency_z"] = (df.sim_latency - df.analysis_latency) / df.sim_latency_se
     return df
 
 
-def metrics_vs_p(n: int, p_grid, runs: int, seed: int, progress: bool = False) -> pd.DataFrame:
-    """Figs. 4 and 6: ``E[T]``, ``E[C]`` against ``p`` for ``r = 0..2``, keep and kill, plus
-    the baseline ``p = 0`` (no replication) per distribution."""
+def _vs_p_point(d: str, p: float, r: int, k: bool, n: int, runs: int, seed: int) -> dict:
+    """One point of Figs. 4/6 (a sweep task)."""
     from sim_bridge.experiments import single_job
     from sim_bridge.theory import single_fork_analytic
 
+    dist = DISTRIBUTIONS[d]
+    sim = single_job(dist, n, p, r, k, runs=runs, seed=seed)
+    lat, cost = single_fork_analytic(dist, p, r, k, n, method="closed")
+    ex_lat, ex_cost = single_fork_analytic(dist, p, r, k, n, method="exact")
+    return {
+        "dist": d,
+        "p": p,
+        "r": r,
+        "keep": k,
+        "n": n,
+        "sim_latency": sim["latency"],
+        "sim_latency_se": sim["latency_se"],
+        "sim_cost": sim["cost"],
+        "sim_cost_se": sim["cost_se"],
+        "analysis_latency": lat,
+        "analysis_cost": cost,
+        "exact_latency": ex_lat,
+        "exact_cost": ex_cost,
+    }
+
+
+def metrics_vs_p(n: int, p_grid, runs: int, seed: int, progress: bool = False) -> pd.DataFrame:
+    """Figs. 4 and 6: ``E[T]``, ``E[C]`` against ``p`` for ``r = 0..2``, keep and kill, plus
+    the baseline ``p = 0`` (no replication) per distribution (one sweep task per point)."""
+    from pipelines._sweep import SweepTask, run_sweep
+
     combos = [(d, 0.0, 0, True) for d in DISTRIBUTIONS]
     combos += [(d, p, r, k) for d in DISTRIBUTIONS for r, k in CONFIGS for p in p_grid]
-    rows = []
-    with _bar(len(combos), "seed 002 Figs. 4/6", progress) as bar:
-        for i, (d, p, r, k) in enumerate(combos):
-            dist = DISTRIBUTIONS[d]
-            sim = single_job(dist, n, p, r, k, runs=runs, seed=seed + 7919 * (i + 1))
-            lat, cost = single_fork_analytic(dist, p, r, k, n, method="closed")
-            ex_lat, ex_cost = single_fork_analytic(dist, p, r, k, n, method="exact")
-            rows.append(
-                {
-                    "dist": d,
-                    "p": p,
-                    "r": r,
-                    "keep": k,
-                    "n": n,
-                    "sim_latency": sim["latency"],
-                    "sim_latency_se": sim["latency_se"],
-                    "sim_cost": sim["cost"],
-                    "sim_cost_se": sim["cost_se"],
-                    "analysis_latency": lat,
-                    "analysis_cost": cost,
-                    "exact_latency": ex_lat,
-                    "exact_cost": ex_cost,
-                }
-            )
-            bar.update(1)
-    return pd.DataFrame(rows)
+    tasks = [
+        SweepTask(
+            f"dist={d}/p={p}/r={r}/keep={k}",
+            _vs_p_point,
+            (d, p, r, k, n, runs, seed + 7919 * (i + 1)),
+        )
+        for i, (d, p, r, k) in enumerate(combos)
+    ]
+    rows = run_sweep(tasks, desc="seed 002 Figs. 4/6", unit="pt", progress=progress)
+    return pd.DataFrame(list(rows.values()))
 
 
 def empirical_sample(n_tasks: int, seed: int) -> np.ndarray:

@@ -47,15 +47,23 @@ def sizes(quick: bool) -> dict[str, Any]:
 
 
 def _sweep(points, sz, seed, progress, desc) -> pd.DataFrame:
-    from tqdm.auto import tqdm
-
+    """One independent PoCD experiment per (job size, load, repetition): a sweep
+    (:func:`pipelines._sweep.run_sweep`, on Dask inside ``reproduce --workers``)."""
+    from pipelines._sweep import SweepTask, run_sweep
     from sim_bridge.experiments import pocd_experiment
 
-    frames = []
-    todo = [(n, load, k) for n, load in points for k in range(sz["reps"])]
-    for n, load, k in tqdm(todo, desc=desc, disable=not progress):
-        frames.append(pocd_experiment(n, load, n_jobs=sz["n_jobs"], seed=seed + 101 * k))
-    raw = pd.concat(frames, ignore_index=True)
+    tasks = [
+        SweepTask(
+            f"n={n}/load={load}/rep={k}",
+            pocd_experiment,
+            (n, load),
+            {"n_jobs": sz["n_jobs"], "seed": seed + 101 * k},
+        )
+        for n, load in points
+        for k in range(sz["reps"])
+    ]
+    frames = run_sweep(tasks, desc=desc, unit="run", progress=progress)
+    raw = pd.concat(list(frames.values()), ignore_index=True)
     return raw
 
 

@@ -142,7 +142,9 @@ def prepare_study(ctx: StudyContext, points: list[dict[str, float]]) -> dict[str
         for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
     }
     enqueued = 0
-    for p in points:
+    # threshold-major order: workers that start together pop different regulariser sets
+    # (distinct fits); the other thresholds of a set come later and hit the fit cache
+    for p in sorted(points, key=lambda p: p.get("threshold", 0.0)):
         k = point_key(p, keys)
         if k not in done and k not in waiting:
             study.enqueue_trial(p, user_attrs={"grid_point": k})

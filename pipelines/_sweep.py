@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import os
 import uuid
@@ -208,6 +209,33 @@ def dask_client(engine: Engine) -> Iterator[Any]:
         yield client
 
 
+_SESSION: contextvars.ContextVar[tuple[Engine, Any] | None] = contextvars.ContextVar(
+    "straggler_sweep_session", default=None
+)
+
+
+@contextlib.contextmanager
+def sweep_session(engine: Engine | None = None) -> Iterator[Any]:
+    """Run every :func:`run_sweep` inside the block (that gives no engine) on ``engine``.
+
+    One Dask client (and one ``LocalCluster`` with ``--workers``) serves all the sweeps of a
+    command, however deep in the code they are; yields the client (None when local).
+
+    Examples
+    --------
+    >>> with sweep_session(Engine()):
+    ...     run_sweep([SweepTask("a", abs, (-1,))], progress=False)
+    {'a': 1}
+    """
+    engine = engine or Engine()
+    with dask_client(engine) as client:
+        token = _SESSION.set((engine, client))
+        try:
+            yield client
+        finally:
+            _SESSION.reset(token)
+
+
 def _check_tasks(tasks: Sequence[SweepTask]) -> None:
     seen: set[str] = set()
     for t in tasks:
@@ -241,7 +269,8 @@ def run_sweep(
     ----------
     tasks : sequence of SweepTask
     engine : Engine, optional
-        Local by default. Ignored when ``client`` is given.
+        Where to run; by default the engine of the enclosing :func:`sweep_session`, else
+        local. Ignored when ``client`` is given.
     client : distributed.Client, optional
         An open client to reuse (e.g. across several sweeps of one command).
     desc, unit : str
@@ -261,6 +290,9 @@ def run_sweep(
     {'a': 3, 'b': 13}
     """
     _check_tasks(tasks)
+    session = _SESSION.get()
+    if engine is None and client is None and session is not None:
+        engine, client = session
     engine = engine or Engine()
     if client is None and engine.uses_dask:
         with dask_client(engine) as c:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines.commands._engine_options import add_engine_options, engine_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``reproduce`` subcommand."""
@@ -23,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--quick", action="store_true", help="scaled-down sizes (seconds)")
     p.add_argument("--seed", type=int, default=0, help="root seed of every random draw (0)")
+    add_engine_options(p)
     p.set_defaults(func=func)
 
 
@@ -32,7 +35,13 @@ def func(args: argparse.Namespace) -> int:
 
     from pipelines._reproduce import reproduce
 
-    s = reproduce(args.seed_paper, args.out, quick=args.quick, seed=args.seed)
+    s = reproduce(
+        args.seed_paper,
+        args.out,
+        quick=args.quick,
+        seed=args.seed,
+        engine=engine_from_args(args),
+    )
     print((Path(args.out) / "comparison.md").read_text(encoding="utf-8"), end="")
     print(f"seed {s['seed_paper']}: wrote {args.out} in {s['wall_seconds']:.1f} s")
     return 0
