@@ -231,7 +231,7 @@ def study_inputs(train_trace, tmp_path_factory):
     return path, lab.counters, space, grid_points(space)
 
 
-def _study_table(inputs, d: Path, engine=None) -> pd.DataFrame:
+def _study_table(inputs, d: Path, engine=None, orphan: bool = False) -> pd.DataFrame:
     from pipelines._study import (
         StudyContext,
         completed_trials,
@@ -253,6 +253,10 @@ def _study_table(inputs, d: Path, engine=None) -> pd.DataFrame:
         cache_dir=str(d / "cache"),
     )
     prepare_study(ctx, points)
+    if orphan:  # a trial popped by a worker that then died: left RUNNING in the journal
+        from pipelines._study import open_study
+
+        open_study(ctx).ask()
     logged: list[int] = []
     if engine is None:
         ran = run_worker(ctx)
@@ -269,6 +273,12 @@ def test_optuna_grid_on_dask_matches_local(study_inputs, engine, tmp_path):
     local = _study_table(study_inputs, tmp_path / "local")
     on_dask = _study_table(study_inputs, tmp_path / "dask", engine)
     assert len(local) == len(study_inputs[3])
+    pd.testing.assert_frame_equal(local, on_dask)
+
+
+def test_optuna_trial_of_a_dead_worker_is_run_again(study_inputs, engine, tmp_path):
+    local = _study_table(study_inputs, tmp_path / "local")
+    on_dask = _study_table(study_inputs, tmp_path / "dask", engine, orphan=True)
     pd.testing.assert_frame_equal(local, on_dask)
 
 
