@@ -24,7 +24,7 @@ from ._common import (
     standardiser,
     stratified_folds,
 )
-from ._frame import encode_ids, lookup_ids, split_ids
+from ._frame import SINGLE_ID, encode_ids, lookup_ids, split_ids
 from ._solver import objective, solve_explicit, solve_implicit
 from ._structure import VARIANTS, TaskStructure, active_blocks, structure_from_codes
 
@@ -454,6 +454,16 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         """Raw SVM score ``x . W_t + b`` (eq. 3.11) in standardised units, one per row."""
         check_is_fitted(self)
         Xc, nodes, workloads, _ = self._prepare(X, reset=False)
+        if nodes is None:
+            known = {*self.node_weights_, *self.workload_weights_}
+            known |= {i for pair in self.task_weights_ for i in pair}
+            if known - {SINGLE_ID}:
+                raise ValueError(
+                    f"X has no 'node' and 'workload' columns, but the model was fitted on "
+                    f"{len(self.node_weights_)} node(s) and {len(self.workload_weights_)} "
+                    "workload(s); give both columns (without them every row would be scored "
+                    "with the shared w0 block alone)"
+                )
         n = Xc.shape[0]
         Xs = np.subtract(Xc, self.mean_, order="C")
         Xs /= self.scale_

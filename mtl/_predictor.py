@@ -339,6 +339,12 @@ class Predictor:
         n = X.shape[0]
         has = (NODE in frame.columns, WORKLOAD in frame.columns)
         if has == (False, False):
+            if self._trained_ids():
+                raise PredictorInputError(
+                    f"frame has no 'node' and 'workload' columns, but this predictor was "
+                    f"trained on {self._trained_ids()}; give both columns (without them every "
+                    "row would be scored as an unseen node and workload)"
+                )
             nodes = np.full(n, SINGLE_ID, dtype=object)
             wls = nodes
         elif all(has):
@@ -365,6 +371,19 @@ class Predictor:
         z = rowwise_dot(X, W, combo) + bac[combo, 0]
         t = bac[combo, 1] * z + bac[combo, 2]
         return expit(t)
+
+    def _trained_ids(self) -> str:
+        """What the model knows of nodes and workloads (``""`` for a model fitted on a plain
+        array, whose only ids are the single-task ones)."""
+        if self.kind == "grouped":
+            ids = set(self._node) | set(self._wl) | {i for p in self._task for i in p}
+            counts = (len(self._node), len(self._wl))
+        else:
+            ids = {i for p in self._pairs for i in p}
+            counts = (len({p[0] for p in self._pairs}), len({p[1] for p in self._pairs}))
+        if ids <= {SINGLE_ID}:
+            return ""
+        return f"{counts[0]} node(s) and {counts[1]} workload(s)"
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory: str | os.PathLike[str], *, key: bytes | str | None = None) -> Path:

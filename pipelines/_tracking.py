@@ -179,6 +179,14 @@ def input_example(predictor_dir: Path, counters: list[str]):
     return pd.DataFrame([row])[["node", "workload", *counters]]
 
 
+def predictor_digest(predictor_dir: Path) -> str:
+    """SHA-256 of ``predictor.json`` (which names the SHA-256 of the arrays): the identity of
+    a trained predictor, stored as the ``predictor_sha256`` tag of its model version."""
+    import hashlib
+
+    return hashlib.sha256((Path(predictor_dir) / "predictor.json").read_bytes()).hexdigest()
+
+
 def log_and_register(
     predictor_dir: Path,
     counters: list[str],
@@ -188,15 +196,35 @@ def log_and_register(
 ) -> dict[str, str]:
     """Log the safe predictor artifact as a pyfunc model in the active run, register it, alias.
 
+    Idempotent: when a version of ``model_name`` already holds this very predictor (tag
+    ``predictor_sha256``, see :func:`predictor_digest`), nothing is logged or registered
+    again; the alias is pointed at that version and its URIs are returned (``"reused"``).
+
     Returns
     -------
     dict
         ``model_uri`` (the logged model), ``registered_uri`` (``models:/name@alias``),
-        ``version``.
+        ``version``, ``reused`` (``"true"`` when an existing version was kept).
     """
     import mlflow
     from mlflow import MlflowClient
 
+    client = MlflowClient(tracking_uri)
+    digest = predictor_digest(predictor_dir)
+    existing = [
+        v
+        for v in _retry(lambda: client.search_model_versions(f"name='{model_name}'"))
+        if v.tags.get("predictor_sha256") == digest
+    ]
+    if existing:
+        version = min(existing, key=lambda v: int(v.version))
+        _retry(lambda: client.set_registered_model_alias(model_name, alias, version.version))
+        return {
+            "model_uri": version.source,
+            "registered_uri": f"models:/{model_name}@{alias}",
+            "version": str(version.version),
+            "reused": "true",
+        }
     script = Path(__file__).resolve().parent / "_pyfunc_model.py"
     info = mlflow.pyfunc.log_model(
         name="model",
@@ -206,11 +234,13 @@ def log_and_register(
         input_example=input_example(predictor_dir, counters),
         pip_requirements=[],  # served with --env-manager local from the project's venv
     )
-    version = _retry(lambda: mlflow.register_model(info.model_uri, model_name))
-    client = MlflowClient(tracking_uri)
+    version = _retry(
+        lambda: mlflow.register_model(info.model_uri, model_name, tags={"predictor_sha256": digest})
+    )
     _retry(lambda: client.set_registered_model_alias(model_name, alias, version.version))
     return {
         "model_uri": info.model_uri,
         "registered_uri": f"models:/{model_name}@{alias}",
         "version": str(version.version),
+        "reused": "false",
     }
