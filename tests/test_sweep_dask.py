@@ -188,6 +188,18 @@ def test_compare_tables_identical_on_dask(tiny_trace, engine, tmp_path):
     assert b["engine"].startswith("Dask scheduler")
 
 
+# ---------------------------------------------------------------- evaluate on Dask
+def test_evaluate_fits_identical_on_dask(train_trace, engine):
+    from pipelines._dataset import label_stragglers, load_trace
+    from pipelines._evaluate import table1
+
+    lab = label_stragglers(load_trace(train_trace))
+    args = (lab.frame, lab.counters, (0.3, 0.66), ("wrangler", "f0nl"))
+    local = table1(*args).drop(columns=["fit_seconds"], errors="ignore")
+    on_dask = table1(*args, engine=engine).drop(columns=["fit_seconds"], errors="ignore")
+    pd.testing.assert_frame_equal(local, on_dask)
+
+
 # ---------------------------------------------------------------- Optuna on Dask
 @pytest.fixture(scope="module")
 def train_trace(tmp_path_factory) -> Path:
