@@ -27,9 +27,10 @@ from sim_bridge._metrics import SummaryAccumulator
 
 __all__ = ["ROW_GROUP_ROWS", "TraceSink", "attempt_table", "job_table"]
 
-#: Rows per Parquet row group (and per summary chunk) of a streaming run: ~50 MB of
-#: buffered attempts and ~40 MB of DataFrame at a time.
-ROW_GROUP_ROWS = 1 << 17
+#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffered
+#: attempts keep their finished jobs alive until the flush (~600 B an attempt with its task and
+#: job share), so the buffer is kept small: ~20 MB of objects and ~10 MB of DataFrame.
+ROW_GROUP_ROWS = 1 << 15
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
 
