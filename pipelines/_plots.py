@@ -9,6 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+#: Statistics :func:`plot_jct_difference` draws, in order (compare's Table 3 names).
+JCT_STATISTICS: tuple[str, ...] = ("50p", "75p", "90p", "95p", "99p", "Average")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)))
+
 
 def _figure():
     import matplotlib
@@ -55,25 +60,51 @@ def plot_metric_by_fraction(
     title: str,
     metric: str = "accuracy",
 ) -> Path:
-    """One line per ``model`` of ``metric`` against ``fraction`` (a share, plotted in %)."""
+    """One line per ``model`` of ``metric`` (in %) against ``fraction`` (a share, in %).
+
+    Every model has its own marker and line style, so equal lines stay visible; a model named
+    ``majority`` (always "not a straggler") and the table's ``majority_accuracy`` /
+    ``positive_rate`` column are drawn as the grey dashed baseline; the legend sits outside
+    the axes.
+    """
     plt = _figure()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for model, g in table.groupby("model", sort=False):
-        g = g.sort_values("fraction")
-        ax.plot(100 * g["fraction"], g[metric], marker="o", label=str(model))
-    ax.set_xscale("log")
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    models = [m for m in dict.fromkeys(table["model"]) if str(m) != "majority"]
+    for i, model in enumerate(models):
+        g = table[table["model"] == model].sort_values("fraction")
+        ax.plot(
+            100 * g["fraction"],
+            100 * g[metric],
+            marker=_MARKERS[i % len(_MARKERS)],
+            ls=_LINES[i % len(_LINES)],
+            ms=7 - 0.6 * (i % 4),  # later markers smaller: an equal point shows both
+            mfc="none" if i % 2 else None,
+            color=f"C{i}",
+            label=str(model),
+        )
     ticks = sorted(set((100 * table["fraction"]).round(6)))
+    base_col = {"accuracy": "majority_accuracy", "pr_auc": "positive_rate"}.get(metric)
+    what = "majority class" if metric == "accuracy" else "positive rate"
+    if (table["model"].astype(str) == "majority").any():
+        g = table[table["model"].astype(str) == "majority"].sort_values("fraction")
+        ax.plot(
+            100 * g["fraction"],
+            100 * g[metric],
+            color="0.35",
+            ls="--",
+            lw=1.2,
+            label=f"{what} (always 'not a straggler')" if metric == "accuracy" else "majority",
+        )
+    elif base_col and base_col in table and table[base_col].notna().any():
+        base = float(table[base_col].dropna().iloc[0])  # the same test rows at every fraction
+        ax.axhline(100 * base, color="0.35", ls="--", lw=1.2, label=f"{what} ({100 * base:.1f}%)")
+    elif metric in ("roc_auc", "balanced_accuracy"):
+        ax.axhline(50.0, color="0.35", ls="--", lw=1.2, label="chance (50%)")
+    ax.set_xscale("log")
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
-    base_col = {"accuracy": "majority_accuracy", "pr_auc": "positive_rate"}.get(metric)
-    if base_col and base_col in table and table[base_col].notna().any():
-        base = float(table[base_col].dropna().iloc[0])  # the same test rows at every fraction
-        what = "majority class" if metric == "accuracy" else "positive rate"
-        ax.axhline(base, color="0.35", ls="--", lw=1.2, label=f"{what} ({base:.3f})")
-    elif metric in ("roc_auc", "balanced_accuracy"):
-        ax.axhline(0.5, color="0.35", ls="--", lw=1.2, label="chance (0.5)")
     ax.set_xlabel("training data per (node, workload) pair [%]")
-    ax.set_ylabel(metric)
+    ax.set_ylabel(f"{metric.replace('_', ' ')} [%]")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
@@ -95,12 +126,6 @@ def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) 
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)
-
-
-#: Statistics :func:`plot_jct_difference` draws, in order (compare's Table 3 names).
-JCT_STATISTICS: tuple[str, ...] = ("50p", "75p", "90p", "95p", "99p", "Average")
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-_LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)))
 
 
 def _per_seed_long(table) -> pd.DataFrame:

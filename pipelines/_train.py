@@ -16,9 +16,11 @@ Flow (issue 5):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -102,6 +104,28 @@ def _check_config(cfg: TrainConfig) -> None:
         raise ValueError(f"--max-trials must be >= 1, got {cfg.max_trials!r}")
     if not 0 < cfg.fraction <= cfg.test_start:
         raise ValueError(f"--fraction must be in (0, {cfg.test_start}], got {cfg.fraction!r}")
+
+
+#: Warnings that are noise in ``straggler train``'s output (message regex, category name):
+#: MLflow's hints for pyfunc models logged from a script (the signature is given explicitly),
+#: and liblinear's iteration cap in the calibration folds (the fit is used either way).
+NOISE_WARNINGS: tuple[tuple[str, str], ...] = (
+    (r".*Add type hints to the `predict` method", "UserWarning"),
+    (r".*An input example was not provided when logging the model", "UserWarning"),
+    (r".*", "ConvergenceWarning"),
+)
+
+
+@contextlib.contextmanager
+def quiet_known_noise():
+    """Silence :data:`NOISE_WARNINGS` inside the block, and nothing else."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    cats = {"UserWarning": UserWarning, "ConvergenceWarning": ConvergenceWarning}
+    with warnings.catch_warnings():
+        for message, cat in NOISE_WARNINGS:
+            warnings.filterwarnings("ignore", message=message, category=cats[cat])
+        yield
 
 
 def build_predictor(model):
@@ -324,7 +348,8 @@ def _run_training(cfg: TrainConfig) -> dict:
         train_idx = split.train
         model = make_estimator(cfg.variant, {**best, "threshold": thr}, cfg.seed)
         t0 = time.perf_counter()
-        model.fit(frame.iloc[train_idx][cols], y[train_idx])
+        with quiet_known_noise():
+            model.fit(frame.iloc[train_idx][cols], y[train_idx])
         fit_seconds = time.perf_counter() - t0
         test = frame.iloc[split.test]
         proba = model.predict_proba(test[cols])[:, 1]
@@ -362,6 +387,7 @@ def _run_training(cfg: TrainConfig) -> dict:
         predictor_dir = out / "predictor"
         build_predictor(model).save(predictor_dir)
         summary["predictor"] = str(predictor_dir)
+        summary["serving_example"] = str(write_serving_example(test, counters, out))
         for name in (
             "per_pair_metrics.csv",
             "accuracy_by_fraction.csv",
@@ -370,15 +396,34 @@ def _run_training(cfg: TrainConfig) -> dict:
         ):
             mlflow.log_artifact(str(out / name))
         if cfg.register:
-            summary["model"] = log_and_register(
-                predictor_dir, counters, tracking_uri, cfg.model_name, cfg.alias
-            )
+            with quiet_known_noise():
+                summary["model"] = log_and_register(
+                    predictor_dir, counters, tracking_uri, cfg.model_name, cfg.alias
+                )
         summary["mlflow_run_id"] = run.info.run_id
         summary["status"] = "complete"
         summary["wall_seconds"] = time.perf_counter() - t_start
         path = write_summary(out, summary)
         mlflow.log_artifact(str(path))
     return summary
+
+
+def write_serving_example(rows: pd.DataFrame, counters: list[str], out: Path, n: int = 2) -> Path:
+    """``out/serving_example.json``: a complete REST request body for the served model.
+
+    The first ``n`` rows of ``rows`` (test rows) in MLflow's ``dataframe_split`` format, with
+    the columns the model's signature names (``node``, ``workload`` as strings, every counter
+    as a number), ready for ``curl -d @serving_example.json .../invocations``.
+    """
+    import json
+
+    example = rows[["node", "workload", *counters]].head(n)
+    data = [
+        [str(r[0]), str(r[1]), *(float(v) for v in r[2:])]
+        for r in example.itertuples(index=False, name=None)
+    ]
+    body = {"dataframe_split": {"columns": ["node", "workload", *counters], "data": data}}
+    return atomic_write_text(out / "serving_example.json", json.dumps(body, indent=1) + "\n")
 
 
 def _validation_threshold(cfg: TrainConfig, ctx, best: dict) -> tuple[float, dict, dict]:
@@ -438,7 +483,8 @@ def _learning_curve(cfg, frame, cols, y, best, test_idx) -> pd.DataFrame:
         if len(tr) == 0 or len(np.unique(y[tr])) < 2:
             rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr)})
             continue
-        m = make_estimator(cfg.variant, best, cfg.seed).fit(frame.iloc[tr][cols], y[tr])
+        with quiet_known_noise():
+            m = make_estimator(cfg.variant, best, cfg.seed).fit(frame.iloc[tr][cols], y[tr])
         p = m.predict_proba(frame.iloc[test_idx][cols])[:, 1]
         met = binary_metrics(y[test_idx], p, thr)
         rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr), **met})
