@@ -22,7 +22,7 @@ from sim_bridge._metrics import (
     summarize,
 )
 from sim_bridge._simulate import DEFAULT_PLACEMENT, SimulationResult, simulate
-from sim_bridge._trace_sink import TraceSink
+from sim_bridge._trace_sink import TraceSink, trace_status
 from sim_bridge._workloads import (
     WORKLOAD_NAMES,
     JobSpec,
@@ -82,5 +82,6 @@ __all__ = [
     "straggler_share",
     "straggler_thresholds",
     "summarize",
+    "trace_status",
     "world",
 ]

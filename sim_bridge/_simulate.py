@@ -421,7 +421,7 @@ def simulate(
         if bar is not None:
             bar.close()
     if sink is not None:
-        jobs, tasks = sink.close()
+        jobs, tasks = sink.close(stop_reason is None, stop_reason)
         summary = sink.summary(jobs)
         summary.update(
             complete=stop_reason is None,

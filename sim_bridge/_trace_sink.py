@@ -25,7 +25,19 @@ import pandas as pd
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._metrics import SummaryAccumulator
 
-__all__ = ["ROW_GROUP_ROWS", "TraceSink", "attempt_table", "job_table"]
+__all__ = [
+    "COMPLETE_KEY",
+    "ROW_GROUP_ROWS",
+    "TraceSink",
+    "attempt_table",
+    "job_table",
+    "trace_status",
+]
+
+#: Key of the Parquet footer metadata saying whether a streamed trace is complete
+#: (``b"true"``/``b"false"``); ``STOP_REASON_KEY`` says why it stopped.
+COMPLETE_KEY = b"straggler.complete"
+STOP_REASON_KEY = b"straggler.stop_reason"
 
 #: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffered
 #: attempts keep their finished jobs alive until the flush (~600 B an attempt with its task and
@@ -306,15 +318,24 @@ class TraceSink:
         self._writer.write_table(arrow, row_group_size=max(len(table), 1))
         self.row_groups += 1
 
-    def close(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-        """Write what is buffered, close the file (renamed to ``path``) and return the job
-        table (arrival order) and, without a path, the trace (else None)."""
+    def close(
+        self, complete: bool = True, stop_reason: str | None = None
+    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """Write what is buffered, close the file (renamed to ``path``; its footer says
+        whether the run was ``complete``, see :func:`trace_status`) and return the job table
+        (arrival order) and, without a path, the trace (else None)."""
         if self.closed:
             raise RuntimeError("the trace sink is already closed")
         self.flush()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
                 self._write(self._table([]))
+            self._writer.add_key_value_metadata(
+                {
+                    COMPLETE_KEY: b"true" if complete else b"false",
+                    STOP_REASON_KEY: (stop_reason or "").encode(),
+                }
+            )
             self._writer.close()
             os.replace(self._tmp, self.path)
         self.closed = True
@@ -329,3 +350,26 @@ class TraceSink:
     def summary(self, jobs: pd.DataFrame) -> dict:
         """The summary keys of :func:`sim_bridge.summarize` over what was received."""
         return self.acc.summary(jobs)
+
+
+def trace_status(path: str | os.PathLike[str]) -> tuple[bool | None, str | None]:
+    """``(complete, stop_reason)`` from a Parquet trace's footer (``(None, None)``: a file not
+    written by a streaming run, which says nothing).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, sim_bridge
+    >>> from sim_bridge import JobSpec
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> _ = sim_bridge.simulate([JobSpec(f"j{i}", float(i), [1.0]) for i in range(9)],
+    ...     nodes=1, ideal=True, trace_sink=f, max_events=4, progress=False)
+    >>> trace_status(f)
+    (False, 'max_events=4')
+    """
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path).metadata or {}
+    if COMPLETE_KEY not in meta:
+        return None, None
+    reason = meta.get(STOP_REASON_KEY, b"").decode() or None
+    return meta[COMPLETE_KEY] == b"true", reason

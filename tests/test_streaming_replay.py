@@ -21,6 +21,7 @@ import sim_bridge
 from pipelines.cli import main
 from sim_bridge import JobSpec, SummaryAccumulator, Workload, summarize
 from sim_bridge._engine import Job, Simulator
+from sim_bridge._trace_sink import trace_status
 from sim_bridge.policies import get_policy
 from sim_bridge.policies._speculation import LATE
 
@@ -61,6 +62,7 @@ def test_streaming_run_equals_the_in_memory_run(tmp_path, policy, kw):
     path = tmp_path / "tasks.parquet"
     st_ = sim_bridge.simulate(w, policy, trace_sink=path, row_group_rows=50, **common)
     assert st_.tasks is None and st_.summary["complete"] is True
+    assert trace_status(path) == (True, None)
     streamed = pd.read_parquet(path)
     pd.testing.assert_frame_equal(_sorted(streamed), _sorted(mem.tasks), check_exact=True)
     pd.testing.assert_frame_equal(st_.jobs, mem.jobs, check_exact=True)
@@ -120,6 +122,7 @@ def test_max_events_leaves_a_readable_incomplete_trace(tmp_path):
     done = full.jobs.set_index("job_id").loc[r.jobs["job_id"]].reset_index()
     pd.testing.assert_frame_equal(r.jobs.reset_index(drop=True), done, check_exact=True)
     assert not list(tmp_path.glob(".*.part"))
+    assert trace_status(path) == (False, f"max_events={limit}")
 
 
 class _Interrupting(LATE):
