@@ -99,16 +99,59 @@ class MlflowTrialCallback:
         self.metric_prefix = metric_prefix
 
     def __call__(self, study, trial) -> None:
-        from mlflow import MlflowClient
-        from mlflow.entities import Metric, Param, RunTag
+        """Log ``trial`` if it completed and is not logged yet (idempotent)."""
         from optuna.trial import TrialState
 
         if trial.state != TrialState.COMPLETE:
             return
+        if self._logged(study.study_name, trial.number) is None:
+            self._log(study.study_name, trial)
+
+    def reconcile(self, study) -> int:
+        """Log every COMPLETE trial of ``study`` that has no FINISHED nested run yet (under
+        any parent run of the experiment): the trials a kill lost between Optuna completing
+        them and this callback logging them. Half-logged runs are removed first. Idempotent;
+        call it from the main process once the workers are done. Returns the number of
+        trials logged."""
+        from optuna.trial import TrialState
+
+        done = 0
+        for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            if self._logged(study.study_name, trial.number) is None:
+                self._log(study.study_name, trial)
+                done += 1
+        return done
+
+    def _logged(self, study_name: str, number: int):
+        """The FINISHED nested run of trial ``number`` (None if none); deletes a run that a
+        kill left unfinished, so it is logged again in full."""
+        from mlflow import MlflowClient
+
+        client = MlflowClient(self.tracking_uri)
+        runs = _retry(
+            lambda: client.search_runs(
+                [self.experiment_id],
+                filter_string=(
+                    f"tags.`optuna.study` = '{study_name}' and tags.`optuna.trial` = '{number}'"
+                ),
+            )
+        )
+        finished = None
+        for run in runs:
+            if run.info.status == "FINISHED" and finished is None:
+                finished = run
+            elif run.info.status != "FINISHED":
+                _retry(lambda r=run: client.delete_run(r.info.run_id))
+        return finished
+
+    def _log(self, study_name: str, trial) -> None:
+        from mlflow import MlflowClient
+        from mlflow.entities import Metric, Param, RunTag
+
         client = MlflowClient(self.tracking_uri)
         tags = {
             "mlflow.parentRunId": self.parent_run_id,
-            "optuna.study": study.study_name,
+            "optuna.study": study_name,
             "optuna.trial": str(trial.number),
         }
         run = _retry(
@@ -130,6 +173,29 @@ class MlflowTrialCallback:
             )
         )
         _retry(lambda: client.set_terminated(rid, "FINISHED"))
+
+
+def close_orphaned_runs(tracking_uri: str, experiment_id: str, keep_run_id: str) -> list[str]:
+    """Mark every RUNNING top-level run of the experiment except ``keep_run_id`` as KILLED
+    (parents left RUNNING by a killed ``straggler train``); returns their ids.
+
+    Only safe where no other process logs to the experiment: call it while holding the
+    ``--out`` lock of a run directory whose tracking store is its own (the default
+    ``sqlite:///<out>/mlflow.db``).
+    """
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri)
+    runs = _retry(
+        lambda: client.search_runs([experiment_id], filter_string="attributes.status = 'RUNNING'")
+    )
+    closed = []
+    for run in runs:
+        if run.info.run_id == keep_run_id or "mlflow.parentRunId" in run.data.tags:
+            continue
+        _retry(lambda r=run: client.set_terminated(r.info.run_id, "KILLED"))
+        closed.append(run.info.run_id)
+    return closed
 
 
 def model_signature(counters: list[str]):

@@ -408,30 +408,3 @@ def test_frame_without_ids_is_refused_by_a_grouped_model():
     plain = GroupedMTLSVC().fit(bare.to_numpy(), y)
     unnamed = bare.set_axis(["x0", "x1", "x2"], axis=1)
     assert Predictor.from_estimator(plain).predict_proba(unnamed).shape == (len(X),)
-
-
-@pytest.mark.slow
-def test_rerun_does_not_register_the_same_predictor_again(tmp_path, request):
-    """Documented handling: the same predictor logged twice keeps one model version."""
-    import mlflow
-
-    from mtl import Predictor
-    from pipelines._tracking import ensure_experiment, log_and_register
-
-    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    previous = mlflow.get_tracking_uri()
-    request.addfinalizer(lambda: mlflow.set_tracking_uri(previous))
-    mlflow.set_tracking_uri(uri)
-    exp = ensure_experiment(uri, "rerun")
-    X, y = make_grouped_classification(200, 2, 2, 3, seed=0)
-    one = Predictor.from_estimator(GroupedMTLSVC().fit(X, y)).save(tmp_path / "one")
-    two = Predictor.from_estimator(GroupedMTLSVC(lambda0=3.0).fit(X, y)).save(tmp_path / "two")
-    counters = ["c_0", "c_1", "c_2"]
-    got = []
-    for art in (one, one, two):
-        with mlflow.start_run(experiment_id=exp):
-            got.append(log_and_register(art, counters, uri, model_name="m"))
-    assert [g["version"] for g in got] == ["1", "1", "2"]
-    assert [g["reused"] for g in got] == ["false", "true", "false"]
-    versions = mlflow.MlflowClient(uri).search_model_versions("name='m'")
-    assert len(versions) == 2
