@@ -329,6 +329,13 @@ def _f(v: Any, fmt: str = ".3f") -> str:
     return "n/a" if v is None else format(v, fmt)
 
 
+def _rule_text(rule: Any) -> str:
+    rule = str(rule or "grid")
+    if rule == "grid":
+        return "the grid point's, chosen on the validation rows"
+    return rule if "validation" in rule else f"{rule} on the validation rows"
+
+
 def _tone(v: float | None, b: float | None) -> str:
     if v is None or b is None or abs(v - b) < 0.005:
         return "flat"
@@ -351,7 +358,7 @@ def render_headline(h: Mapping[str, Any]) -> str:
             f"<p><b>Trained</b>: MTL <code>{_e(t['variant'])}</code> on "
             f"<code>{_e(t.get('trace'))}</code> ({_e(wl)}, {_e(t.get('rows'))} labelled rows); "
             f"grid chosen by validation <b>{_e(t.get('selected_by'))}</b>, decision threshold "
-            f"{_e(_f(thr, '.3g'))} ({_e(t.get('threshold_rule'))} on validation rows).</p>"
+            f"{_e(_f(thr, '.3g'))} ({_e(_rule_text(t.get('threshold_rule')))}).</p>"
         )
     q = h.get("quality")
     if q:

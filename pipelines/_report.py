@@ -607,6 +607,7 @@ pre.cmd{background:#15202b;color:#e6edf3;white-space:pre-wrap;overflow-wrap:anyw
 pre.json{max-height:420px;overflow:auto}
 section.headline{border:2px solid #1f3a5f;background:#fbfcfe}
 section.headline h3{font-size:1em;margin:8px 0 4px}
+section.headline th{text-align:left}
 .hcol{display:inline-block;vertical-align:top;margin-right:24px}
 .verdict{font-size:1.1em;font-weight:600;padding:8px 12px;border-radius:4px}
 .verdict.yes{background:#e6f4ea;color:#1a7f37}.verdict.no{background:#fff4e5;color:#8a4b00}
