@@ -511,6 +511,13 @@ def _command_block(run: RunDir | None, stage: Mapping[str, Any] | None) -> str:
     return f'<pre class="cmd">$ {_esc(cmd)}</pre>' if cmd else ""
 
 
+def _cell_or(value: Any, missing: str) -> str:
+    """A number as the report shows it; ``missing`` for None/NaN (an undefined ratio)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return missing
+    return _fmt_number(value)
+
+
 def train_metrics_table(summary: Mapping[str, Any]) -> str:
     """Test and validation metrics of a ``straggler train`` summary beside their baselines.
 
@@ -542,8 +549,8 @@ def train_metrics_table(summary: Mapping[str, Any]) -> str:
             continue
         b, what = base.get(m, (None, ""))
         body.append(
-            f"<tr><th>{_esc(m)}</th><td>{_esc(_fmt_number(test.get(m)))}</td>"
-            f"<td>{_esc(_fmt_number(val.get(m)))}</td><td>{_esc(_fmt_number(b))}</td>"
+            f"<tr><th>{_esc(m)}</th><td>{_esc(_cell_or(test.get(m), 'n/a'))}</td>"
+            f"<td>{_esc(_cell_or(val.get(m), 'n/a'))}</td><td>{_esc(_cell_or(b, ''))}</td>"
             f"<td>{_esc(what)}</td></tr>"
         )
     chosen = (summary.get("config") or {}).get("metric")
