@@ -112,17 +112,32 @@ def plot_metric_by_fraction(
 
 
 def plot_heldout(table: pd.DataFrame, path: str | os.PathLike[str], title: str) -> Path:
-    """Accuracy of each model on each held-out pair (Table 2), as grouped bars."""
+    """Accuracy (%) of each model on each held-out pair (Table 2), as grouped bars, with each
+    pair's majority-class accuracy as a black tick over its group (when the table has it)."""
     plt = _figure()
     wide = table.pivot(index="pair", columns="model", values="accuracy")
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(wide) + 2), 4))
     x = np.arange(len(wide))
     width = 0.8 / max(1, wide.shape[1])
+    hatches = ("", "//", "..", "xx", "\\\\", "++")
     for i, col in enumerate(wide.columns):
-        ax.bar(x + i * width, wide[col], width, label=str(col))
+        ax.bar(
+            x + i * width, 100 * wide[col], width, label=str(col), hatch=hatches[i % len(hatches)]
+        )
+    if "majority_accuracy" in table:
+        major = table.groupby("pair")["majority_accuracy"].first().reindex(wide.index)
+        ax.hlines(
+            100 * major,
+            x - width / 2,
+            x + 0.8 - width / 2,
+            colors="black",
+            linestyles="--",
+            lw=1.2,
+            label="majority class",
+        )
     ax.set_xticks(x + 0.4 - width / 2, wide.index, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("accuracy on the held-out pair")
-    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy on the held-out pair [%]")
+    ax.set_ylim(0, 100)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)
