@@ -277,6 +277,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
         "runs",
         "r",
         "max_abs_z",
+        "agreement",
         "best_latency",
         "wall_seconds",
     ),
