@@ -15,6 +15,14 @@ no Dask). Printed:
 
 The tables of the three ``compare`` runs are checked to be identical.
 
+BLAS threads: Dask's nanny starts workers with ``OMP_NUM_THREADS=1`` (and the MKL/OpenBLAS
+equivalents); this script sets the same for itself before NumPy loads, so that the local peer
+runs the same single-threaded code (with the default multi-threaded BLAS the local path was
+2.3x slower than one Dask worker on this loaded 2-core machine: oversubscription, not Dask).
+
+The default grid's fit cost is measured on a separate, larger SYN trace (``--grid-scale``)
+than the compare trace, whose labelled rows are too few to split for training.
+
 Run: ``.venv/bin/python bench/bench_sweep.py [--nodes 20] [--hours 1] [--seeds 8]
 [--workloads FB2009,FB2010,ALI2017] [--data-dir DIR]``
 """
@@ -23,10 +31,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import tempfile
-import time
-import warnings
-from pathlib import Path
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # as Dask's nanny does for its workers
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 
 def _compare(trace: Path, out: Path, args, models: dict, engine=None) -> tuple[float, dict]:
@@ -49,12 +61,18 @@ def _noop(x: int) -> int:
     return x
 
 
-def _grid_costs(trace: Path, tmp: Path, trials: int) -> dict:
-    """Seconds of a distinct fit and of a cached threshold of the default grid (f0nl)."""
+def _grid_costs(tmp: Path, args) -> dict:
+    """Seconds of a distinct fit of the default grid (f0nl) on a SYN trace."""
     import pandas as pd
 
+    from pipelines._collect import collect
     from pipelines._train import TrainConfig, run_training
 
+    trace = tmp / "grid-trace"
+    rows = collect(
+        trace, ["SYN"], nodes=args.nodes, hours=args.hours, seed=0, scales={"SYN": args.grid_scale}
+    )["rows"]
+    trials = args.grid_trials
     out = tmp / "train"
     t0 = time.perf_counter()
     s = run_training(
@@ -70,6 +88,7 @@ def _grid_costs(trace: Path, tmp: Path, trials: int) -> dict:
         "fits_in_grid": s["study"]["grid_points"] // 4,  # four thresholds share a fit
         "fit_seconds": float(fits.mean()),
         "trials": int(len(t)),
+        "rows": int(rows),
         "wall_partial": wall,
     }
 
@@ -87,6 +106,7 @@ def main() -> None:
     ap.add_argument("--workloads", default="FB2009,FB2010,ALI2017")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--grid-trials", type=int, default=4, help="default-grid trials to time")
+    ap.add_argument("--grid-scale", type=float, default=0.05, help="SYN scale of the grid trace")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
 
@@ -150,10 +170,11 @@ def main() -> None:
         f"whole command per run locally {t_local / n_tasks:.2f} s"
     )
 
-    g = _grid_costs(trace, tmp, args.grid_trials)
+    g = _grid_costs(tmp, args)
     print(
         f"  default grid (f0nl): {g['grid_points']} trials = {g['fits_in_grid']} fits x 4 "
-        f"thresholds; a fit {g['fit_seconds']:.2f} s (mean of the first {g['trials']} trials)"
+        f"thresholds; a fit {g['fit_seconds']:.2f} s (mean of the first {g['trials']} trials, "
+        f"{g['rows']} labelled rows)"
     )
     ov = max(t_noop, 0.0)
     print("projection (waves of W parallel tasks + per-task overhead; cluster start excluded):")

@@ -64,7 +64,9 @@ class Engine:
         Address of an existing Dask scheduler (``tcp://HOST:PORT``); wins over ``workers``
         only if ``workers`` is None (giving both is an error).
     retries : int
-        Resubmissions of a task whose worker died (or that raised), per task.
+        Resubmissions of a task that raised, per task (Dask's ``retries``). A task whose
+        worker died is rescheduled by the scheduler anyway, up to Dask's
+        ``distributed.scheduler.allowed-failures`` (3) deaths.
 
     Examples
     --------
