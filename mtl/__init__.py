@@ -12,8 +12,9 @@ Predictor, load_predictor, PredictorProtocol
 ArtifactError, PredictorInputError, SignatureError
     Errors for bad artifacts, bad predictor input and artifacts whose signature does not
     verify under the configured key (all ``ValueError``).
-REGULARISER_RANGE, DegenerateModelWarning
-    The allowed range of a finite block regulariser, and the warning of a collapsed fit.
+REGULARISER_RANGE, DegenerateModelWarning, UnseenWorkloadWarning
+    The allowed range of a finite block regulariser, the warning of a collapsed fit, and the
+    warning that rows of a workload unseen in training were scored from the shared blocks.
 make_grouped_classification
     Synthetic node x workload structured data.
 VARIANTS
@@ -21,7 +22,7 @@ VARIANTS
 """
 
 from ._common import REGULARISER_RANGE
-from ._grouped import DegenerateModelWarning, GroupedMTLSVC
+from ._grouped import DegenerateModelWarning, GroupedMTLSVC, UnseenWorkloadWarning
 from ._predictor import (
     ArtifactError,
     Predictor,
@@ -44,6 +45,7 @@ __all__: list[str] = [
     "PredictorInputError",
     "PredictorProtocol",
     "SignatureError",
+    "UnseenWorkloadWarning",
     "WranglerSVC",
     "load_predictor",
     "make_grouped_classification",

@@ -39,6 +39,22 @@ class DegenerateModelWarning(UserWarning):
     """A fitted model's probabilities collapsed (e.g. regularisers that zero every weight)."""
 
 
+class UnseenWorkloadWarning(UserWarning):
+    """Rows of a workload the model never saw in training are scored from the shared blocks
+    (``w0``, the node's block) alone."""
+
+
+def warn_unseen_workloads(unseen: list, rows: int, stacklevel: int = 3) -> None:
+    """Warn that ``rows`` rows of the workloads ``unseen`` get no workload-specific weights."""
+    if unseen:
+        warnings.warn(
+            f"{rows} row(s) of workload(s) {sorted(map(str, unseen))[:5]} unseen in training: "
+            "scored from the shared blocks only (no workload-specific weights)",
+            UnseenWorkloadWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def _warn_if_collapsed(model, proba_mean: float, base_rate: float) -> None:
     """Warn when ``proba_mean`` is off ``base_rate`` by more than :data:`COLLAPSE_FACTOR` in
     either class (probabilities ~0 or ~1 everywhere)."""
@@ -467,11 +483,11 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         n = Xc.shape[0]
         Xs = np.subtract(Xc, self.mean_, order="C")
         Xs /= self.scale_
-        return self._core.margin(
-            Xs,
-            lookup_ids(self._node_index, nodes, n),
-            lookup_ids(self._workload_index, workloads, n),
-        )
+        wl_codes = lookup_ids(self._workload_index, workloads, n)
+        if {"workload", "task"} & set(self._blocks_active) and (wl_codes < 0).any():
+            new = pd.unique(np.asarray(workloads, dtype=object)[wl_codes < 0]).tolist()
+            warn_unseen_workloads(new, int((wl_codes < 0).sum()))
+        return self._core.margin(Xs, lookup_ids(self._node_index, nodes, n), wl_codes)
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated probabilities, columns ordered as ``classes_``."""

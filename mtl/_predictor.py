@@ -356,6 +356,14 @@ class Predictor:
         lcode, luniq = pd.factorize(pd.Series(wls, dtype=object))
         if (ncode < 0).any() or (lcode < 0).any():
             raise PredictorInputError("frame has a missing node or workload id")
+        known = self._known_workloads()
+        if known:
+            unseen = [i for i, w in enumerate(luniq) if native_id(w) not in known]
+            if unseen:
+                from ._grouped import warn_unseen_workloads
+
+                rows = int(np.isin(lcode, unseen).sum())
+                warn_unseen_workloads([luniq[i] for i in unseen], rows)
         combo, cuniq = pd.factorize(ncode.astype(np.int64) * max(len(luniq), 1) + lcode)
         entries = [
             self._entry(
@@ -371,6 +379,13 @@ class Predictor:
         z = rowwise_dot(X, W, combo) + bac[combo, 0]
         t = bac[combo, 1] * z + bac[combo, 2]
         return expit(t)
+
+    def _known_workloads(self) -> set:
+        """Workloads with workload-specific weights (empty: the model has none, so no
+        workload is "unseen")."""
+        if self.kind == "grouped":
+            return set(self._wl) | {p[1] for p in self._task}
+        return {p[1] for p in self._pairs}
 
     def _trained_ids(self) -> str:
         """What the model knows of nodes and workloads (``""`` for a model fitted on a plain

@@ -408,3 +408,21 @@ def test_frame_without_ids_is_refused_by_a_grouped_model():
     plain = GroupedMTLSVC().fit(bare.to_numpy(), y)
     unnamed = bare.set_axis(["x0", "x1", "x2"], axis=1)
     assert Predictor.from_estimator(plain).predict_proba(unnamed).shape == (len(X),)
+
+
+def test_unseen_workload_is_scored_with_a_warning():
+    """Documented handling: rows of a workload never seen in training are scored from the
+    shared blocks, and a warning names the workload and the row count."""
+    from mtl import Predictor, UnseenWorkloadWarning
+
+    X, y = make_grouped_classification(200, 2, 2, 3, seed=0)
+    model = GroupedMTLSVC().fit(X, y)
+    new = X.head(4).assign(workload="FB2010")
+    with pytest.warns(UnseenWorkloadWarning, match=r"4 row\(s\) of workload\(s\) \['FB2010'\]"):
+        model.predict_proba(new)
+    with pytest.warns(UnseenWorkloadWarning, match="FB2010"):
+        Predictor.from_estimator(model).predict_proba(new)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenWorkloadWarning)
+        model.predict_proba(X)  # every workload known: silent
+        GroupedMTLSVC(variant="fn").fit(X, y).predict_proba(new)  # no workload weights at all
