@@ -329,15 +329,18 @@ def test_counters_match_the_slow_oracle(seed, window):
 @given(seed=st.integers(0, 2**32 - 1), pick=st.integers(0, 10**6), shake=st.integers(0, 2**32 - 1))
 def test_no_leakage_from_rows_ending_after_a_launch(seed, pick, shake):
     """Changing any row that ends after a job's launch (its counters, run time, end; its
-    start too if it had not started) leaves that job's counters unchanged."""
+    start too if it had not started) leaves that job's counters unchanged; so does changing
+    the counters and run time of a row that ends exactly at the launch (history is strict)."""
     raw = _random_raw(np.random.default_rng(seed))
     before = causal_counters(raw)
-    j = before.index[pick % len(before)]
+    tied = [i for i in before.index if (raw["end"] == raw.at[i, "start"]).any()]
+    pool = tied if tied and pick % 2 == 0 else list(before.index)
+    j = pool[pick % len(pool)]
     t = raw.at[j, "start"]
-    later = raw["end"] > t
     rng = np.random.default_rng(shake)
-    m = int(later.sum())
     changed = raw.copy()
+    later = raw["end"] > t
+    m = int(later.sum())
     new_end = t + rng.integers(1, 500, m)
     not_started = (changed.loc[later, "start"] > t).to_numpy()
     new_start = np.where(
@@ -345,9 +348,13 @@ def test_no_leakage_from_rows_ending_after_a_launch(seed, pick, shake):
     )
     changed.loc[later, "start"] = new_start
     changed.loc[later, "end"] = new_end.astype(float)
+    at = (raw["end"] == t) & (raw.index != j)  # j's own launch stays put
+    changed.loc[at, "start"] = rng.uniform(0.0, 1.0, int(at.sum())) * t
+    touched = later | at
+    k = int(touched.sum())
     for c in ("cpu_time", "iowait", "bytes_read", "bytes_written", "read_calls", "write_calls"):
-        changed.loc[later, c] = np.where(rng.random(m) < 0.2, np.nan, rng.uniform(0, 1e7, m))
-    changed.loc[later, "cpu_time"] = changed.loc[later, "cpu_time"].fillna(1.0)
+        changed.loc[touched, c] = np.where(rng.random(k) < 0.2, np.nan, rng.uniform(0, 1e7, k))
+    changed.loc[touched, "cpu_time"] = changed.loc[touched, "cpu_time"].fillna(1.0)
     after = causal_counters(changed)
     np.testing.assert_array_equal(after.loc[j].to_numpy(), before.loc[j].to_numpy())
 
