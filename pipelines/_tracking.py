@@ -33,12 +33,27 @@ def _sqlite_path(uri: str) -> Path | None:
     return Path(uri[len("sqlite:///") :]) if uri.startswith("sqlite:///") else None
 
 
+class TrackingStoreError(ValueError):
+    """The MLflow tracking store cannot be opened (corrupt or truncated database, bad URI)."""
+
+
 def ensure_experiment(tracking_uri: str, name: str) -> str:
-    """Id of experiment ``name`` on ``tracking_uri``, created if needed."""
+    """Id of experiment ``name`` on ``tracking_uri``, created if needed.
+
+    A store that cannot be opened (e.g. a truncated ``mlflow.db``) raises
+    :class:`TrackingStoreError` naming the URI and the first line of the cause.
+    """
     from mlflow import MlflowClient
 
-    client = MlflowClient(tracking_uri)
-    exp = client.get_experiment_by_name(name)
+    try:
+        client = MlflowClient(tracking_uri)
+        exp = client.get_experiment_by_name(name)
+    except Exception as exc:  # sqlalchemy / MlflowException / OSError: all mean "unusable"
+        first = (getattr(exc, "message", None) or str(exc)).strip().splitlines()
+        raise TrackingStoreError(
+            f"--tracking-uri {tracking_uri}: cannot open the MLflow tracking store "
+            f"({type(exc).__name__}: {first[0] if first else ''})"
+        ) from exc
     if exp is not None:
         return exp.experiment_id
     db = _sqlite_path(tracking_uri)

@@ -426,3 +426,20 @@ def test_unseen_workload_is_scored_with_a_warning():
         warnings.simplefilter("error", UnseenWorkloadWarning)
         model.predict_proba(X)  # every workload known: silent
         GroupedMTLSVC(variant="fn").fit(X, y).predict_proba(new)  # no workload weights at all
+
+
+def test_truncated_tracking_database_is_named(tmp_path, capsys):
+    import sqlite3
+
+    db = tmp_path / "mlflow.db"
+    con = sqlite3.connect(db)
+    con.executescript("create table t (x); " + "insert into t values (randomblob(900));" * 20)
+    con.close()
+    db.write_bytes(db.read_bytes()[:3000])  # a copy cut short
+    d = _write(make_trace(seed=6), tmp_path)
+    uri = f"sqlite:///{db}"
+    code, err = run(
+        ["train", "--traces", str(d), "--tracking-uri", uri, "--out", str(tmp_path / "o")],
+        capsys,
+    )
+    assert code == 2 and f"--tracking-uri {uri}: cannot open the MLflow tracking store" in err
