@@ -168,6 +168,62 @@ def _per_seed_long(table) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def jct_difference_table(
+    table,
+    *,
+    workload: str | None = "ALL",
+    statistics: tuple[str, ...] = JCT_STATISTICS,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean and Student-t interval over seeds of each policy's JCT improvement (%) per
+    statistic: what :func:`plot_jct_difference` draws.
+
+    Returns
+    -------
+    DataFrame
+        ``predictor, statistic, n, mean, ci_low, ci_high`` (NaN bounds with one seed), in
+        ``statistics`` order.
+
+    Examples
+    --------
+    >>> rows = [{"workload": "ALL", "predictor": "mtl", "statistic": "99p",
+    ...          "per_seed": [1.0, 2.0, 3.0]}]
+    >>> t = jct_difference_table(rows)
+    >>> t[["n", "mean"]].values.tolist(), round(float(t["ci_low"].iloc[0]), 3)
+    ([[3.0, 2.0]], -0.484)
+    """
+    from pipelines._headline import t_interval
+
+    long = _per_seed_long(table)
+    if workload is not None and "workload" in long and long["workload"].notna().any():
+        if workload not in set(long["workload"]):
+            raise ValueError(
+                f"workload {workload!r} is not in the table; it has {sorted(set(long['workload']))}"
+            )
+        long = long[long["workload"] == workload]
+    stats_present = [s for s in statistics if s in set(long["statistic"])]
+    if not stats_present:
+        raise ValueError(f"none of the statistics {list(statistics)} is in the table")
+    rows = []
+    for pred in dict.fromkeys(long["predictor"]):
+        part = long[long["predictor"] == pred]
+        for stat in stats_present:
+            v = part.loc[part["statistic"] == stat, "value"].astype(float).to_numpy()
+            v = v[np.isfinite(v)]
+            ci = t_interval(v, level)
+            rows.append(
+                {
+                    "predictor": pred,
+                    "statistic": stat,
+                    "n": len(v),
+                    "mean": float(v.mean()) if len(v) else np.nan,
+                    "ci_low": ci[0] if ci else np.nan,
+                    "ci_high": ci[1] if ci else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def plot_jct_difference(
     table,
     path: str | os.PathLike[str],
@@ -208,37 +264,20 @@ def plot_jct_difference(
     >>> plot_jct_difference(rows, pathlib.Path(tempfile.mkdtemp()) / "d.png").suffix
     '.png'
     """
-    from pipelines._headline import t_interval
-
-    long = _per_seed_long(table)
-    if workload is not None and "workload" in long and long["workload"].notna().any():
-        if workload not in set(long["workload"]):
-            raise ValueError(
-                f"workload {workload!r} is not in the table; it has {sorted(set(long['workload']))}"
-            )
-        long = long[long["workload"] == workload]
-    stats_present = [s for s in statistics if s in set(long["statistic"])]
-    if not stats_present:
-        raise ValueError(f"none of the statistics {list(statistics)} is in the table")
-    preds = list(dict.fromkeys(long["predictor"]))
+    summary = jct_difference_table(table, workload=workload, statistics=statistics, level=level)
+    stats_present = list(dict.fromkeys(summary["statistic"]))
+    preds = list(dict.fromkeys(summary["predictor"]))
     labels = labels or {}
     plt = _figure()
     fig, ax = plt.subplots(figsize=(7.2, 4.0))
     x = np.arange(len(stats_present), dtype=float)
     width = 0.7 / max(1, len(preds))
-    n_seeds = 0
+    n_seeds = int(summary["n"].max())
     for i, pred in enumerate(preds):
-        part = long[long["predictor"] == pred]
-        means, lo, hi = [], [], []
-        for stat in stats_present:
-            v = part.loc[part["statistic"] == stat, "value"].astype(float).to_numpy()
-            v = v[np.isfinite(v)]
-            n_seeds = max(n_seeds, len(v))
-            m = float(v.mean()) if len(v) else np.nan
-            ci = t_interval(v, level)
-            means.append(m)
-            lo.append(m - ci[0] if ci else 0.0)
-            hi.append(ci[1] - m if ci else 0.0)
+        part = summary[summary["predictor"] == pred].set_index("statistic").loc[stats_present]
+        means = part["mean"].to_numpy()
+        lo = np.nan_to_num(means - part["ci_low"].to_numpy())
+        hi = np.nan_to_num(part["ci_high"].to_numpy() - means)
         xs = x - 0.35 + width * (i + 0.5)
         means_a, lo_a, hi_a = np.array(means), np.array(lo), np.array(hi)
         is_mean = np.array([s == "Average" for s in stats_present])

@@ -306,3 +306,55 @@ def test_headline_opens_the_report(runs, tmp_path):
     assert "No significant gain" in body[: body.index("<nav>")]
     # the raw summary is behind a fold, command lines wrap
     assert "raw summary.json" in text and "white-space:pre-wrap" in text
+
+
+def test_jct_difference_table_is_the_t_interval_and_the_plot_keeps_the_legend_out(tmp_path):
+    from scipy import stats
+
+    from pipelines._plots import jct_difference_table, plot_jct_difference
+
+    rng = np.random.default_rng(3)
+    rows = [
+        {"workload": w, "predictor": p, "statistic": s, "per_seed": list(rng.normal(5, 3, 4))}
+        for w in ("ALL", "SYN")
+        for p in ("mtl", "random", "oracle")
+        for s in ("Average", "50p", "99p", "97p")
+    ]
+    t = jct_difference_table(rows)
+    assert list(dict.fromkeys(t["statistic"])) == ["50p", "99p", "Average"]  # plot order, no 97p
+    for rec in t.to_dict("records"):
+        v = next(
+            r["per_seed"]
+            for r in rows
+            if (r["workload"], r["predictor"], r["statistic"])
+            == ("ALL", rec["predictor"], rec["statistic"])
+        )
+        lo, hi = stats.t.interval(0.95, len(v) - 1, loc=np.mean(v), scale=stats.sem(v))
+        assert (rec["mean"], rec["ci_low"], rec["ci_high"]) == pytest.approx((np.mean(v), lo, hi))
+    # compare's CSV spells per_seed as 'a;b'; a tidy one-value-per-seed frame works too
+    csv_rows = [{**r, "per_seed": ";".join(map(str, r["per_seed"]))} for r in rows]
+    assert jct_difference_table(csv_rows)["mean"].tolist() == pytest.approx(t["mean"].tolist())
+    with pytest.raises(ValueError, match="workload 'FB2009' is not in the table"):
+        jct_difference_table(rows, workload="FB2009")
+
+    import matplotlib.pyplot as plt
+
+    captured = {}
+    original = plt.Figure.savefig
+
+    def spy(fig, *a, **k):
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        captured["legend_x0"] = ax.get_legend().get_window_extent().x0
+        captured["axes_x1"] = ax.get_window_extent().x1
+        captured["n_entries"] = len(ax.get_legend().get_texts())
+        return original(fig, *a, **k)
+
+    plt.Figure.savefig = spy
+    try:
+        out = plot_jct_difference(rows, tmp_path / "d.png", labels={"mtl": "MTL"})
+    finally:
+        plt.Figure.savefig = original
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert captured["legend_x0"] >= captured["axes_x1"]  # the legend covers no data
+    assert captured["n_entries"] == 3 + 1  # three policies and the speculation line
