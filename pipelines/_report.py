@@ -605,7 +605,8 @@ main{max-width:1200px;margin:0 auto;padding:12px 28px 40px}
 nav{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 16px;margin:16px 0}
 nav a{margin-right:14px;color:#1f3a5f}
 section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:4px 20px 16px;
-margin:18px 0}
+margin:18px 0;overflow-x:auto}
+table.kv td{overflow-wrap:anywhere}
 h2{border-bottom:2px solid #1f3a5f;padding-bottom:4px;font-size:1.25em}
 h4{margin:14px 0 4px;font-size:.95em;color:#333}
 .block{border-top:1px dashed #ccd;margin-top:10px;padding-top:6px}
@@ -627,7 +628,7 @@ table.kv td{text-align:left;font-family:ui-monospace,monospace}
 .scroll{overflow-x:auto;max-height:520px;overflow-y:auto}
 .figs{display:flex;flex-wrap:wrap;gap:12px}
 figure{margin:6px 0;background:#fff;border:1px solid #e3e6ea;padding:6px}
-figure img{max-width:560px;height:auto;display:block}
+figure img{max-width:min(560px,100%);height:auto;display:block}
 figcaption{font-size:.8em;color:#556;text-align:center}
 .note{font-size:.85em;color:#667}
 .status{font-weight:600}.status.ok{color:#1a7f37}.status.failed{color:#b42318}
