@@ -160,6 +160,11 @@ def main() -> None:
     print(f"  Dask, 1 worker        {t_one:8.1f} s   speed-up {t_local / t_one:.2f}x")
     print(f"  Dask, 2 workers       {t_two:8.1f} s   speed-up {t_local / t_two:.2f}x")
     print(f"  tables identical on the three engines: {same}")
+    load = os.getloadavg()
+    print(
+        f"  machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} (1/5/15 min; other processes share the cores when it exceeds them)"
+    )
     print("scheduling overhead:")
     print(f"  LocalCluster(2) start          {t_start:6.2f} s (once per command)")
     over = (t_one - t_local) / n_tasks
