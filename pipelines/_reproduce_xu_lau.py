@@ -106,21 +106,32 @@ def cluster_study(
     seed: int,
     progress: bool,
 ) -> pd.DataFrame:
-    """Run the same Xu & Lau workload under each policy; one row per (policy, job)."""
-    from tqdm.auto import tqdm
+    """Run the same Xu & Lau workload under each policy; one row per (policy, job).
 
-    from sim_bridge.experiments import run_cluster, xu_lau_jobs
+    One sweep task per policy (:func:`pipelines._sweep.run_sweep`: on Dask inside
+    ``reproduce --workers``); every policy sees the same jobs and seed."""
+    from pipelines._sweep import SweepTask, run_sweep
+    from sim_bridge.experiments import xu_lau_jobs
 
     jobs = xu_lau_jobs(rate, horizon, seed)
-    frames = []
-    for label, (name, params) in tqdm(
-        policies.items(), desc=f"cluster rate {rate:g}", disable=not progress
-    ):
-        df = run_cluster(name, jobs, machines, 2.0, seed=seed, policy_params=params)
-        df["policy"] = label
-        df["rate"] = rate
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+    tasks = [
+        SweepTask(
+            f"policy={label}", _cluster_run, (label, name, params, jobs, machines, rate, seed)
+        )
+        for label, (name, params) in policies.items()
+    ]
+    frames = run_sweep(tasks, desc=f"cluster rate {rate:g}", unit="run", progress=progress)
+    return pd.concat(list(frames.values()), ignore_index=True)
+
+
+def _cluster_run(label, name, params, jobs, machines, rate, seed) -> pd.DataFrame:
+    """One policy of :func:`cluster_study` (a sweep task)."""
+    from sim_bridge.experiments import run_cluster
+
+    df = run_cluster(name, jobs, machines, 2.0, seed=seed, policy_params=params)
+    df["policy"] = label
+    df["rate"] = rate
+    return df
 
 
 # ----------------------------------------------------------------------------- plots
