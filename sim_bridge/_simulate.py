@@ -25,7 +25,13 @@ from sim_bridge._compiled import (
 )
 from sim_bridge._engine import SimulationStopped, Simulator
 from sim_bridge._metrics import summarize
-from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, attempt_table, job_table
+from sim_bridge._trace_sink import (
+    ROW_GROUP_ROWS,
+    TraceSink,
+    attempt_table,
+    job_table,
+    write_trace,
+)
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -277,8 +283,10 @@ def simulate(
         each finished job; its attempts are written in row groups of ``row_group_rows``
         rows (the rows of whole jobs, in the order jobs finish); the job table and the
         summary come from exact accumulators (:class:`sim_bridge.SummaryAccumulator`).
-        ``tasks`` of the result is then None. Needs the Python loop (``engine="auto"``
-        picks it). The run stops early -- with ``summary["complete"]`` False and
+        ``tasks`` of the result is then None. Where the compiled loop runs (no speculation,
+        FIFO placement, no early-stop limit) it keeps its flat columns to the end and the
+        file is written after the run (a Ctrl-C then interrupts it with no file). The
+        Python loop stops early -- with ``summary["complete"]`` False and
         ``summary["stop_reason"]`` -- on SIGINT (Ctrl-C; a second one interrupts at once),
         SIGTERM, ``max_events`` or ``max_wall_seconds``; the file then holds every job
         finished so far, and is a valid Parquet file either way.
@@ -329,8 +337,8 @@ def simulate(
         why_not = "tail_pressure > 0 makes the noise node-dependent (Python loop only)"
     if why_not is None and not compiled_available():
         why_not = "the extension sim_bridge._fifo_core is not built"
-    if why_not is None and trace_sink is not None:
-        why_not = "a streaming run (trace_sink) forgets finished jobs (Python loop only)"
+    if why_not is None and trace_sink is not None and (max_events or max_wall_seconds):
+        why_not = "a streaming run that may stop early needs the Python loop"
     if engine == "compiled" and why_not is not None:
         raise ValueError(f"parameter engine='compiled': {why_not}")
     use_compiled = engine != "python" and why_not is None
@@ -364,7 +372,7 @@ def simulate(
         bad_node_share=bad_node_share,
     )
     sink = None
-    if trace_sink is not None:
+    if trace_sink is not None and not use_compiled:
         sink = TraceSink(
             cluster,
             path=trace_sink,
@@ -387,7 +395,7 @@ def simulate(
         max_events=max_events,
         skew=skew,
         record_truth=record_truth,
-        keep_history=trace_sink is None,
+        keep_history=sink is None,
         on_job_done=None if sink is None else sink.add_job,
         max_wall_seconds=max_wall_seconds,
     )
@@ -438,6 +446,16 @@ def simulate(
             jobs, tasks = _tables(sim, record_counters)
         summary = summarize(jobs, tasks, beta=beta)
         summary["complete"] = True
+        if trace_sink is not None:  # the compiled loop's flat columns, written at the end
+            groups = write_trace(tasks, trace_sink, row_group_rows)
+            tasks = None
+            summary.update(
+                stop_reason=None,
+                jobs_submitted=n_jobs,
+                jobs_arrived=n_jobs,
+                trace_path=str(trace_sink),
+                trace_row_groups=groups,
+            )
     summary.update(
         events=int(sim.events),
         wall_seconds=time.perf_counter() - wall0,

@@ -85,15 +85,23 @@ def test_streaming_run_equals_the_in_memory_run(tmp_path, policy, kw):
         seen |= ids
 
 
-def test_auto_engine_streams_on_the_python_loop(tmp_path):
+def test_compiled_loop_writes_its_trace_after_the_run(tmp_path):
     w = _workload(10)
     kw = dict(nodes=4, seed=1, interference=0.0, progress=False)
-    assert sim_bridge.simulate(w, "none", "fifo", **kw).summary["engine"] == "compiled"
-    r = sim_bridge.simulate(w, "none", "fifo", trace_sink=tmp_path / "t.parquet", **kw)
+    mem = sim_bridge.simulate(w, "none", "fifo", **kw)
+    assert mem.summary["engine"] == "compiled"
+    path = tmp_path / "t.parquet"
+    r = sim_bridge.simulate(w, "none", "fifo", trace_sink=path, row_group_rows=20, **kw)
+    assert r.summary["engine"] == "compiled" and r.summary["complete"] and r.tasks is None
+    pd.testing.assert_frame_equal(pd.read_parquet(path), mem.tasks, check_exact=True)
+    assert pq.ParquetFile(path).num_row_groups == r.summary["trace_row_groups"] > 1
+    assert trace_status(path) == (True, None)
+    # a limit that may stop the run early: the Python loop, which can stop cleanly
+    r = sim_bridge.simulate(w, "none", "fifo", trace_sink=path, max_events=10**9, **kw)
     assert r.summary["engine"] == "python" and r.summary["complete"]
-    with pytest.raises(ValueError, match="trace_sink"):
+    with pytest.raises(ValueError, match="stop early"):
         sim_bridge.simulate(
-            w, "none", "fifo", trace_sink=tmp_path / "u.parquet", engine="compiled", **kw
+            w, "none", "fifo", trace_sink=path, max_events=9, engine="compiled", **kw
         )
 
 
@@ -276,7 +284,7 @@ def test_cli_stops_early_into_an_incomplete_set(tmp_path, shared_data_dir, capsy
 
     out = tmp_path / "run"
     args = ["simulate", "--workload", "FB2009", "--hours", "0.25", "--nodes", "8"]
-    args += ["--data-dir", str(shared_data_dir), "--no-progress", "--out", str(out)]
+    args += ["--data-dir", str(shared_data_dir), "--no-progress", "--stream", "--out", str(out)]
     assert main([*args, "--max-events", "20"]) == 3
     s = json.loads((out / "summary.json").read_text())
     assert s["complete"] is False and s["status"] == "incomplete"

@@ -28,9 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and one placement policy. Writes OUT/tasks.parquet (one row per attempt, counters at "
         "launch), OUT/jobs.parquet (one row per job) and OUT/summary.json (JCT percentiles, "
         "task-seconds, makespan, PoCD, events, wall time, peak memory). Without the "
-        "workload's data file the synthetic workload is used (one warning line). The trace is "
-        "streamed to Parquet as jobs finish (memory follows the jobs alive); a run stopped "
-        "early (Ctrl-C, SIGTERM, --max-wall-seconds) still writes a readable tasks.parquet "
+        "workload's data file the synthetic workload is used (one warning line). With --stream "
+        "the trace is written to Parquet as jobs finish (memory follows the jobs alive), and "
+        "a run stopped early (Ctrl-C, SIGTERM, --max-wall-seconds) still writes a readable "
+        "tasks.parquet "
         "of the jobs finished so far, a summary.json with complete: false and its "
         "stop_reason, keeps the directory's incomplete-marker (readers refuse it) and exits "
         "with 130 (SIGINT), 143 (SIGTERM) or 3.",
@@ -124,9 +125,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,
-        default=True,
-        help="stream the trace to Parquet as jobs finish (default); --no-stream builds it in "
-        "memory (rows in launch order; lets --engine auto pick the compiled loop)",
+        default=False,
+        help="stream the trace to Parquet as jobs finish, for big replays: memory follows the "
+        "jobs alive, rows come in the order jobs finish (default: built in memory, rows in "
+        "launch order)",
     )
     p.add_argument(
         "--max-wall-seconds",
