@@ -35,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--traces", required=True, help="trace directory (tasks.parquet) or file")
     p.add_argument(
-        "--table", type=int, choices=(1, 2), required=True,
+        "--table",
+        type=int,
+        choices=(1, 2),
+        required=True,
         help="1: accuracy by training fraction; 2: held-out (node, workload) pairs",
     )
     p.add_argument("--out", required=True, help="output directory")
