@@ -20,6 +20,14 @@ parallel run never repeats a finished point:
 
 Fitted validation probabilities are cached per regulariser combination in the run directory
 (``cache/``), so the thresholds of one fit cost one fit whichever process evaluates them.
+
+On Dask (``straggler train --workers N`` / ``--scheduler URL``, :func:`run_study_dask`) each
+trial is one task that pops one queued point. Storage choice: the same journal file, on a
+file system every worker mounts. Optuna's RDB storage would need a database server (SQLite's
+``fcntl`` locks are unreliable on NFS), and optuna-integration's ``DaskStorage`` keeps the
+study in the scheduler's memory, so a killed scheduler or client would lose it; the journal
+file keeps resume-after-kill exactly as in the local case. MLflow is written by the client
+only, as each trial comes back, so workers never write to the tracking store concurrently.
 """
 
 from __future__ import annotations
