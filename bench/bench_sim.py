@@ -25,6 +25,16 @@ figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS
 / 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
 one core and under 4 GB; the FB-2009 day under 300 MB.
 
+Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 6-11: compare
+CPU seconds, not wall): the FB-2009 day streams in 49.8 s CPU at 1,095 MB peak, against
+51.0 s and 1,235 MB in memory. Neither the FB-2009 nor the FB-2010 memory goal is met, and
+what is left is not the trace: ``sim_bridge._cluster`` keeps the contention paths of every
+node for every simulated step from 0 to the latest end time it was asked to solve (about
+92 KB per node and simulated day, grown a day at a time with a transient copy), and one
+attempt with a huge work solves days ahead. FB-2010's first hour on 3,000 x 4 slots reached
+a 16-day horizon (5.6 GB) by 9.7 simulated hours. Expect part 3 at 6 and 24 hours to need
+more memory than this machine has until the paths are kept as a sliding window.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)
