@@ -46,6 +46,9 @@ A_RUNNING, A_FINISHED, A_KILLED = 0, 1, 2
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 # event kinds (also the tie order at equal times after seq: seq decides)
 EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
+# a streaming run's checkpoint: an attempt that cannot end before the cluster's contention
+# paths do is re-solved when the clock reaches them (not an event of the model)
+EV_CHECK = 4
 _LOAD_TAUS = (60.0, 300.0, 900.0)
 _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
 _exp = math.exp
@@ -120,6 +123,7 @@ class Attempt:
         "_dem",
         "_prog",
         "_rec",
+        "_ckpt",
     )
 
     def __init__(self, uid, task, index, node, launch_time, start_fraction):
@@ -143,6 +147,7 @@ class Attempt:
         # streaming runs (keep_history=False): what its trace row needs from its launch
         # (running count and load averages, then the tenants' demand and the truth when on)
         self._rec = None
+        self._ckpt = False  # its pending heap entry is a checkpoint (EV_CHECK), not its end
 
     @property
     def job(self) -> Job:
@@ -566,6 +571,10 @@ class Simulator:
         #: keep every job and attempt to the end (``jobs``, ``attempts``, the per-attempt
         #: launch records); False: a finished job is handed to ``on_job_done`` and dropped
         self.keep_history = bool(keep_history)
+        #: solve end times only within the contention paths computed so far (streaming runs:
+        #: an attempt that cannot end before them gets a checkpoint there), so the paths grow
+        #: with the clock and not with the farthest end time ever solved
+        self._bounded = not self.keep_history
         if not self.keep_history and on_job_done is None:
             raise ValueError("keep_history=False needs an on_job_done callback")
         self._on_job_done = on_job_done
@@ -756,7 +765,7 @@ class Simulator:
             else:
                 break
             if kind == EV_FINISH:
-                if obj.state != A_RUNNING or obj._end != t:
+                if obj.state != A_RUNNING or obj._end != t or obj._ckpt:
                     continue  # killed meanwhile: a stale event
                 self.now = t
                 self.events += 1
@@ -773,6 +782,12 @@ class Simulator:
                     self._push(t + interval, EV_TICK, None)
                 if self._hook_arrival:
                     self._apply(spec_pol.on_job_arrival(self.view, job), spec_pol)
+            elif kind == EV_CHECK:
+                if obj.state == A_RUNNING and obj._end == t and obj._ckpt:
+                    self.now = t
+                    self._advance(obj, t)
+                    self._resolve(obj, t, obj._dem)
+                continue  # nothing the model sees changed: no event, no placement pass
             elif kind == EV_TICK:
                 self.now = t
                 self.events += 1
@@ -1112,10 +1127,16 @@ class Simulator:
                 end = att._end = float(now + work)
             elif dem is None:
                 att._c0 = c0
-                end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
+                if self._bounded and self._beyond_paths(node, now, work):
+                    end = self._checkpoint(att)
+                else:
+                    end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
             else:
                 att._dem = dem
-                end = att._end = cluster.end_with(node, pid, now, work, dem)
+                if self._bounded and self._beyond_paths(node, now, work):
+                    end = self._checkpoint(att)
+                else:
+                    end = att._end = cluster.end_with(node, pid, now, work, dem)
         attempts.append(att)
         task.live[uid] = att
         job.running[uid] = att
@@ -1134,7 +1155,7 @@ class Simulator:
         if keep:
             self.attempts.append(att)
         self._seq += 1
-        heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
+        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
         if self._hook_launched:
             self._just_launched.append(att)
 
@@ -1203,17 +1224,37 @@ class Simulator:
         if left < 0.0:
             left = 0.0
         att._prog = None
+        att._ckpt = False
         if dem is None:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
             att._dem = None
             att._c0 = c0
-            end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
+            if left > 0.0 and self._bounded and self._beyond_paths(att.node, now, left):
+                end = self._checkpoint(att)
+            else:
+                end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
         else:
             att._dem = dem
-            end = cl.end_with(att.node, pid, now, left, dem)
+            if self._bounded and self._beyond_paths(att.node, now, left):
+                end = self._checkpoint(att)
+            else:
+                end = cl.end_with(att.node, pid, now, left, dem)
         att._end = end
         self._seq += 1
-        heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
+        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
+
+    def _beyond_paths(self, node: int, now: float, work: float) -> bool:
+        """Whether ``work`` cannot be done on ``node`` before the contention paths end, even
+        at the node's fastest rate (``1 / speed``: no contention)."""
+        cl = self.cluster
+        return now + work * self._speed[node] > cl.horizon_steps * cl.dt
+
+    def _checkpoint(self, att: Attempt) -> float:
+        """Schedule ``att``'s re-solve where the contention paths end (returns that time)."""
+        cl = self.cluster
+        att._ckpt = True
+        end = att._end = cl.horizon_steps * cl.dt
+        return end
 
     def _tenants_left(self, node: int, now: float) -> None:
         """A tenant left ``node``: its other tenants speed up (re-solved end times)."""

@@ -299,3 +299,37 @@ def test_cli_stops_early_into_an_incomplete_set(tmp_path, shared_data_dir, capsy
     s = json.loads((out / "summary.json").read_text())
     assert s["complete"] is True and "status" not in s and s["peak_rss_mb"] > 0
     assert len(load_trace(out)) == s["attempts"]
+
+
+def test_streaming_paths_grow_with_the_clock_not_with_far_end_times():
+    """An attempt that cannot end within the contention paths is re-solved where they end:
+    the paths cover the clock, and its end equals the one-shot solve up to rounding."""
+    day = 86400.0
+    jobs = [JobSpec("big", 0.0, [2.5 * day], workload="FB2009")]
+    jobs += [JobSpec(f"s{i}", 60.0 * i, [30.0, 40.0], workload="FB2009") for i in range(1, 6)]
+    w = Workload("FB2009", jobs)
+    ends: dict[str, dict] = {}
+
+    def run(keep: bool) -> Simulator:
+        seen = ends.setdefault("mem" if keep else "stream", {})
+        cl = sim_bridge.Cluster(3, 2, 0)
+
+        def on_done(job):
+            seen[job.job_id] = (job.finish_time, cl.horizon_steps * cl.dt)
+
+        pol, place = get_policy("none"), get_policy("fair")
+        pol.reset()
+        place.reset()
+        sim = Simulator(cl, [w], pol, place, seed=1, keep_history=keep, on_job_done=on_done)
+        sim.run()
+        return sim
+
+    mem, stream = run(True), run(False)
+    assert mem.events == stream.events
+    for job_id, (finish, _horizon) in ends["mem"].items():
+        assert math.isclose(ends["stream"][job_id][0], finish, rel_tol=1e-9), job_id
+    # the small jobs end in the first hour: in memory the paths already reach past the big
+    # task's end, streamed they cover one block (a day) only
+    assert ends["mem"]["s1"][1] > 2.5 * day
+    assert ends["stream"]["s1"][1] <= day
+    assert ends["stream"]["big"][0] > 2.5 * day
