@@ -9,11 +9,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``collect`` subcommand."""
     p = subparsers.add_parser(
         "collect",
-        help="collect a training trace from the simulator",
+        help="collect a training trace from the simulator or from FlowBench",
         description="Run the simulator with no predictor on several workloads sharing one "
         "cluster (as Wrangler replayed production workloads on a 50-node cluster) and write "
         "OUT/tasks.parquet (one row per attempt, counters at launch), OUT/jobs.parquet and "
-        "OUT/summary.json (rows, pairs, straggler share per workload, excluded jobs).",
+        "OUT/summary.json (rows, pairs, straggler share per workload, excluded jobs). "
+        "With --source flowbench the same files come from FlowBench's real workflow runs "
+        "(see `straggler data fetch --only flowbench`), with counters at launch built "
+        "causally from each executor's history; the simulator options are then ignored.",
+    )
+    p.add_argument(
+        "--source",
+        choices=("simulator", "flowbench"),
+        default="simulator",
+        help="where the trace comes from: the simulator (default) or FlowBench's real runs",
+    )
+    p.add_argument(
+        "--workflows",
+        default=None,
+        help="flowbench: comma separated workflows (default: every one present, e.g. "
+        "1000-genome,casa-wind-full,predict-future-sales)",
+    )
+    p.add_argument(
+        "--anomalies",
+        default=None,
+        help="flowbench: comma separated anomaly folders (default: every one present: "
+        "normal,cpu_2,cpu_3,cpu_4,hdd_5,hdd_10)",
     )
     p.add_argument("--workloads", default="FB2009,FB2010,ALI2017,SYN", help="comma separated")
     p.add_argument("--nodes", type=int, default=50, help="cluster nodes (50)")
@@ -56,8 +77,56 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=func)
 
 
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def _flowbench(args: argparse.Namespace) -> int:
+    """Build the trace from FlowBench's runs and print the summary lines."""
+    from pipelines.flowbench import collect_flowbench
+
+    from tqdm.auto import tqdm
+
+    from pipelines._datadir import resolve_data_dir
+
+    data_dir = resolve_data_dir(args.data_dir)
+
+    with tqdm(desc="flowbench runs", unit="file") as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        s = collect_flowbench(
+            data_dir,
+            args.out,
+            workflows=_split(args.workflows),
+            anomalies=_split(args.anomalies),
+            beta=args.beta,
+            progress=progress,
+        )
+    print(
+        f"{s['attempt_rows']} executor jobs from {s['files']} runs; {s['rows']} labelled in "
+        f"{s['pairs']} (executor, task type) pairs; {s['excluded_rows']} rows in stages of "
+        f"fewer than {s['min_tasks']} jobs excluded; straggler share {s['straggler_share']:.3f} "
+        f"(throttled executors {s['straggler_share_throttled']:.3f}, others "
+        f"{s['straggler_share_unthrottled']:.3f})"
+    )
+    for w in sorted(s["rows_by_workload"]):
+        print(
+            f"  {w:40s} {s['rows_by_workload'][w]:7d} rows  straggler share "
+            f"{s['straggler_share_by_workload'][w]:.3f}"
+        )
+    print(f"wrote {args.out}/tasks.parquet, jobs.parquet, summary.json")
+    return 0
+
+
 def func(args: argparse.Namespace) -> int:
     """Collect the trace and print the summary lines."""
+    if args.source == "flowbench":
+        return _flowbench(args)
     from pipelines._collect import (
         DEFAULT_LOAD,
         check_workloads,
