@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines._grid import grid_points, variant_grid
-from pipelines._metrics import binary_metrics
+from pipelines._metrics import binary_metrics, metric_standard_errors
 from pipelines._splits import Split, fraction_split, leave_pair_out_splits
 
 #: Models of Table 1, in the seed's column order.
@@ -65,14 +65,22 @@ def fit_and_score(
     split: Split,
     grid: dict[str, list[float]] | None,
     seed: int,
+    anomaly: np.ndarray | None = None,
 ) -> dict:
     """Fit ``model`` on ``split`` (choosing grid values on its validation part), score the test.
+
+    ``anomaly`` (optional, one bool per row of ``X``) marks rows known to have run on a
+    degraded node, e.g. FlowBench's throttled executors. It is never shown to the model: the
+    result's ``anomaly_roc_auc`` is how well the predicted probability separates those test
+    rows from the rest.
 
     Returns
     -------
     dict
-        Metrics on the test rows, the chosen point, fit seconds, row counts, and for Wrangler
-        the pairs/rows of the test set without a per-pair model and the accuracy on the rest.
+        Metrics on the test rows with their closed-form standard errors
+        (:func:`pipelines._metrics.metric_standard_errors`), the chosen point, fit seconds,
+        row counts, and for Wrangler the pairs/rows of the test set without a per-pair model
+        and the accuracy on the rest.
     """
     train, test = split.train, split.test
     row = {"model": model, "train_rows": len(train), "test_rows": len(test)}
@@ -88,6 +96,11 @@ def fit_and_score(
     proba = est.predict_proba(X.iloc[test])[:, 1]
     thr = float(point.get("threshold", 0.5))
     row.update(binary_metrics(y[test], proba, thr))
+    row.update(metric_standard_errors(row))
+    if anomaly is not None:
+        a = np.asarray(anomaly, dtype=bool)[test]
+        row["anomaly_rows"] = int(a.sum())
+        row["anomaly_roc_auc"] = binary_metrics(a, proba)["roc_auc"]
     row["params"] = point
     row["status"] = "ok"
     if model == "wrangler":
@@ -103,6 +116,25 @@ def fit_and_score(
             binary_metrics(y[test][sup], proba[sup], thr)["accuracy"] if sup.any() else np.nan
         )
     return row
+
+
+def anomaly_flags(frame: pd.DataFrame) -> np.ndarray | None:
+    """One bool per row: did it run on a node with an injected anomaly? ``None`` when the
+    trace does not say (simulated traces). FlowBench's ``anomaly_type`` is set on the jobs of
+    throttled executors only (:mod:`pipelines.flowbench`); training never reads it.
+
+    Examples
+    --------
+    >>> anomaly_flags(pd.DataFrame({"anomaly_type": [None, "cpu_2"]})).tolist()
+    [False, True]
+    >>> anomaly_flags(pd.DataFrame({"node": ["n0"]})) is None
+    True
+    """
+    if "anomaly_type" not in frame.columns:
+        return None
+    col = frame["anomaly_type"]
+    flags = col.notna() & (col.astype(str).str.strip().str.lower() != "none")
+    return flags.to_numpy(dtype=bool)
 
 
 def _select(model, X, y, split, space, seed) -> dict[str, float]:
@@ -152,11 +184,12 @@ def table1(
     """One row per (fraction, model): test metrics; plus a majority-class row per fraction."""
     X = frame[["node", "workload", *counters]]
     y = frame["straggler"].to_numpy(dtype=np.int64)
+    anomaly = anomaly_flags(frame)
     tasks, keys = [], []
     for f in fractions:
         split = fraction_split(frame, f, val_share if grid is not None else 0.0, test_start)
         for m in models:
-            tasks.append((fit_and_score, (m, X, y, split, grid, seed)))
+            tasks.append((fit_and_score, (m, X, y, split, grid, seed, anomaly)))
             keys.append(f)
     rows = [
         {"fraction": f, **r}
@@ -164,6 +197,7 @@ def table1(
     ]
     test = fraction_split(frame, fractions[0], 0.0, test_start).test
     base = binary_metrics(y[test], np.zeros(len(test)), 0.5)
+    base.update(metric_standard_errors(base))
     for f in fractions:
         rows.append({"fraction": f, "model": "majority", "status": "ok", **base})
     return pd.DataFrame(rows)
@@ -188,10 +222,11 @@ def table2(
     splits = leave_pair_out_splits(
         frame, n_pairs, keep, min_rows, val_share if grid is not None else 0.0, seed
     )
+    anomaly = anomaly_flags(frame)
     tasks, keys = [], []
     for s in splits:
         for m in models:
-            tasks.append((fit_and_score, (m, X, y, s, grid, seed)))
+            tasks.append((fit_and_score, (m, X, y, s, grid, seed, anomaly)))
             keys.append(s)
     rows = []
     for s, r in zip(keys, _run(tasks, jobs, "table 2", engine), strict=True):
@@ -208,13 +243,29 @@ def _pct(v) -> str:
     return "-" if v is None or v != v else f"{100 * v:.1f}%"
 
 
-def _auc(v) -> str:
-    """A threshold-free score with three decimals ('-' when undefined)."""
+def _auc(v, se=None) -> str:
+    """A threshold-free score with three decimals ('-' when undefined), ``±se`` when given."""
     try:
         v = float(v)
     except (TypeError, ValueError):
         return "-"
-    return f"{v:.3f}" if np.isfinite(v) else "-"
+    if not np.isfinite(v):
+        return "-"
+    try:
+        se = float(se)
+    except (TypeError, ValueError):
+        return f"{v:.3f}"
+    return f"{v:.3f}±{se:.3f}" if np.isfinite(se) else f"{v:.3f}"
+
+
+def _pct_se(v, se) -> str:
+    """A share in % with its standard error in points, e.g. ``80.7%±0.3``."""
+    head = _pct(v)
+    try:
+        se = float(se)
+    except (TypeError, ValueError):
+        return head
+    return f"{head}±{100 * se:.1f}" if head != "-" and np.isfinite(se) else head
 
 
 def table1_markdown(t: pd.DataFrame) -> str:
@@ -235,8 +286,10 @@ def table1_markdown(t: pd.DataFrame) -> str:
                 cells.append(f"insufficient data ({r.get('status')})")
                 continue
             cell = (
-                f"{_pct(r['accuracy'])} ({_pct(r['precision'])}/{_pct(r['recall'])}); "
-                f"AUC {_auc(r.get('roc_auc'))}/{_auc(r.get('pr_auc'))}"
+                f"{_pct_se(r['accuracy'], r.get('accuracy_se'))} "
+                f"({_pct(r['precision'])}/{_pct(r['recall'])}); "
+                f"AUC {_auc(r.get('roc_auc'), r.get('roc_auc_se'))}/"
+                f"{_auc(r.get('pr_auc'), r.get('pr_auc_se'))}"
             )
             lacking = _int(r.get("insufficient_pairs"))
             if m == "wrangler" and lacking:
@@ -247,9 +300,21 @@ def table1_markdown(t: pd.DataFrame) -> str:
                     f", supported pairs {_pct(sup)}" if sup == sup and lacking < n_pairs else ""
                 )
             if m == "majority":
-                cell = f"{_pct(r['accuracy'])}; AUC {_auc(r['roc_auc'])}/{_auc(r['pr_auc'])}"
+                cell = (
+                    f"{_pct_se(r['accuracy'], r.get('accuracy_se'))}; "
+                    f"AUC {_auc(r['roc_auc'])}/{_auc(r['pr_auc'])}"
+                )
             cells.append(cell)
         lines.append(f"| {100 * f:g} | " + " | ".join(cells) + " |")
+    if "anomaly_roc_auc" in t.columns and t["anomaly_roc_auc"].notna().any():
+        lines.append(
+            "| anomaly ROC-AUC (largest %) | "
+            + " | ".join(
+                _auc(_largest(t, m, "anomaly_roc_auc")) if m != "majority" else "0.5"
+                for m in models
+            )
+            + " |"
+        )
     lines.append("")
     lines.append(
         "Cells: accuracy (precision/recall) on the test rows ('-': undefined, e.g. no predicted "
@@ -257,9 +322,27 @@ def table1_markdown(t: pd.DataFrame) -> str:
         "('insufficient data'); it predicts those with its global fallback, and 'supported "
         "pairs' is its accuracy on the others. 'majority' always predicts 'not a straggler'. "
         "AUC: ROC-AUC/PR-AUC (average precision) of the predicted probability, threshold-free; "
-        "a score that knows nothing gets 0.5 and the straggler share."
+        "a score that knows nothing gets 0.5 and the straggler share. '±': closed-form "
+        "standard errors (binomial; Hanley-McNeil; delta method for average precision) "
+        "that treat test rows as independent, so lower bounds."
+        + (
+            " Anomaly ROC-AUC: how well the predicted straggler probability separates the "
+            "test rows that ran on a node with an injected anomaly (e.g. FlowBench's throttled "
+            "executors) from the rest, at the largest training share; the model never sees "
+            "the anomaly column."
+            if "anomaly_roc_auc" in t.columns
+            else ""
+        )
     )
     return "\n".join(lines) + "\n"
+
+
+def _largest(t: pd.DataFrame, model: str, col: str):
+    """``col`` of ``model``'s row at the largest training fraction (NaN when absent)."""
+    rows = t[(t["model"] == model) & (t["status"] == "ok")]
+    if rows.empty or col not in rows:
+        return float("nan")
+    return rows.sort_values("fraction")[col].iloc[-1]
 
 
 def table2_markdown(t: pd.DataFrame) -> str:
@@ -280,6 +363,35 @@ def table2_markdown(t: pd.DataFrame) -> str:
                 else str(r.get("status"))
             )
         lines.append(f"| {pair} | {int(g['pair_rows'].iloc[0])} | " + " | ".join(cells) + " |")
+    ok = t[t["status"] == "ok"]
+    if len(ok):
+
+        def mean_se(col: str, m: str) -> str:
+            v = ok.loc[ok["model"] == m, col].astype(float).dropna()
+            if v.empty:
+                return "-"
+            se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
+            return f"{100 * v.mean():.1f}%" + (f"±{100 * se:.1f}" if se == se else "")
+
+        lines.append(
+            "| mean over pairs (±SE) | | "
+            + " | ".join(mean_se("accuracy", m) for m in models)
+            + " |"
+        )
+        if "majority_accuracy" in ok.columns:
+            lines.append(
+                "| majority class, same rows | | "
+                + " | ".join(mean_se("majority_accuracy", m) for m in models)
+                + " |"
+            )
+        if "roc_auc" in ok.columns:
+            lines.append(
+                "| mean ROC-AUC (pairs with both classes) | | "
+                + " | ".join(
+                    _auc(ok.loc[ok["model"] == m, "roc_auc"].astype(float).mean()) for m in models
+                )
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -130,3 +130,31 @@ def test_fraction_parsing():
     assert _floats("0.01,0.5") == [0.01, 0.5]
     with pytest.raises(argparse.ArgumentTypeError, match="comma-separated numbers"):
         _floats("1,x")
+
+
+def test_anomaly_auc_is_the_auc_of_the_test_probabilities(labelled):
+    """``anomaly_roc_auc`` is the ROC-AUC of the model's test probabilities against the
+    anomaly flag, recomputed here from a refit; the flag never reaches the model (the fit's
+    probabilities are the same with and without it)."""
+    from mtl import GroupedMTLSVC
+    from pipelines._evaluate import anomaly_flags, fit_and_score
+
+    frame = labelled.frame.copy()
+    rng = np.random.default_rng(3)
+    frame["anomaly_type"] = np.where(rng.random(len(frame)) < 0.3, "cpu_2", "None")
+    flags = anomaly_flags(frame)
+    assert flags.sum() == (frame["anomaly_type"] == "cpu_2").sum()
+    X = frame[["node", "workload", *labelled.counters]]
+    y = frame["straggler"].to_numpy(dtype=np.int64)
+    split = fraction_split(frame, 0.5, 0.0, 0.66)
+    row = fit_and_score("f0", X, y, split, None, 0, flags)
+    plain = fit_and_score("f0", X, y, split, None, 0)
+    assert "anomaly_roc_auc" not in plain
+    assert row["roc_auc"] == plain["roc_auc"]
+    est = GroupedMTLSVC(variant="f0", threshold=0.5, random_state=0)
+    est.fit(X.iloc[split.train], y[split.train])
+    proba = est.predict_proba(X.iloc[split.test])[:, 1]
+    want = binary_metrics(flags[split.test], proba)["roc_auc"]
+    assert row["anomaly_roc_auc"] == pytest.approx(want)
+    assert row["anomaly_rows"] == int(flags[split.test].sum())
+    assert np.isfinite(row["accuracy_se"]) and row["accuracy_se"] > 0
