@@ -225,3 +225,67 @@ def test_holm_matches_a_hand_computation():
     # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> monotone: 0.06
     assert adj.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert sig.tolist() == [True, False, False, True]
+
+
+# ---------------------------------------------------------------- refusals before any run
+def test_refuses_a_flowbench_trace(trace_dir, tmp_path):
+    """A FlowBench trace's counters do not exist in the simulator: named error, no output."""
+    import shutil
+
+    fb = tmp_path / "fb"
+    shutil.copytree(trace_dir, fb)
+    summ = json.loads((fb / "summary.json").read_text())
+    (fb / "summary.json").write_text(json.dumps({**summ, "source": "flowbench"}))
+    cfg = CompareConfig(traces=str(fb), out=str(tmp_path / "o"), workloads=["SYN"], seeds=1)
+    with pytest.raises(CompareError, match="FlowBench trace"):
+        run_compare(cfg)
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+def test_refuses_workloads_the_models_never_saw(trace_dir, tmp_path):
+    cfg = CompareConfig(
+        traces=str(trace_dir), out=str(tmp_path / "o"), workloads=["SYN", "FB2010"], seeds=1
+    )
+    with pytest.raises(CompareError, match=r"\['FB2010'\].*never saw"):
+        run_compare(cfg)
+
+
+def test_refuses_a_model_on_counters_the_simulator_lacks(trace_dir, tmp_path):
+    """A predictor trained on other counters (here c_0.. of a hand-made trace) is refused,
+    naming the model and the first missing counters."""
+    from test_pipelines_helpers import make_trace
+
+    import mtl
+    from pipelines._dataset import label_stragglers
+
+    lab = label_stragglers(make_trace(n_nodes=3, n_jobs=30, seed=1))
+    pred = mtl.Predictor.from_estimator(mtl.GroupedMTLSVC(variant="f0").fit(lab.X, lab.y))
+    path = pred.save(tmp_path / "foreign")
+    cfg = CompareConfig(
+        traces=str(trace_dir),
+        out=str(tmp_path / "o"),
+        workloads=["SYN"],
+        seeds=1,
+        models={"mtl": str(path)},
+    )
+    missing = [c for c in lab.counters][:1]
+    with pytest.raises(CompareError, match=rf"--model mtl=.*{missing[0]}"):
+        run_compare(cfg)
+
+
+def test_tables_carry_fdr_and_t_intervals(compared):
+    """BH q-values over all cells equal scipy's; the interval is the t-interval."""
+    from scipy import stats
+
+    _, summary = compared
+    t3 = pd.DataFrame(summary["table3"])
+    t4 = pd.DataFrame(summary["table4"])
+    p = np.concatenate([t3["p_value"], t4["p_value"]])
+    ok = np.isfinite(p)
+    q = np.concatenate([t3["p_fdr"], t4["p_fdr"]])
+    np.testing.assert_allclose(q[ok], stats.false_discovery_control(p[ok]))
+    row = t3.dropna(subset=["p_value"]).iloc[0]
+    lo, hi = stats.t.interval(
+        0.95, row["n"] - 1, loc=row["mean"], scale=row["std"] / np.sqrt(row["n"])
+    )
+    assert row["ci_low"] == pytest.approx(lo) and row["ci_high"] == pytest.approx(hi)
