@@ -18,7 +18,11 @@ Stages (each one the ``straggler`` command of its own, called through
    replication on one job: the finite-``n`` analysis (``sim_bridge.theory``) against the
    event engine (``sim_bridge.experiments.single_job``), run in-process
    (:func:`replication_example`); ``straggler reproduce 002`` has the full figure set;
-6. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`, what
+6. ``flowbench``, ``flowbench_table1``: when the data directory holds FlowBench
+   (``straggler data fetch --only flowbench``), its real workflow runs become a trace
+   (``collect --source flowbench``) and Table 1 is measured on it, with the anomaly check
+   (how well the predicted probability finds the throttled executors);
+7. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`, what
    ``straggler report --from OUT`` runs).
 
 A stage whose command module is not installed is skipped, and the demo says so; a stage that
@@ -68,6 +72,12 @@ class DemoProfile:
     min_rows: int = 40
     #: what ``load`` measures (``collect --load-basis``)
     load_basis: str = "realised"
+    #: FlowBench stage (when the data directory has it): workflows and anomaly folders read
+    #: (``None``: all), Table 1's training fractions and models on the real trace
+    fb_workflows: tuple[str, ...] | None = None
+    fb_anomalies: tuple[str, ...] | None = None
+    fb_fractions: tuple[float, ...] = (0.05, 0.2)
+    fb_models: tuple[str, ...] = ("wrangler", "f0", "f0nl", "f0tl")
 
 
 PROFILES: dict[str, DemoProfile] = {
@@ -107,6 +117,11 @@ PROFILES: dict[str, DemoProfile] = {
         rep_tasks=20,
         rep_runs=20,
         rep_ps=(0.0, 0.1, 0.2),
+        # one workflow, its normal and one throttled folder: about 15k real rows
+        fb_workflows=("predict-future-sales",),
+        fb_anomalies=("normal", "cpu_4"),
+        fb_fractions=(0.2,),
+        fb_models=("wrangler", "f0nl"),
     ),
 }
 
@@ -145,6 +160,22 @@ def command_available(name: str) -> bool:
         return importlib.util.find_spec(f"pipelines.commands.{name}") is not None
     except (ImportError, ValueError):
         return False
+
+
+def flowbench_present(data_dir: str | None) -> bool:
+    """Does the data directory hold FlowBench run files (``flowbench/parsed/*/*.csv[.gz]``)?
+
+    Examples
+    --------
+    >>> flowbench_present("/nonexistent")
+    False
+    """
+    from pipelines._datadir import resolve_data_dir
+
+    parsed = resolve_data_dir(data_dir) / "flowbench" / "parsed"
+    if not parsed.is_dir():
+        return False
+    return any(parsed.glob("*/*.csv.gz")) or any(parsed.glob("*/*.csv"))
 
 
 def probe_data(data_dir: str | None, hours: float) -> tuple[list[str], str]:
@@ -548,6 +579,48 @@ class Demo:
                 out=str(d / "compare"),
             ),
             Stage("replication", "replication", None, out=str(d / "replication")),
+            *self._flowbench_stages(),
+        ]
+
+    def _flowbench_stages(self) -> list[Stage]:
+        """FlowBench's real runs into a trace and Table 1 on it, when the data is present
+        (``straggler data fetch --only flowbench``); nothing otherwise."""
+        if not flowbench_present(self.data_dir):
+            return []
+        p, d = self.profile, self.out / "flowbench"
+        collect = ["collect", "--source", "flowbench", "--out", str(d / "trace")]
+        collect += ["--data-dir", str(self.data_dir)] if self.data_dir else []
+        if p.fb_workflows:
+            collect += ["--workflows", ",".join(p.fb_workflows)]
+        if p.fb_anomalies:
+            collect += ["--anomalies", ",".join(p.fb_anomalies)]
+        table1 = [
+            "evaluate",
+            "--traces",
+            str(d / "trace"),
+            "--table",
+            "1",
+            "--out",
+            str(d / "table1"),
+            "--fractions",
+            ",".join(f"{f:g}" for f in p.fb_fractions),
+            "--models",
+            ",".join(p.fb_models),
+            "--single-class-workloads",
+            "drop",
+            "--seed",
+            str(self.seed),
+        ]
+        return [
+            Stage("flowbench", "flowbench", "collect", argv=collect, out=str(d / "trace")),
+            Stage(
+                "flowbench_table1",
+                "flowbench",
+                "evaluate",
+                ("flowbench",),
+                argv=table1,
+                out=str(d / "table1"),
+            ),
         ]
 
     def _evaluate_argv(self, table: int) -> list[str]:

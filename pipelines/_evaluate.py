@@ -505,6 +505,19 @@ def verdict_lines(table: int, claims: dict) -> list[str]:
     ]
 
 
+def _trace_source(traces: str) -> str:
+    """Where the trace came from (its ``summary.json`` ``source``: ``flowbench`` for real
+    runs), ``simulator`` when the summary does not say."""
+    import json
+
+    p = Path(traces)
+    path = p / "summary.json" if p.is_dir() else p.parent / "summary.json"
+    try:
+        return str(json.loads(path.read_text()).get("source") or "simulator")
+    except (OSError, ValueError):
+        return "simulator"
+
+
 def run_evaluate(
     traces: str,
     table: int,
@@ -519,8 +532,12 @@ def run_evaluate(
     models=None,
     min_rows: int = 40,
     engine=None,
+    on_single_class: str = "raise",
 ) -> dict:
     """Compute Table 1 or 2 on a trace; write CSV, Markdown, PNG and summary.json.
+
+    ``on_single_class`` is :func:`pipelines._dataset.check_classes`'s: ``"drop"`` removes
+    workloads whose rows are all one class (listed in the summary's ``data``).
 
     ``min_rows`` is the least number of labelled rows a (node, workload) pair needs to be
     held out in Table 2. ``engine`` (:class:`pipelines._sweep.Engine`) sends the fits to
@@ -537,7 +554,9 @@ def run_evaluate(
     if not (isinstance(jobs, int) and jobs >= 1):
         raise ValueError(f"--jobs must be a positive integer, got {jobs!r}")
     t0 = time.perf_counter()
-    labelled = check_classes(label_stragglers(load_trace(traces), beta, min_tasks))
+    labelled = check_classes(
+        label_stragglers(load_trace(traces), beta, min_tasks), on_single_class=on_single_class
+    )
     frame, counters = labelled.frame, labelled.counters
     g = None if grid in (None, "none") else load_grid(grid)
     outp = Path(out)
@@ -546,6 +565,7 @@ def run_evaluate(
         "command": "evaluate",
         "table": table,
         "traces": str(traces),
+        "trace_source": _trace_source(traces),
         "data": labelled.summary(),
         "data_hash": trace_hash(frame[["node", "workload", *counters, "straggler"]]),
         "grid": grid or "none",

@@ -65,6 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--beta", type=float, default=1.3, help="straggler threshold x job median")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="parallel fit processes")
+    p.add_argument(
+        "--single-class-workloads",
+        choices=("raise", "drop"),
+        default="raise",
+        help="workloads whose rows are all one class: error (default) or drop them (the "
+        "summary lists what was dropped, as train does)",
+    )
     add_engine_options(p)
     p.set_defaults(func=func)
 
@@ -92,6 +99,7 @@ def func(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         models=models,
         min_rows=args.min_rows,
+        on_single_class=args.single_class_workloads,
         engine=engine_from_args(args),
     )
     print(r["markdown"])
