@@ -61,6 +61,14 @@ def _noop(x: int) -> int:
     return x
 
 
+def _burn(seconds: float) -> float:
+    """``seconds`` of CPU time in pure Python (the machine's parallel capacity probe)."""
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        pass
+    return seconds
+
+
 def _grid_costs(tmp: Path, args) -> dict:
     """Seconds of a distinct fit of the default grid (f0nl) on a SYN trace."""
     import pandas as pd
@@ -139,6 +147,13 @@ def main() -> None:
         t0 = time.perf_counter()
         run_sweep(noop, e2, progress=False)
         t_noop = (time.perf_counter() - t0) / len(noop)
+        burn = [SweepTask(f"b{i}", _burn, (0.5,)) for i in range(8)]
+        t0 = time.perf_counter()
+        run_sweep(burn, e2, progress=False)
+        t_burn2 = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        run_sweep(burn, progress=False)
+        t_burn0 = time.perf_counter() - t0
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
     ) as cluster1:
@@ -164,6 +179,10 @@ def main() -> None:
     print(
         f"  machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
         f"{load[2]:.1f} (1/5/15 min; other processes share the cores when it exceeds them)"
+    )
+    print(
+        f"  capacity probe, 8 x 0.5 s CPU tasks: local {t_burn0:.1f} s, 2 workers "
+        f"{t_burn2:.1f} s = {t_burn0 / t_burn2:.2f}x (the most 2 workers could give right now)"
     )
     print("scheduling overhead:")
     print(f"  LocalCluster(2) start          {t_start:6.2f} s (once per command)")
