@@ -39,9 +39,9 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("train", "Training (Optuna grid, MLflow tracking)"),
     ("table1", "Table 1: accuracy against the amount of training data"),
     ("table2", "Table 2: generalising to an unseen (node, workload) pair"),
-    ("flowbench", "Real executions (FlowBench): Table 1 on a real cluster's runs"),
     ("compare", "Tables 3-4: predictor-informed scheduling against speculation"),
     ("replication", "Replication example (seed 002): analysis against the engine"),
+    ("flowbench", "Real executions (FlowBench): Table 1 on a real cluster's runs"),
 )
 
 #: Command name (``summary.json`` key ``command``) -> section key.

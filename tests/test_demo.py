@@ -90,7 +90,8 @@ def test_plan_wires_outputs_to_inputs(tmp_path):
     demo, _ = _demo(tmp_path)
     demo.workloads = ["FB2009", "SYN"]
     stages = {s.name: s for s in demo.plan()}
-    assert [s.section for s in demo.plan()] == [k for k, _ in SECTIONS]
+    # no FlowBench in the demo's data directory: no FlowBench stages
+    assert [s.section for s in demo.plan()] == [k for k, _ in SECTIONS if k != "flowbench"]
     collect_out = stages["collect"].out
     for name in ("train", "table1", "table2", "compare"):
         argv = stages[name].argv
@@ -165,7 +166,7 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
     assert printed.count(" done in ") == 8  # seven stages and the report
     parser = _Ids()
     parser.feed((out / "report.html").read_text(encoding="utf-8"))
-    assert parser.ids == [f"s-{k}" for k, _ in SECTIONS]
+    assert parser.ids == [f"s-{k}" for k, _ in SECTIONS if k != "flowbench"]
     assert parser.srcs and all(s.startswith("data:image/png;base64,") for s in parser.srcs)
     # the headline figures sit at the top level of the summary, read from the stage outputs
     train = json.loads((out / "train" / "summary.json").read_text())
@@ -182,3 +183,23 @@ def test_quick_demo_end_to_end(tmp_path, capsys):
     assert isinstance(summary["verdict"], str) and "prediction_helped" in summary
     html_text = (out / "report.html").read_text(encoding="utf-8")
     assert html_text.index('id="headline"') < html_text.index('id="demo"')
+
+
+def test_plan_adds_flowbench_stages_when_the_data_is_there(tmp_path):
+    """A data directory with FlowBench run files adds collect --source flowbench and Table 1
+    on its trace (dropping single-class task types); the sections then follow SECTIONS."""
+    parsed = tmp_path / "data" / "flowbench" / "parsed" / "normal"
+    parsed.mkdir(parents=True)
+    (parsed / "1000-genome-run0001.csv").write_text("x\n")
+    demo, _ = _demo(tmp_path)
+    demo.data_dir = str(tmp_path / "data")
+    demo.workloads = ["SYN"]
+    stages = {s.name: s for s in demo.plan()}
+    sections = list(dict.fromkeys(s.section for s in demo.plan()))
+    assert sections == [k for k, _ in SECTIONS]
+    fb, t1 = stages["flowbench"].argv, stages["flowbench_table1"].argv
+    assert fb[:3] == ["collect", "--source", "flowbench"]
+    assert fb[fb.index("--data-dir") + 1] == str(tmp_path / "data")
+    assert t1[t1.index("--traces") + 1] == stages["flowbench"].out
+    assert t1[t1.index("--single-class-workloads") + 1] == "drop"
+    assert stages["flowbench_table1"].needs == ("flowbench",)
