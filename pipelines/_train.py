@@ -222,10 +222,12 @@ def _run_training(cfg: TrainConfig) -> dict:
         best_point,
         completed_trials,
         make_estimator,
+        open_study,
         prepare_study,
     )
     from pipelines._tracking import (
         MlflowTrialCallback,
+        close_orphaned_runs,
         default_tracking_uri,
         ensure_experiment,
         log_and_register,
@@ -306,6 +308,12 @@ def _run_training(cfg: TrainConfig) -> dict:
     with mlflow.start_run(experiment_id=experiment_id, run_name=f"train-{study_name}") as run:
         mlflow.log_params({**static, "grid": str(cfg.grid), "grid_points": len(points)})
         mlflow.log_params({"rows": len(frame), "counters": len(counters), "jobs": cfg.jobs})
+        if cfg.tracking_uri is None:
+            # the run directory's own store, under its --out lock: a parent left RUNNING is
+            # a killed earlier train of this directory
+            summary["closed_orphaned_runs"] = close_orphaned_runs(
+                tracking_uri, experiment_id, run.info.run_id
+            )
         status = prepare_study(ctx, points)
         summary["study"].update(status)
         callback = MlflowTrialCallback(tracking_uri, experiment_id, run.info.run_id, static)
@@ -313,6 +321,8 @@ def _run_training(cfg: TrainConfig) -> dict:
         with bar:
             with _PollProgress(ctx, bar):
                 ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback, _engine(cfg), points)
+            # trials a kill lost between Optuna completing them and the callback logging them
+            summary["study"]["trials_reconciled"] = callback.reconcile(open_study(ctx))
             trials = completed_trials(ctx)
             done = len({tuple(r[k] for k in space) for r in trials.to_dict("records")})
             bar.update(max(0, done - bar.n))

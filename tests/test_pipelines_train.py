@@ -339,3 +339,27 @@ def test_selection_metric_and_validation_threshold(trained, trace_dir):
     assert got == pytest.approx(s["validation"]["balanced_accuracy"])
     every = [binary_metrics(yv, p, t)["balanced_accuracy"] for t in np.r_[p, p - 1e-9, 1e-4]]
     assert got >= np.nanmax(every) - 1e-12
+
+
+@pytest.mark.slow
+def test_rerun_closes_a_parent_a_kill_left_running(trace_dir, tmp_path):
+    """A killed train leaves its parent run RUNNING in the run directory's own store; the next
+    train of that directory marks it KILLED (and only it), and reconciles the trial log."""
+    from mlflow import MlflowClient
+
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"lambda0": [1.0], "nu": [1.0], "threshold": [0.5]}))
+    out = tmp_path / "run"
+    args = ["train", "--traces", str(trace_dir), "--out", str(out), "--grid", str(grid)]
+    args += ["--no-register"]
+    assert main(args) == 0
+    s1 = _summary(out)
+    uri = s1["tracking_uri"]
+    client = MlflowClient(uri)
+    exp = client.get_experiment_by_name("straggler-train").experiment_id
+    orphan = client.create_run(exp, run_name="killed-parent").info.run_id
+    assert main([*args, "--overwrite"]) == 0
+    s2 = _summary(out)
+    assert s2["closed_orphaned_runs"] == [orphan]
+    assert client.get_run(orphan).info.status == "KILLED"
+    assert s2["study"]["trials_reconciled"] == 0  # the callback had logged every trial
