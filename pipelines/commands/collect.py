@@ -85,11 +85,10 @@ def _split(text: str | None) -> list[str] | None:
 
 def _flowbench(args: argparse.Namespace) -> int:
     """Build the trace from FlowBench's runs and print the summary lines."""
-    from pipelines.flowbench import collect_flowbench
-
     from tqdm.auto import tqdm
 
     from pipelines._datadir import resolve_data_dir
+    from pipelines.flowbench import collect_flowbench
 
     data_dir = resolve_data_dir(args.data_dir)
 
