@@ -450,3 +450,24 @@ def test_a_few_real_files(shared_data_dir):
     assert trace["node"].str.contains("-container-").all()
     labelled = label_stragglers(trace)
     assert 0.0 < labelled.frame["straggler"].mean() < 0.5
+
+
+# ------------------------------------------------------------------------------ the CLI
+def test_collect_cli_writes_the_same_trace(tiny, tmp_path, capsys):
+    """``straggler collect --source flowbench`` writes what collect_flowbench writes, honours
+    --anomalies, and a bad folder name is a usage error naming it."""
+    from pipelines.cli import main
+
+    out = tmp_path / "cli"
+    assert (
+        main(["collect", "--source", "flowbench", "--data-dir", str(tiny), "--out", str(out)]) == 0
+    )
+    assert "executor jobs from 2 runs" in capsys.readouterr().out
+    collect_flowbench(tiny, tmp_path / "lib")
+    pd.testing.assert_frame_equal(load_trace(out), load_trace(tmp_path / "lib"))
+    one = tmp_path / "one"
+    args = ["collect", "--source", "flowbench", "--data-dir", str(tiny), "--out", str(one)]
+    assert main([*args, "--anomalies", "cpu_2"]) == 0
+    assert set(load_trace(one)["anomaly_folder"]) == {"cpu_2"}
+    assert main([*args, "--anomalies", "cpu_9", "--overwrite"]) == 2
+    assert "cpu_9" in capsys.readouterr().err
