@@ -1127,14 +1127,16 @@ class Simulator:
                 end = att._end = float(now + work)
             elif dem is None:
                 att._c0 = c0
-                if self._bounded and self._beyond_paths(node, now, work):
-                    end = self._checkpoint(att)
+                at = self._bounded and self._check_at(node, pid, now, work, c0, None)
+                if at:
+                    end = self._checkpoint(att, at)
                 else:
                     end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
             else:
                 att._dem = dem
-                if self._bounded and self._beyond_paths(node, now, work):
-                    end = self._checkpoint(att)
+                at = self._bounded and self._check_at(node, pid, now, work, 0.0, dem)
+                if at:
+                    end = self._checkpoint(att, at)
                 else:
                     end = att._end = cluster.end_with(node, pid, now, work, dem)
         attempts.append(att)
@@ -1229,32 +1231,48 @@ class Simulator:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
             att._dem = None
             att._c0 = c0
-            if left > 0.0 and self._bounded and self._beyond_paths(att.node, now, left):
-                end = self._checkpoint(att)
+            at = left > 0.0 and self._bounded and self._check_at(att.node, pid, now, left, c0, None)
+            if at:
+                end = self._checkpoint(att, at)
             else:
                 end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
         else:
             att._dem = dem
-            if self._bounded and self._beyond_paths(att.node, now, left):
-                end = self._checkpoint(att)
+            at = self._bounded and self._check_at(att.node, pid, now, left, 0.0, dem)
+            if at:
+                end = self._checkpoint(att, at)
             else:
                 end = cl.end_with(att.node, pid, now, left, dem)
         att._end = end
         self._seq += 1
         heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
 
-    def _beyond_paths(self, node: int, now: float, work: float) -> bool:
-        """Whether ``work`` cannot be done on ``node`` before the contention paths end, even
-        at the node's fastest rate (``1 / speed``: no contention)."""
+    def _check_at(self, node: int, pid: int, now: float, work: float, c0: float, dem):
+        """Where to re-solve ``work`` started at ``now`` instead of solving its end now, or
+        None: solve it. A checkpoint always lies before the true end (the attempt cannot end
+        by then), so it delays nothing. Without co-located demand: the end of the contention
+        paths when the work is not done by then (exactly as ``Cluster.end_from`` decides to
+        extend them; ``c0`` the cumulative work at ``now``). Under ``dem``: one step before
+        their end when the work is not done by then (a long attempt only: one that could end
+        within 1/32 of the paths left at the node's fastest rate is solved directly)."""
         cl = self.cluster
-        return now + work * self._speed[node] > cl.horizon_steps * cl.dt
+        horizon = cl.horizon_steps
+        end = horizon * cl.dt
+        fastest = work * self._speed[node]  # the rate is at most 1 / speed
+        if now + fastest > end:
+            return end
+        if dem is None:
+            return end if c0 + work >= cl._cum[pid][node, -1] else None
+        last = (horizon - 1) * cl.dt
+        if now + 32.0 * fastest <= end or last <= now:
+            return None
+        return last if cl.work_with(node, pid, now, last, dem) < work else None
 
-    def _checkpoint(self, att: Attempt) -> float:
-        """Schedule ``att``'s re-solve where the contention paths end (returns that time)."""
-        cl = self.cluster
+    def _checkpoint(self, att: Attempt, at: float) -> float:
+        """Schedule ``att``'s re-solve at ``at`` (returned)."""
         att._ckpt = True
-        end = att._end = cl.horizon_steps * cl.dt
-        return end
+        att._end = at
+        return at
 
     def _tenants_left(self, node: int, now: float) -> None:
         """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
