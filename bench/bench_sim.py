@@ -29,11 +29,15 @@ Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 6-
 CPU seconds, not wall): the FB-2009 day streams in 49.8 s CPU at 1,095 MB peak, against
 51.0 s and 1,235 MB in memory. Neither the FB-2009 nor the FB-2010 memory goal is met, and
 what is left is not the trace: ``sim_bridge._cluster`` keeps the contention paths of every
-node for every simulated step from 0 to the latest end time it was asked to solve (about
-92 KB per node and simulated day, grown a day at a time with a transient copy), and one
-attempt with a huge work solves days ahead. FB-2010's first hour on 3,000 x 4 slots reached
-a 16-day horizon (5.6 GB) by 9.7 simulated hours. Expect part 3 at 6 and 24 hours to need
-more memory than this machine has until the paths are kept as a sliding window.
+node for every simulated step from 0 to the latest step any solve touched (about 92 KB per
+node and simulated day, grown a day at a time with a transient copy). Before streaming runs
+re-solved far ends at checkpoints, FB-2010's first hour on 3,000 x 4 slots reached a 21-day
+horizon (9.4 GB, stopped) by 9.7 simulated hours; with the checkpoints the horizon still
+runs ahead, because ``Cluster.end_with`` walks the paths in chunks of up to 1,440 steps past
+the end it finds (4 days at 1.95 simulated hours). The same 3,000 x 4 cluster was saturated
+in hour 1 (12,000 attempts running, 300k tasks waiting): it is not sized for a load of 0.8.
+Expect part 3 at 6 and 24 hours to need more memory than this machine has until the paths
+are a sliding window and ``end_with`` stops at the horizon it needs.
 
 Usage::
 
