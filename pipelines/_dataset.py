@@ -105,6 +105,7 @@ def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.
     if not file.is_file():
         raise FileNotFoundError(f"no trace at {path} (expected a directory with tasks.parquet)")
     require_complete(file.parent)
+    _require_complete_footer(file)
     try:
         frame = pd.read_parquet(file)
     except Exception as exc:  # pyarrow raises several types for a corrupt file
@@ -113,6 +114,24 @@ def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.
         return validate_trace(frame, nan_counters=nan_counters)
     except TraceError as exc:
         raise TraceError(f"{file}: {exc}") from exc
+
+
+def _require_complete_footer(file: Path) -> None:
+    """A trace streamed by a run that stopped early says so in its Parquet footer
+    (:func:`sim_bridge.trace_status`); refuse it, whatever sits beside it."""
+    from pipelines._io import OutputError
+
+    try:
+        from sim_bridge import trace_status
+
+        complete, reason = trace_status(file)
+    except Exception:  # not Parquet: read_parquet names the problem next
+        return
+    if complete is False:
+        raise OutputError(
+            f"{file}: written by a simulation that stopped early ({reason}); it holds only "
+            "part of the run"
+        )
 
 
 def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataFrame:

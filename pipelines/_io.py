@@ -232,3 +232,15 @@ def require_complete(directory: str | os.PathLike[str]) -> None:
             f"{directory}: incomplete output set ({INCOMPLETE_MARKER} present: {who} writing "
             "it was interrupted or is still running); rerun that command into it"
         )
+    summary = Path(directory) / "summary.json"
+    if summary.is_file():
+        try:
+            s = json.loads(summary.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            s = {}
+        if isinstance(s, dict) and (s.get("complete") is False or s.get("status") == "incomplete"):
+            why = s.get("stop_reason") or s.get("message") or "stopped early"
+            raise OutputError(
+                f"{summary}: the run that wrote it did not finish ({why}); its files hold only "
+                "part of the run. Rerun that command into it"
+            )

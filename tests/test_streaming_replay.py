@@ -333,3 +333,30 @@ def test_streaming_paths_grow_with_the_clock_not_with_far_end_times():
     assert ends["mem"]["s1"][1] > 2.5 * day
     assert ends["stream"]["s1"][1] <= day
     assert ends["stream"]["big"][0] > 2.5 * day
+
+
+def test_readers_refuse_a_trace_that_stopped_early(tmp_path):
+    """An early-stopped streamed trace is refused by the trace reader, from its footer alone
+    and from a summary.json that says complete: false."""
+    import json
+
+    from pipelines._dataset import load_trace
+    from pipelines._io import OutputError
+
+    specs = [sim_bridge.JobSpec(f"j{i}", float(i), [1.0, 1.0, 1.0]) for i in range(20)]
+    d = tmp_path / "run"
+    d.mkdir()
+    sim_bridge.simulate(
+        specs, nodes=2, ideal=True, trace_sink=d / "tasks.parquet", max_events=10, progress=False
+    )
+    with pytest.raises(OutputError, match="stopped early"):
+        load_trace(d)
+    full = tmp_path / "full"
+    full.mkdir()
+    sim_bridge.simulate(
+        specs, nodes=2, ideal=True, trace_sink=full / "tasks.parquet", progress=False
+    )
+    assert sim_bridge.trace_status(full / "tasks.parquet")[0] is True
+    (full / "summary.json").write_text(json.dumps({"complete": False, "stop_reason": "SIGTERM"}))
+    with pytest.raises(OutputError, match="SIGTERM"):
+        load_trace(full)
