@@ -76,6 +76,7 @@ def _canonical(meta: Mapping[str, Any]) -> bytes:
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -498,6 +498,7 @@ def _download(
 ) -> tuple[Path, int, str]:
     """Stream ``url`` into a temporary file in ``dest_dir``; return (tmp path, size, sha256)."""
     fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=".download.", suffix=".part")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     h = hashlib.sha256()
     n = 0
     try:
@@ -607,6 +608,7 @@ def fetch_file(
 def _gzip_deterministic(plain: Path, dest_dir: Path, name: str = "") -> Path:
     """Compress ``plain`` (then delete it) at level 9, ``mtime=0``, header file name ``name``."""
     fd, gz = tempfile.mkstemp(dir=dest_dir, prefix=".download.", suffix=".gz.part")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     try:
         with open(plain, "rb") as src, os.fdopen(fd, "wb") as raw:
             with gzip.GzipFile(
@@ -692,6 +694,7 @@ def _copy_if_absent(src: Path, dest: Path) -> bool:
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".download.", suffix=".part")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)

@@ -43,6 +43,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -29,6 +29,7 @@ def save_figure(fig, path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=110, bbox_inches="tight")

@@ -212,6 +212,7 @@ class GridObjective:
         proba = model.predict_proba(val[cols])[:, 1]
         cache.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".npz")
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
         os.close(fd)
         np.savez(tmp, proba=proba, fit_seconds=seconds)
         os.replace(tmp, cache)

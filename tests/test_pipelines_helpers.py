@@ -63,3 +63,14 @@ def test_make_trace_is_valid_and_deterministic():
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(make_trace(seed=4))
     assert len(validate_trace(a)) == len(a)
+
+
+def test_written_results_are_readable_by_others(tmp_path):
+    """Atomic writes go through mkstemp (mode 0600); the result files must end up 0644, as a
+    plain open() would leave them, so a shared results directory is readable."""
+    import stat
+
+    from pipelines._io import atomic_write_text, write_summary
+
+    for path in (atomic_write_text(tmp_path / "a.md", "x"), write_summary(tmp_path, {"a": 1})):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -118,6 +118,7 @@ def paper_comparison() -> list[dict[str, object]]:
 
 def _atomic_write(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
