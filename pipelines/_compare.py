@@ -44,7 +44,7 @@ from pipelines._dataset import (
 )
 from pipelines._io import atomic_write_text, write_summary
 from pipelines._metrics import fdr_bh, holm
-from pipelines._plots import save_figure
+from pipelines._plots import plot_jct_difference, save_figure
 from pipelines._sweep import Engine, SweepTask, run_sweep
 
 #: Table 3's statistics: name -> percentile (None: the mean).
@@ -869,6 +869,13 @@ def _write_outputs(
         "table3_csv": atomic_write_text(out / "table3.csv", _csv(table3)),
         "table4_csv": atomic_write_text(out / "table4.csv", _csv(table4)),
         "tables_md": atomic_write_text(out / "tables.md", md),
+        "jct_difference_png": plot_jct_difference(
+            table3,
+            out / "jct_difference.png",
+            labels=LABELS,
+            title=f"JCT gain over {cfg.speculation} alone, all workloads "
+            f"({cfg.seeds} seed{'s' if cfg.seeds > 1 else ''}, 95% t-intervals)",
+        ),
         "jct_cdf_png": _plot_cdfs(jct_samples, groups, out / "jct_cdf.png", cfg),
         "table3_png": _plot_table3(table3, groups, out / "table3.png", cfg),
         "table4_png": _plot_table4(table4, groups, out / "table4.png", cfg),

@@ -85,7 +85,7 @@ def test_compare_writes_tables_plots_and_summary(compared):
     out, s = compared
     for name in ("table3.csv", "table4.csv", "tables.md", "summary.json"):
         assert (out / name).is_file()
-    for name in ("jct_cdf.png", "table3.png", "table4.png"):
+    for name in ("jct_difference.png", "jct_cdf.png", "table3.png", "table4.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t3 = pd.read_csv(out / "table3.csv")
     groups = {"SYN", ALL}
