@@ -127,3 +127,21 @@ def test_policies_lists_every_registered_policy(capsys):
     assert main(["policies", "--kind", "placement"]) == 0
     placed = [ln.split()[0] for ln in capsys.readouterr().out.strip().splitlines()]
     assert set(placed) == {n for n, c in registry.items() if c.kind == "placement"}
+
+
+def test_workload_lists_are_comma_separated_as_in_collect(tmp_path, capsys):
+    """``--workload A,B`` (collect's convention) and ``--workload A B`` give the same run; an
+    unknown name is a usage error naming it."""
+    import json
+
+    from pipelines.cli import main
+
+    base = ["simulate", "--nodes", "3", "--hours", "0.05", "--no-progress"]
+    assert main([*base, "--workload", "SYN,FB2009", "--out", str(tmp_path / "a")]) == 0
+    assert main([*base, "--workload", "SYN", "FB2009", "--out", str(tmp_path / "b")]) == 0
+    a = json.loads((tmp_path / "a" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert a["jobs"] == b["jobs"] and a["tasks"] == b["tasks"]
+    with pytest.raises(SystemExit) as exc:
+        main([*base, "--workload", "SYN,FOO", "--out", str(tmp_path / "c")])
+    assert exc.value.code == 2 and "FOO" in capsys.readouterr().err

@@ -19,6 +19,23 @@ def _param(text: str) -> tuple[str, object]:
     return key.strip().replace("-", "_"), value
 
 
+def _workload_list(text: str) -> list[str]:
+    """``"FB2009,FB2010"`` -> ``["FB2009", "FB2010"]``, each checked against the names.
+
+    Examples
+    --------
+    >>> _workload_list("FB2009,SYN")
+    ['FB2009', 'SYN']
+    """
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    bad = [w for w in names if w not in WORKLOADS]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(
+            f"unknown workload {', '.join(bad) or repr(text)}; choose from {', '.join(WORKLOADS)}"
+        )
+    return names
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``simulate`` subcommand."""
     p = subparsers.add_parser(
@@ -38,11 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--workload",
+        "--workloads",
+        dest="workload",
         nargs="+",
-        default=["SYN"],
-        choices=WORKLOADS,
+        default=[["SYN"]],
+        type=_workload_list,
         metavar="{" + ",".join(WORKLOADS) + "}",
-        help="workload(s); several share one cluster, interleaved by arrival (default SYN)",
+        help="workload(s), comma separated as in collect and compare (spaces also work); "
+        "several share one cluster, interleaved by arrival (default SYN)",
     )
     p.add_argument("--policy", default="none", help="speculation policy (straggler policies)")
     p.add_argument(
@@ -171,7 +191,8 @@ def func(args: argparse.Namespace) -> int:
     import sim_bridge
     from pipelines._io import write_summary
 
-    workload = args.workload[0] if len(args.workload) == 1 else list(args.workload)
+    names = [w for group in args.workload for w in group]
+    workload = names[0] if len(names) == 1 else names
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stream_kw: dict = {}
