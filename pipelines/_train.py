@@ -308,6 +308,7 @@ def _run_training(cfg: TrainConfig) -> dict:
     with mlflow.start_run(experiment_id=experiment_id, run_name=f"train-{study_name}") as run:
         mlflow.log_params({**static, "grid": str(cfg.grid), "grid_points": len(points)})
         mlflow.log_params({"rows": len(frame), "counters": len(counters), "jobs": cfg.jobs})
+        _log_trace_dataset(frame[[*cols, "straggler"]], cfg.traces, data_hash)
         if cfg.tracking_uri is None:
             # the run directory's own store, under its --out lock: a parent left RUNNING is
             # a killed earlier train of this directory
@@ -476,6 +477,23 @@ def _say_selection(cfg: TrainConfig, summary: dict) -> None:
         f"{v.get('majority_accuracy', float('nan')):.3f})",
         flush=True,
     )
+
+
+def _log_trace_dataset(frame: pd.DataFrame, traces: str, digest: str) -> None:
+    """Log the labelled training table as the run's MLflow dataset input (context
+    ``training``): its schema, row count and our content hash, with the trace path as source
+    (metadata only; the rows stay in the trace)."""
+    import mlflow
+    import mlflow.data
+
+    dataset = mlflow.data.from_pandas(
+        frame,
+        source=str(Path(traces).resolve()),
+        targets="straggler",
+        name=Path(traces).resolve().name or "trace",
+        digest=digest[:36],
+    )
+    mlflow.log_input(dataset, context="training")
 
 
 def _learning_curve(cfg, frame, cols, y, best, test_idx) -> pd.DataFrame:

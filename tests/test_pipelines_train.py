@@ -106,6 +106,11 @@ def test_study_has_each_point_once_and_mlflow_nested_runs(trained):
     assert m["baseline_accuracy"] == pytest.approx(s["test"]["majority_accuracy"])
     assert m["baseline_pr_auc"] == pytest.approx(s["test"]["positive_rate"])
     assert m["baseline_roc_auc"] == 0.5 and "test_balanced_accuracy" in m
+    # the labelled trace is the run's training dataset input, identified by our content hash
+    (inp,) = parent.inputs.dataset_inputs
+    assert {t.key: t.value for t in inp.tags}["mlflow.data.context"] == "training"
+    assert inp.dataset.digest == s["data_hash"][:36]
+    assert json.loads(inp.dataset.profile)["num_rows"] == s["data"]["rows"]
     children = client.search_runs(
         [parent.info.experiment_id],
         filter_string=f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
