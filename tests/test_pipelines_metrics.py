@@ -237,3 +237,40 @@ def test_metric_standard_errors_undefined_inputs_are_nan():
     )
     assert se["accuracy_se"] == 0.0
     assert np.isnan(se["roc_auc_se"]) and np.isnan(se["pr_auc_se"])
+
+
+def _choose_threshold_loop(y, p, rule):
+    """The obvious version: score every candidate with binary_metrics, keep the best, ties
+    to the nearest 0.5 then the lowest."""
+    u = np.unique(p)
+    cands = np.r_[u[0] - 1e-9, (u[:-1] + u[1:]) / 2, u[-1]]
+    best, best_key = 0.5, None
+    for t in cands:
+        v = binary_metrics(y, p, float(t))[rule]
+        if not np.isfinite(v):
+            continue
+        key = (v, -abs(float(t) - 0.5))
+        if best_key is None or key > best_key:
+            best, best_key = float(t), key
+    return float(np.clip(best, 0.001, 0.999))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 1), st.sampled_from([0.1, 0.25, 0.5, 0.75, 0.9]) | st.floats(0.01, 0.99)
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from(["balanced_accuracy", "f1"]),
+)
+def test_choose_threshold_equals_the_loop(pairs, rule):
+    """The vectorised search picks exactly the threshold of the one-candidate-at-a-time loop
+    (ties, repeated probabilities and single-class rows included)."""
+    from pipelines._metrics import choose_threshold
+
+    y = np.array([a for a, _ in pairs])
+    p = np.array([b for _, b in pairs])
+    assert choose_threshold(y, p, rule) == _choose_threshold_loop(y, p, rule)
