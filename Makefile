@@ -25,7 +25,7 @@ test: $(STAMP)
 demo: $(STAMP)
 	@$(BIN)/straggler data fetch --only swim --only alibaba-v2017-batch-task --only alibaba-v2018-machine-usage-subset \
 	  || echo "make demo: could not fetch the public data (see above); the demo falls back to the synthetic workload"
-	$(BIN)/straggler demo --out runs/demo
+	$(BIN)/straggler demo --out runs/demo --overwrite
 
 # executed notebooks/<name>.ipynb from the jupytext scripts, on the venv's kernel
 notebooks: $(STAMP)

@@ -699,7 +699,14 @@ class Demo:
 
     def _cli_runner(self, stage: Stage) -> None:
         assert stage.argv is not None
+        out = Path(str(stage.out))
+        if out.is_dir() and any(out.iterdir()) and "--overwrite" not in stage.argv:
+            # the demo owns its directory (it was claimed with --overwrite to get here): a
+            # stage's results from an earlier demo are replaced, as the whole demo is
+            stage.argv = [*stage.argv, "--overwrite"]
         code, last = _run_cli(stage.argv, self.out / "logs" / f"{stage.name}.log")
+        if code == 130:  # Ctrl-C inside a stage stops the demo, not just that stage
+            raise KeyboardInterrupt
         if code != 0:
             stage.status = "failed"
             stage.reason = f"exit code {code}: {last} (log: logs/{stage.name}.log)"

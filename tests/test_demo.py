@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -203,3 +204,31 @@ def test_plan_adds_flowbench_stages_when_the_data_is_there(tmp_path):
     assert t1[t1.index("--traces") + 1] == stages["flowbench"].out
     assert t1[t1.index("--single-class-workloads") + 1] == "drop"
     assert stages["flowbench_table1"].needs == ("flowbench",)
+
+
+def test_rerun_replaces_stage_results_and_ctrl_c_stops_the_demo(tmp_path, monkeypatch):
+    """A stage whose directory holds an earlier demo's results runs with --overwrite (the
+    demo owns its directory); exit code 130 from a stage (Ctrl-C) stops the whole demo."""
+    import pipelines._demo as demo_mod
+
+    demo, _ = _demo(tmp_path)
+    seen = []
+
+    def fake(argv, log_path):
+        seen.append(list(argv))
+        (Path(argv[argv.index("--out") + 1]) / "summary.json").write_text("{}")
+        return 0, ""
+
+    monkeypatch.setattr(demo_mod, "_run_cli", fake)
+    a = str(tmp_path / "a")
+    fresh = Stage("a", "a", "collect", argv=["collect", "--out", a], out=a)
+    (tmp_path / "a").mkdir()
+    demo._cli_runner(fresh)
+    assert "--overwrite" not in seen[-1] and fresh.status == "ok"
+    again = Stage("a", "a", "collect", argv=["collect", "--out", a], out=a)
+    demo._cli_runner(again)
+    assert seen[-1][-1] == "--overwrite" and again.status == "ok"
+    monkeypatch.setattr(demo_mod, "_run_cli", lambda argv, log_path: (130, "interrupted"))
+    with pytest.raises(KeyboardInterrupt):
+        b = str(tmp_path / "b")
+        demo._cli_runner(Stage("b", "b", "collect", argv=["collect", "--out", b], out=b))
