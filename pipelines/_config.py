@@ -32,9 +32,17 @@ class ConfigError(ValueError):
     """A ``--config`` file that is not TOML or names a key the command does not have."""
 
 
+#: Flags that exclude each other: one given on the command line drops the other's file value.
+EXCLUSIVE: tuple[tuple[str, str], ...] = (("workers", "scheduler"),)
+
+
 def add_config_flag(subparsers: argparse._SubParsersAction) -> None:
-    """Give every registered subcommand a ``--config FILE.toml`` option."""
+    """Give every registered subcommand (and nested subcommand, e.g. ``data fetch``) a
+    ``--config FILE.toml`` option."""
     for sp in subparsers.choices.values():
+        if sp._subparsers is not None:
+            add_config_flag(sp._subparsers._group_actions[0])
+            continue
         if any(CONFIG_FLAG in a.option_strings for a in sp._actions):
             continue
         sp.add_argument(
@@ -59,15 +67,21 @@ def _flags(sp: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 
 def _value(action: argparse.Action, key: str, value: Any, file: Path) -> Any:
     """The namespace value of ``key = value``, converted and checked as the flag would be."""
-    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+    switch = (argparse._StoreTrueAction, argparse._StoreFalseAction, argparse.BooleanOptionalAction)
+    if isinstance(action, switch):
         if not isinstance(value, bool):
             raise ConfigError(f"{file}: key {key!r} is a switch: true or false, got {value!r}")
+        if isinstance(action, argparse.BooleanOptionalAction):  # --x / --no-x
+            return not value if key.startswith(("no-", "no_")) else value
         return value if isinstance(action, argparse._StoreTrueAction) else not value
     if isinstance(value, Mapping):
         raise ConfigError(f"{file}: key {key!r} has a table as its value, expected a flag value")
     many = action.nargs in ("*", "+") or isinstance(action.nargs, int)
-    if isinstance(value, list) and not many:
+    repeat = isinstance(action, argparse._AppendAction)  # --param K=V --param K2=V2
+    if isinstance(value, list) and not (many or repeat):
         value = ",".join(str(v) for v in value)  # a comma-separated flag written as an array
+    if (many or repeat) and not isinstance(value, list):
+        value = [value]  # one value of a list flag is a list of one
     items = value if isinstance(value, list) else [value]
     out = []
     for item in items:
@@ -87,7 +101,12 @@ def _value(action: argparse.Action, key: str, value: Any, file: Path) -> Any:
     return out if isinstance(value, list) else out[0]
 
 
-def load_config(path: str | Path, command: str, sp: argparse.ArgumentParser) -> dict[str, Any]:
+def load_config(
+    path: str | Path,
+    command: str,
+    sp: argparse.ArgumentParser,
+    shared: set[str] | None = None,
+) -> dict[str, Any]:
     """Namespace defaults of ``command`` (destination -> value) from a TOML file.
 
     Raises
@@ -97,6 +116,11 @@ def load_config(path: str | Path, command: str, sp: argparse.ArgumentParser) -> 
     ConfigError
         Not TOML, a key that is not a long flag of ``command``, or a bad value (the message
         names the file, the key and the value).
+
+    Top-level keys serve every command: one that ``command`` lacks is skipped when it is a
+    flag of another command (``shared``: every command's keys), and an error otherwise (a
+    typo). Keys of the ``[command]`` table (``[data.fetch]`` for a nested command) must all
+    be ``command``'s.
 
     Examples
     --------
@@ -118,10 +142,16 @@ def load_config(path: str | Path, command: str, sp: argparse.ArgumentParser) -> 
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: not a TOML file: {exc}") from exc
     flags = _flags(sp)
-    items = {k: v for k, v in doc.items() if not isinstance(v, Mapping)}
-    section = doc.get(command)
+    items = {
+        k: v
+        for k, v in doc.items()
+        if not isinstance(v, Mapping) and (k in flags or shared is None or k not in shared)
+    }
+    section: Any = doc
+    for part in command.split():
+        section = section.get(part) if isinstance(section, Mapping) else None
     if isinstance(section, Mapping):
-        items.update(section)
+        items.update({k: v for k, v in section.items() if not isinstance(v, Mapping)})
     defaults: dict[str, Any] = {}
     for key, value in items.items():
         action = flags.get(key)
@@ -149,13 +179,27 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     command = next((a for a in argv if a in choices), None)
     if command is None:
         return
+    rest = argv[argv.index(command) + 1 :]
+    sp = choices[command]
+    shared = {k for c in choices.values() for k in _flags(c)}
+    if sp._subparsers is not None:  # e.g. `data fetch`
+        nested = sp._subparsers._group_actions[0].choices
+        sub = next((a for a in rest if a in nested), None)
+        if sub is None:
+            return
+        sp, command, rest = nested[sub], f"{command} {sub}", rest[rest.index(sub) + 1 :]
+        shared |= {k for c in nested.values() for k in _flags(c)}
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument(CONFIG_FLAG)
-    known, _ = pre.parse_known_args(argv[argv.index(command) + 1 :])
+    known, _ = pre.parse_known_args(rest)
     if not known.config:
         return
-    sp = choices[command]
-    defaults = load_config(known.config, command, sp)
+    defaults = load_config(known.config, command, sp, shared)
+    given = {a.split("=", 1)[0][2:].replace("-", "_") for a in rest if a.startswith("--")}
+    for a, b in EXCLUSIVE:
+        for mine, other in ((a, b), (b, a)):
+            if mine in given:
+                defaults.pop(other, None)
     for action in sp._actions:
         if action.dest in defaults and action.required:
             action.required = False

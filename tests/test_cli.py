@@ -48,7 +48,47 @@ def test_every_subcommand_takes_config():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, sp in sub.choices.items():
+        if sp._subparsers is not None:  # `data fetch`, `data check`: on the nested commands
+            for sub_name, nested in sp._subparsers._group_actions[0].choices.items():
+                assert any("--config" in a.option_strings for a in nested._actions), sub_name
+            continue
         assert any("--config" in a.option_strings for a in sp._actions), name
+
+
+def test_config_on_off_list_and_repeatable_flags_parse_as_the_flags(tmp_path):
+    """``--x/--no-x`` switches, list flags given one value, and repeatable ``--param`` give
+    the namespace the same flags on the command line give."""
+    base = ["simulate", "--out", "O"]
+    cases = [
+        ("stream = false\n", ["--no-stream"]),
+        ("stream = true\n", ["--stream"]),
+        ("no-stream = true\n", ["--no-stream"]),
+        ('workload = "FB2009"\n', ["--workload", "FB2009"]),
+        ('workload = ["SYN", "FB2009"]\n', ["--workload", "SYN", "FB2009"]),
+        ('param = "quantile=0.9"\n', ["--param", "quantile=0.9"]),
+        ('param = ["quantile=0.9", "cap=2"]\n', ["--param", "quantile=0.9", "--param", "cap=2"]),
+    ]
+    for text, flags in cases:
+        got = vars(_parse_with_config(base, tmp_path, text))
+        want = vars(build_parser().parse_args([*base, *flags]))
+        got.pop("config"), want.pop("config")
+        assert got == want, text
+
+
+def test_config_shared_keys_nested_commands_and_exclusive_flags(tmp_path, capsys):
+    """Top-level keys another command has are skipped (one file serves several commands); a
+    typo at top level is still an error; ``data fetch`` takes --config; --scheduler on the
+    command line drops a --workers from the file."""
+    text = 'table = 1\ntraces = "T"\nout = "O"\nworkers = 2\n'
+    args = _parse_with_config(["compare", "--scheduler", "tcp://h:1"], tmp_path, text)
+    assert args.scheduler == "tcp://h:1" and args.workers is None
+    assert not hasattr(args, "table")
+    args = _parse_with_config(["data", "fetch"], tmp_path, "jobs = 3\n[data.fetch]\nquiet = true\n")
+    assert args.jobs == 3 and args.quiet is True
+    f = tmp_path / "typo.toml"
+    f.write_text('traces = "T"\nout = "O"\ntabel = 1\n')
+    assert main(["evaluate", "--config", str(f)]) == 2
+    assert "unknown key 'tabel'" in capsys.readouterr().err
 
 
 def test_config_sets_defaults_and_flags_win(tmp_path):
