@@ -28,6 +28,10 @@ from pipelines._sweep import (
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: A lost worker that never comes back on a loaded 2-core CI machine must fail its test, not
+#: hang the suite (pytest-timeout; the thread method works under xdist and with Dask's threads).
+pytestmark = pytest.mark.timeout(300, method="thread")
+
 
 # ---------------------------------------------------------------- tasks (module level: picklable)
 def draw(root: int, key: str, n: int = 5) -> list[float]:
