@@ -155,6 +155,39 @@ def test_killed_simulate_is_refused_or_complete(tmp_path):
         assert len(load_trace(out)) > 0
 
 
+def test_killed_rerun_over_old_results_is_refused(tmp_path):
+    """The case that matters: a finished run's files, then a rerun (``--overwrite``,
+    streaming) killed once its new ``tasks.parquet`` is on disk beside the old
+    ``summary.json``. The reader must refuse the mix (OutputError), not read it."""
+    out = tmp_path / "mixed"
+    base = [sys.executable, "-m", "pipelines.cli", "simulate", "--no-progress", "--out", str(out)]
+    subprocess.run([*base, "--hours", "0.05"], check=True, capture_output=True)
+    old = (out / "summary.json").read_bytes()
+    assert len(load_trace(out)) > 0
+    proc = subprocess.Popen(
+        [*base, "--hours", "6", "--stream", "--overwrite"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # until the new run has claimed --out and streamed its first rows
+            marker = (out / INCOMPLETE_MARKER).exists()
+            if marker and (out / "tasks.parquet").exists():
+                break
+            assert proc.poll() is None, "the rerun ended before it was killed"
+            assert time.monotonic() < deadline, "the rerun wrote no tasks.parquet in 120 s"
+            time.sleep(0.01)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert (out / INCOMPLETE_MARKER).exists()
+    if (out / "summary.json").exists():
+        assert (out / "summary.json").read_bytes() == old  # the stale summary is still there
+    with pytest.raises(OutputError, match="incomplete"):
+        load_trace(out)
+
+
 def test_second_writer_is_refused_naming_the_holder(tmp_path, capsys):
     """Two runs into one --out: the second is refused with the first's pid; once the first
     is killed (its lock dies with it) the directory may be written again."""
