@@ -297,7 +297,9 @@ def _plot_vs_p(df: pd.DataFrame, path: Path) -> None:
     from pipelines._plots import _figure
 
     plt = _figure()
-    fig, axes = plt.subplots(2, 3, figsize=(14, 8))
+    fig, axes = plt.subplots(2, 3, figsize=(14, 8), layout="constrained")
+    # the paper's symbols: E[T] the job's latency, E[C] its cost (task-time)
+    symbol = {"latency": "E[T]", "cost": "E[C]"}
     for i, d in enumerate(DISTRIBUTIONS):
         sub = df[df.dist == d]
         base = sub[sub.p == 0.0].iloc[0]
@@ -318,14 +320,14 @@ def _plot_vs_p(df: pd.DataFrame, path: Path) -> None:
             axes[i, 2].plot(g.sim_cost, g.sim_latency, "o-", ms=3, label=lab)
         for ax, key in ((axes[i, 0], "latency"), (axes[i, 1], "cost")):
             ax.plot([0.0], [base[f"sim_{key}"]], "ks", label="baseline p=0")
-            ax.set_xlabel("p")
-            ax.set_ylabel(f"E[{key[0].upper()}]")
-            ax.set_title(f"{d}: E[{key[0].upper()}] vs p")
+            ax.set_xlabel("p (fork when a (1-p) share of tasks is done)")
+            ax.set_ylabel(f"{symbol[key]} ({key})")
+            ax.set_title(f"{d}: {symbol[key]} vs p", fontsize=10)
         axes[i, 2].plot([base.sim_cost], [base.sim_latency], "ks", label="baseline")
-        axes[i, 2].set_xlabel("E[C]")
-        axes[i, 2].set_ylabel("E[T]")
-        axes[i, 2].set_title(f"{d}: trade-off (engine)")
-    axes[0, 0].legend(fontsize=7)
+        axes[i, 2].set_xlabel("E[C] (cost)")
+        axes[i, 2].set_ylabel("E[T] (latency)")
+        axes[i, 2].set_title(f"{d}: trade-off (engine)", fontsize=10)
+    axes[0, 2].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     fig.suptitle(f"Seed 002 Figs. 4/6 (n = {df.n.iloc[0]}): engine (points) vs analysis (lines)")
     save_figure(fig, path)
 
