@@ -359,10 +359,17 @@ class Predictor:
             raise PredictorInputError("frame has a missing node or workload id")
         known = self._known_workloads()
         if known:
-            unseen = [i for i, w in enumerate(luniq) if native_id(w) not in known]
+            # once per predictor and workload: a scheduler scores thousands of batches
+            warned = self.__dict__.setdefault("_warned_unseen", set())
+            unseen = [
+                i
+                for i, w in enumerate(luniq)
+                if native_id(w) not in known and native_id(w) not in warned
+            ]
             if unseen:
                 from ._grouped import warn_unseen_workloads
 
+                warned.update(native_id(luniq[i]) for i in unseen)
                 rows = int(np.isin(lcode, unseen).sum())
                 warn_unseen_workloads([luniq[i] for i in unseen], rows)
         combo, cuniq = pd.factorize(ncode.astype(np.int64) * max(len(luniq), 1) + lcode)

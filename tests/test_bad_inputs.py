@@ -453,8 +453,14 @@ def test_unseen_workload_is_scored_with_a_warning():
     new = X.head(4).assign(workload="FB2010")
     with pytest.warns(UnseenWorkloadWarning, match=r"4 row\(s\) of workload\(s\) \['FB2010'\]"):
         model.predict_proba(new)
+    pred = Predictor.from_estimator(model)
     with pytest.warns(UnseenWorkloadWarning, match="FB2010"):
-        Predictor.from_estimator(model).predict_proba(new)
+        pred.predict_proba(new)
+    with warnings.catch_warnings():  # once per predictor and workload: a scheduler scores
+        warnings.simplefilter("error", UnseenWorkloadWarning)  # thousands of batches
+        pred.predict_proba(new)
+    with pytest.warns(UnseenWorkloadWarning, match="SPARK"):  # a new unseen one is told
+        pred.predict_proba(new.assign(workload="SPARK"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnseenWorkloadWarning)
         model.predict_proba(X)  # every workload known: silent
