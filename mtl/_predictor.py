@@ -570,6 +570,50 @@ def _find_artifact_dir(root: Path) -> Path:
     raise ArtifactError(f"several predictor artifacts under {root}: {[str(p) for p in found]}")
 
 
+def _artifact_location(uri: str, store_uri: str) -> str:
+    """The artifact URI (``file:///...``, ``s3://...``) behind a ``models:/NAME@ALIAS``,
+    ``models:/NAME/VERSION`` or ``runs:/RUN/PATH`` URI, looked up in ``store_uri`` (tracking
+    and registry alike: MLflow's own download ignores a registry passed to it and opens the
+    default one, creating ``./mlflow.db``)."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(store_uri, registry_uri=store_uri)
+    if uri.startswith("models:/"):
+        ref = uri[len("models:/") :]
+        name, sep, alias = ref.partition("@")
+        if sep:
+            version = client.get_model_version_by_alias(name, alias).version
+        else:
+            name, _, version = ref.partition("/")
+        return client.get_model_version_download_uri(name, version)
+    if uri.startswith("runs:/"):
+        run_id, _, sub = uri[len("runs:/") :].partition("/")
+        return client.get_run(run_id).info.artifact_uri.rstrip("/") + "/" + sub
+    return uri  # mlflow-artifacts:/ and the like: MLflow resolves those itself
+
+
+def _relocated_artifact(where: str, store_uri: str) -> Path | None:
+    """Where artifacts recorded at ``where`` are now, when their run directory was moved.
+
+    The store (``sqlite:///DIR/mlflow.db``, as ``straggler train`` writes it) records absolute
+    artifact paths under ``OLD/mlartifacts/``. When that path no longer exists and
+    ``DIR/mlartifacts/`` holds the same relative path, that is the model. ``None`` otherwise
+    (not a SQLite store, not a file artifact, or nothing there).
+    """
+    import re
+    from urllib.parse import unquote, urlparse
+
+    m = re.match(r"^sqlite:///(.+)$", store_uri)
+    parsed = urlparse(where)
+    if not m or parsed.scheme not in ("", "file"):
+        return None
+    old = unquote(parsed.path)
+    if Path(old).exists() or "/mlartifacts/" not in old:
+        return None
+    candidate = Path(m.group(1)).parent / "mlartifacts" / old.split("/mlartifacts/", 1)[1]
+    return candidate if candidate.exists() else None
+
+
 def load_predictor(
     path_or_uri: str | os.PathLike[str],
     *,
@@ -616,13 +660,20 @@ def load_predictor(
                 f"{text}: no MLflow tracking URI (pass tracking_uri=, set MLFLOW_TRACKING_URI "
                 f"or call mlflow.set_tracking_uri); not creating ./mlflow.db"
             )
-        extra = {} if tracking_uri is None else {"tracking_uri": tracking_uri}
+        store = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI")
         tmp = tempfile.mkdtemp(prefix="predictor-")
         try:
             try:
-                local = mlflow.artifacts.download_artifacts(
-                    artifact_uri=text, dst_path=tmp, **extra
-                )
+                if store is None:  # mlflow.set_tracking_uri was called: MLflow resolves it
+                    local = mlflow.artifacts.download_artifacts(artifact_uri=text, dst_path=tmp)
+                else:  # resolve in that store ourselves (registry included), then download
+                    where = _artifact_location(text, store)
+                    moved = _relocated_artifact(where, store)  # a run directory moved since
+                    local = str(moved) if moved is not None else None
+                    if local is None:
+                        local = mlflow.artifacts.download_artifacts(
+                            artifact_uri=where, dst_path=tmp, tracking_uri=store
+                        )
             except Exception as exc:  # MlflowException, sqlalchemy errors, OSError, ...
                 first = (getattr(exc, "message", None) or str(exc)).strip().splitlines()
                 raise ArtifactError(

@@ -200,6 +200,9 @@ def test_mlflow_uri_finds_predictor_in_pyfunc_layout(saved, tmp_path, monkeypatc
     fake = types.ModuleType("mlflow")
     fake.artifacts = types.SimpleNamespace(download_artifacts=download_artifacts)
     monkeypatch.setitem(sys.modules, "mlflow", fake)
+    # the store set globally (mlflow.set_tracking_uri, which also sets this variable in
+    # MLflow 3): MLflow resolves the URI; an explicit store is resolved by load_predictor
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     pred = load_predictor("models:/stragglers/3")
     X, _ = data
     assert np.array_equal(pred.predict_proba(X), load_predictor(saved).predict_proba(X))

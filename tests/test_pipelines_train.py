@@ -368,3 +368,34 @@ def test_rerun_closes_a_parent_a_kill_left_running(trace_dir, tmp_path):
     assert s2["closed_orphaned_runs"] == [orphan]
     assert client.get_run(orphan).info.status == "KILLED"
     assert s2["study"]["trials_reconciled"] == 0  # the callback had logged every trial
+
+
+@pytest.mark.slow
+def test_registered_model_loads_from_its_store_and_after_the_run_directory_moved(
+    trace_dir, tmp_path, monkeypatch
+):
+    """``load_predictor("models:/...", tracking_uri=...)`` resolves the model in that store
+    (registry included; no ./mlflow.db appears in the working directory), and still finds it
+    after the run directory was moved, from the store's own ``mlartifacts/``."""
+    import mtl
+
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"lambda0": [1.0], "nu": [1.0], "threshold": [0.5]}))
+    run = tmp_path / "run"
+    assert main(["train", "--traces", str(trace_dir), "--out", str(run), "--grid", str(grid)]) == 0
+    want = mtl.load_predictor(run / "predictor")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    frame = pd.read_parquet(trace_dir / "tasks.parquet").head(20)
+    for where in (run, tmp_path / "moved"):
+        if where != run:
+            run.rename(where)
+        uri = f"sqlite:///{where / 'mlflow.db'}"
+        for ref in ("models:/straggler-predictor@champion", "models:/straggler-predictor/1"):
+            got = mtl.load_predictor(ref, tracking_uri=uri)
+            assert np.array_equal(got.predict_proba(frame), want.predict_proba(frame))
+    assert not (cwd / "mlflow.db").exists()
+    with pytest.raises(mtl.ArtifactError, match="nope"):
+        mtl.load_predictor("models:/nope@champion", tracking_uri=uri)
