@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import gzip
 import math
 from pathlib import Path
 
@@ -21,9 +20,9 @@ _N_COLS = 9
 
 
 def _open(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return path.open("r", encoding="utf-8", newline="")
+    from sim_bridge._workloads import _open_text  # one damaged-file check for every reader
+
+    return _open_text(path)
 
 
 def load_machine_levels(path: str | Path, dt: float = 60.0) -> tuple[list[str], np.ndarray]:

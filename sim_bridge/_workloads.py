@@ -177,10 +177,42 @@ def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
 
 
 # --------------------------------------------------------------------------- SWIM
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return path.open("r", encoding="utf-8", newline="")
+class _CheckedText:
+    """A data file's lines; a damaged file (truncated or corrupt gzip, bytes that are not
+    UTF-8) raises :class:`DataFormatError` naming the file and the line reached, instead of a
+    zlib/EOF/Unicode traceback."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        if path.suffix == ".gz":
+            self._fh = gzip.open(path, "rt", encoding="utf-8", newline="")
+        else:
+            self._fh = path.open("r", encoding="utf-8", newline="")
+
+    def __enter__(self) -> _CheckedText:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._fh.close()
+
+    def __iter__(self):
+        done = 0
+        try:
+            for line in self._fh:
+                yield line
+                done += 1
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+            raise DataFormatError(
+                self.path,
+                done + 1,
+                "-",
+                f"damaged file ({type(exc).__name__}: {exc}); `straggler data check` "
+                "verifies it, `straggler data fetch` replaces it",
+            ) from exc
+
+
+def _open_text(path: Path) -> _CheckedText:
+    return _CheckedText(path)
 
 
 def read_swim(path: str | Path) -> list[tuple[str, float, float, float, float]]:

@@ -317,3 +317,28 @@ def _real_swim_facts_cached(shared_data_dir):
     if not _FACTS:
         _FACTS.update(_real_swim_facts(shared_data_dir))
     return _FACTS
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not gzip", "not utf-8"])
+def test_damaged_data_files_are_named(tmp_path, damage):
+    """A truncated or corrupt gzip, or bytes that are not UTF-8, in a SWIM, Alibaba 2017 or
+    Alibaba 2018 file: DataFormatError naming the file, not a zlib/EOF/Unicode traceback."""
+    import gzip
+
+    from sim_bridge._alibaba2018 import load_machine_levels
+    from sim_bridge._workloads import read_ali2017, read_swim
+
+    text = "".join(f"job{i}\t{i}\t10\t100\t10\t10\n" for i in range(2000)).encode()
+    packed = gzip.compress(text)
+    raw = {
+        "truncated": packed[:30],  # damaged before the first line is whole
+        "not gzip": b"\x1f\x8b\x08\x00" + b"garbage" * 50,
+        "not utf-8": gzip.compress(b"job0\t0\t1\t1\t1\t1\n\xff\xfe\xfa\n"),
+    }[damage]
+    for reader in (read_swim, read_ali2017, load_machine_levels):
+        f = tmp_path / f"{reader.__name__}.tsv.gz"
+        f.write_bytes(raw)
+        with pytest.raises(DataFormatError, match=rf"{f.name}: line \d+, column ") as err:
+            reader(f)
+        if damage != "not utf-8":  # bad bytes may first break a row's format: named too
+            assert "damaged file" in str(err.value)
