@@ -1,10 +1,11 @@
 """Download the public datasets and verify their SHA-256 (``straggler data fetch|check``).
 
 Two manifests list the files. ``data/sources.json`` (SWIM, Alibaba) describes each file as
-stored in the data directory. FlowBench's upstream ``MANIFEST.tsv``, shipped in the package as
-``pipelines/data/flowbench_manifest.tsv``, lists its 2,122 files (path, bytes, sha256, url) by
-their uncompressed upstream bytes; they live under ``flowbench/`` in the data directory, the run
-CSVs gzip-compressed (``.csv.gz``), and a plain ``.csv`` whose bytes match is accepted too.
+stored in the data directory. ``pipelines/data/flowbench_sources.tsv``, derived from
+FlowBench's upstream ``MANIFEST.tsv`` (path, bytes, sha256; url = a pinned base + path),
+lists its 2,122 files by their uncompressed upstream bytes; they live under ``flowbench/`` in
+the data directory, the run CSVs gzip-compressed (``.csv.gz``), and a plain ``.csv`` whose
+bytes match is accepted too.
 
 Every file is streamed to a temporary ``.download.*.part`` file in its destination folder,
 hashed on the way, and renamed into place only when its size and SHA-256 match the manifest, so
@@ -161,7 +162,7 @@ def manifest_path() -> Path:
 
 def flowbench_manifest_path() -> Path:
     """FlowBench's upstream ``MANIFEST.tsv`` as shipped in the package."""
-    return _PACKAGE_DATA / "flowbench_manifest.tsv"
+    return _PACKAGE_DATA / "flowbench_sources.tsv"
 
 
 def default_manifests() -> list[Path]:
@@ -309,20 +310,30 @@ def load_flowbench_manifest(
     if not path.is_file():
         raise FileNotFoundError(f"FlowBench manifest not found: {path}")
     lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or tuple(lines[0].split("\t")) != FLOWBENCH_COLUMNS:
-        got = lines[0] if lines else ""
+    # the shipped list is derived from upstream's manifest, not a copy of it: a first line
+    # "# url_base<TAB>BASE" and columns path, bytes, sha256 (url = BASE + path)
+    base, first = None, 0
+    if lines and lines[0].startswith("# url_base\t"):
+        base, first = lines[0].split("\t", 1)[1], 1
+    columns = FLOWBENCH_COLUMNS[:3] if base is not None else FLOWBENCH_COLUMNS
+    if len(lines) <= first or tuple(lines[first].split("\t")) != columns:
+        got = lines[first] if len(lines) > first else ""
         raise ValueError(
-            f"{path}: line 1: header must be {chr(9).join(FLOWBENCH_COLUMNS)!r}, got {got!r}"
+            f"{path}: line {first + 1}: header must be {chr(9).join(columns)!r}, got {got!r}"
         )
     out: list[SourceFile] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(lines[1:], start=2):
+    for lineno, line in enumerate(lines[first + 1 :], start=first + 2):
         if not line.strip():
             continue
         where = f"{path}: line {lineno}"
         cells = line.split("\t")
-        if len(cells) != len(FLOWBENCH_COLUMNS):
-            raise ValueError(f"{where}: expected 4 tab-separated fields, got {len(cells)}")
+        if len(cells) != len(columns):
+            raise ValueError(
+                f"{where}: expected {len(columns)} tab-separated fields, got {len(cells)}"
+            )
+        if base is not None:
+            cells.append(base + cells[0])
         rel, size_s, sha, url = cells
         _check_relative(f"{where}: column 'path'", rel)
         if not size_s.isdigit():

@@ -7,7 +7,7 @@ import sys
 
 _DATASETS = (
     "SWIM FB-2009/FB-2010 and the Alibaba 2017/2018 tables (data/sources.json) and FlowBench "
-    "(its upstream MANIFEST.tsv, shipped as pipelines/data/flowbench_manifest.tsv: 2,122 files, "
+    "(upstream's MANIFEST.tsv as pipelines/data/flowbench_sources.tsv: 2,122 files, "
     "stored under flowbench/ with the run CSVs gzip-compressed)"
 )
 
