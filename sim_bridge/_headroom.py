@@ -32,7 +32,8 @@ def headroom_captured(baseline: float, candidate: float, oracle: float) -> float
     float
         The captured share, or NaN when it is undefined: when the oracle gains nothing
         (``oracle >= baseline``: there is no headroom to capture), when an input is NaN or
-        infinite, or when ``baseline - oracle`` overflows.
+        infinite, or when ``baseline - oracle`` or the share overflows (a gain so small that
+        the share is beyond the float range).
 
     Examples
     --------
@@ -51,4 +52,5 @@ def headroom_captured(baseline: float, candidate: float, oracle: float) -> float
     gain = b - o
     if not (math.isfinite(c) and math.isfinite(gain) and gain > 0.0):
         return math.nan
-    return (b - c) / gain
+    share = (b - c) / gain
+    return share if math.isfinite(share) else math.nan  # a subnormal gain overflows it
