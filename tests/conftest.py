@@ -7,8 +7,16 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from hypothesis import settings
 
 matplotlib.use("Agg")
+
+# The suite's property tests draw the same examples on every run (a CI verdict must not depend
+# on the day's random draw) and have no per-example deadline (a loaded 2-core runner is slow,
+# not wrong). HYPOTHESIS_PROFILE=explore draws fresh random examples, to hunt for new cases.
+settings.register_profile("suite", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None, max_examples=500)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
