@@ -236,17 +236,16 @@ def run_case(
 ) -> dict:
     """One replay in a fresh subprocess (its own peak RSS); the child's figures."""
     sink = str(scratch / f"{workload}_{policy}_{hours}.parquet")
-    code = _CHILD.format(
+    case = dict(
         workload=workload,
         policy=policy,
         placement=placement,
         nodes=nodes,
         slots=slots,
         hours=hours,
-        data_dir=data_dir,
         stream=stream,
-        sink=sink,
     )
+    code = _CHILD.format(**case, data_dir=data_dir, sink=sink)
     env = dict(os.environ, TQDM_DISABLE="1")
     res = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
@@ -255,15 +254,7 @@ def run_case(
     if res.returncode != 0:
         raise RuntimeError(f"{workload} {policy} {hours} h run failed:\n{res.stderr}")
     row = json.loads(res.stdout.strip().splitlines()[-1])
-    row.update(
-        workload=workload,
-        policy=policy,
-        placement=placement,
-        nodes=nodes,
-        slots=slots,
-        hours=hours,
-        stream=stream,
-    )
+    row.update(case)
     span = "day" if hours is None else f"{hours:g} h"
     print(
         f"[{workload} {span}, {policy}, {'streaming' if stream else 'in-memory'}] {nodes} nodes "

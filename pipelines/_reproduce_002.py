@@ -131,29 +131,15 @@ def latency_vs_n(
 
 
 def _vs_p_point(d: str, p: float, r: int, k: bool, n: int, runs: int, seed: int) -> dict:
-    """One point of Figs. 4/6 (a sweep task)."""
-    from sim_bridge.experiments import single_job
+    """One point of Figs. 4/6 (a sweep task): a Figs. 3/5 point plus the exact finite-n
+    analysis."""
     from sim_bridge.theory import single_fork_analytic
 
-    dist = DISTRIBUTIONS[d]
-    sim = single_job(dist, n, p, r, k, runs=runs, seed=seed)
-    lat, cost = single_fork_analytic(dist, p, r, k, n, method="closed")
-    ex_lat, ex_cost = single_fork_analytic(dist, p, r, k, n, method="exact")
-    return {
-        "dist": d,
-        "p": p,
-        "r": r,
-        "keep": k,
-        "n": n,
-        "sim_latency": sim["latency"],
-        "sim_latency_se": sim["latency_se"],
-        "sim_cost": sim["cost"],
-        "sim_cost_se": sim["cost_se"],
-        "analysis_latency": lat,
-        "analysis_cost": cost,
-        "exact_latency": ex_lat,
-        "exact_cost": ex_cost,
-    }
+    row = _vs_n_point(d, p, r, k, n, runs, seed)
+    row["exact_latency"], row["exact_cost"] = single_fork_analytic(
+        DISTRIBUTIONS[d], p, r, k, n, method="exact"
+    )
+    return row
 
 
 def metrics_vs_p(n: int, p_grid, runs: int, seed: int, progress: bool = False) -> pd.DataFrame:

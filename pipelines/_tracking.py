@@ -300,12 +300,7 @@ def log_and_register(
     if existing:
         version = min(existing, key=lambda v: int(v.version))
         _retry(lambda: client.set_registered_model_alias(model_name, alias, version.version))
-        return {
-            "model_uri": version.source,
-            "registered_uri": f"models:/{model_name}@{alias}",
-            "version": str(version.version),
-            "reused": "true",
-        }
+        return _registered(version.source, model_name, alias, version.version, reused=True)
     script = Path(__file__).resolve().parent / "_pyfunc_model.py"
     info = mlflow.pyfunc.log_model(
         name="model",
@@ -319,9 +314,14 @@ def log_and_register(
         lambda: mlflow.register_model(info.model_uri, model_name, tags={"predictor_sha256": digest})
     )
     _retry(lambda: client.set_registered_model_alias(model_name, alias, version.version))
+    return _registered(info.model_uri, model_name, alias, version.version, reused=False)
+
+
+def _registered(model_uri: str, name: str, alias: str, version, reused: bool) -> dict[str, str]:
+    """What :func:`log_and_register` reports about the registered version."""
     return {
-        "model_uri": info.model_uri,
-        "registered_uri": f"models:/{model_name}@{alias}",
-        "version": str(version.version),
-        "reused": "false",
+        "model_uri": model_uri,
+        "registered_uri": f"models:/{name}@{alias}",
+        "version": str(version),
+        "reused": "true" if reused else "false",
     }
