@@ -37,7 +37,6 @@ CONTROLS: frozenset[str] = frozenset({"random", "oracle"})
 #: Corrected significance columns compare may write, most preferred first, with their names.
 CORRECTIONS: tuple[tuple[str, str], ...] = (
     ("significant_fdr", "Benjamini-Hochberg FDR"),
-    ("significant_bh", "Benjamini-Hochberg FDR"),
     ("significant_holm", "Holm"),
 )
 
