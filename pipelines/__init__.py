@@ -29,7 +29,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "run_evaluate": ("pipelines._evaluate", "run_evaluate"),
     "FidelityProfile": ("pipelines._fidelity", "FidelityProfile"),
     "run_fidelity": ("pipelines._fidelity", "run_fidelity"),
-    "build_report": ("pipelines._report", "build_report"),
+    "build_report": ("pipelines.report", "build_report"),
     "TrainConfig": ("pipelines._train", "TrainConfig"),
     "run_training": ("pipelines._train", "run_training"),
     "DATA_DIR_ENV": ("pipelines._datadir", "DATA_DIR_ENV"),

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines._report import ReportError, build_report, flatten_summary, render_csv, scan_run
 from pipelines.cli import main
+from pipelines.report import ReportError, build_report, flatten_summary, render_csv, scan_run
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -120,9 +120,11 @@ def test_report_is_self_contained_and_escaped(runs, tmp_path):
     text = "".join(c.text)
     assert text.count(HOSTILE) >= 4
     assert "&lt;script&gt;" in html_text
-    # Markdown is rendered (escaped); its CSV twin is folded in a <details>
-    assert "free text" in text and "<b>1</b>" in html_text
-    assert [t for t, _ in c.tags].count("details") >= 2  # key numbers + the CSV twin
+    # Markdown is shown as its (escaped) source, not converted: the report's own Markdown
+    # parser is gone (issue 14); a Markdown file with a CSV twin is folded, its table comes
+    # from the CSV
+    assert "free text" in text and "| **1** |" in text and "<b>1</b>" not in html_text
+    assert [t for t, _ in c.tags].count("details") >= 2  # key numbers + the Markdown twin
     # numbers from the CSV and summary
     assert "0.1235" in text and "1234" in text
 

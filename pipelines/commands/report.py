@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Write the report and print its path."""
-    from pipelines._report import build_report
+    from pipelines.report import build_report
 
     path = build_report(args.run_dirs, args.out, from_demo=args.from_demo, title=args.title)
     print(f"wrote {path}")

@@ -1,0 +1,77 @@
+"""``straggler report``: one self-contained HTML page (and its Markdown twin) from result dirs.
+
+Every ``straggler`` command that computes results writes ``summary.json`` (and CSV, Markdown
+and PNG files) into its output directory. :func:`build_report` scans such directories and
+writes ``report.html``: inline CSS, every image embedded as a ``data:`` URI, no script, font or
+stylesheet fetched from anywhere, so a browser opens it with no network. Beside it,
+``report.md`` carries the same sections, numbers and tables, with the figures linked.
+
+The package works in three steps, one module each:
+
+- ``_scan``: read a result directory (:func:`read_summary`, :func:`scan_run`,
+  :func:`demo_stages`);
+- ``_collect``: turn the directories into a :class:`Report` of sections, blocks and tables
+  of display strings (every number formatted once, there);
+- ``_render``: the Jinja2 templates in ``templates/`` (HTML autoescaped) render that model.
+
+Tables are rendered from the CSV files (every cell escaped); a Markdown file a command wrote
+is shown as its source text, folded when a CSV of the same name holds its table.
+
+Examples
+--------
+>>> from pipelines.report import SECTIONS
+>>> [key for key, _ in SECTIONS][:3]
+['fidelity', 'collect', 'train']
+"""
+
+from pipelines.report._build import build_report
+from pipelines.report._collect import (
+    COMMAND_SECTION,
+    MAX_IMAGE_BYTES,
+    MAX_TABLE_ROWS,
+    SECTIONS,
+    collect_report,
+    read_table,
+)
+from pipelines.report._model import Block, Grid, Report, Section
+from pipelines.report._render import (
+    render_csv,
+    render_html,
+    render_markdown,
+    train_metrics_table,
+)
+from pipelines.report._scan import (
+    SKIP_DIRS,
+    ReportError,
+    RunDir,
+    demo_stages,
+    read_summary,
+    scan_run,
+)
+from pipelines.report._summary import KEY_FIELDS, flatten_summary
+
+__all__ = [
+    "COMMAND_SECTION",
+    "KEY_FIELDS",
+    "MAX_IMAGE_BYTES",
+    "MAX_TABLE_ROWS",
+    "SECTIONS",
+    "SKIP_DIRS",
+    "Block",
+    "Grid",
+    "Report",
+    "ReportError",
+    "RunDir",
+    "Section",
+    "build_report",
+    "collect_report",
+    "demo_stages",
+    "flatten_summary",
+    "read_summary",
+    "read_table",
+    "render_csv",
+    "render_html",
+    "render_markdown",
+    "scan_run",
+    "train_metrics_table",
+]

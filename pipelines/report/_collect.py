@@ -1,0 +1,327 @@
+"""Result directories -> a :class:`~pipelines.report._model.Report` (sections, blocks, tables).
+
+Sections follow the story of the demo: trace collection, training, Table 1, Table 2,
+Tables 3-4, the replication example; directories of other commands get a section of their
+own after those. A ``straggler demo`` directory expands into its stages.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pipelines._headline import headline, render_headline
+from pipelines.report._model import (
+    Block,
+    DemoRun,
+    Document,
+    Figure,
+    Grid,
+    Report,
+    Section,
+    Stage,
+    fmt_number,
+)
+from pipelines.report._scan import ReportError, RunDir, demo_stages, read_summary, scan_run
+from pipelines.report._summary import key_numbers, train_metrics
+
+#: Section keys in report order, with their headings.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("fidelity", "The simulated world against published facts (straggler fidelity)"),
+    ("collect", "Trace collection"),
+    ("train", "Training (Optuna grid, MLflow tracking)"),
+    ("table1", "Table 1: accuracy against the amount of training data"),
+    ("table2", "Table 2: generalising to an unseen (node, workload) pair"),
+    ("compare", "Tables 3-4: predictor-informed scheduling against speculation"),
+    ("replication", "Replication example (seed 002): analysis against the engine"),
+    ("flowbench", "Real executions (FlowBench): Table 1 on a real cluster's runs"),
+)
+
+#: Command name (``summary.json`` key ``command``) -> section key.
+COMMAND_SECTION: dict[str, str] = {
+    "fidelity": "fidelity",
+    "collect": "collect",
+    "train": "train",
+    "evaluate": "table1",
+    "compare": "compare",
+    "replication": "replication",
+    "reproduce": "replication",
+}
+
+#: Rows shown per table; the rest is in the CSV file beside the report's source.
+MAX_TABLE_ROWS = 60
+#: Images larger than this are linked by name, not embedded.
+MAX_IMAGE_BYTES = 8_000_000
+
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def read_table(path: str | os.PathLike[str], max_rows: int = MAX_TABLE_ROWS, **kw: Any) -> Grid:
+    """The first ``max_rows`` rows of a CSV file, or an empty grid saying why it is unreadable.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("a\\n1\\n2\\n3\\n")
+    >>> g = read_table(p, max_rows=2)
+    >>> g.rows, g.note
+    ([['1'], ['2']], 'first 2 of 3 rows; all in t.csv')
+    """
+    path = Path(path)
+    kw.setdefault("name", path.name)
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        return Grid([], [], error=f"{path.name}: not a readable CSV table ({exc})", **kw)
+    grid = Grid.from_frame(frame, max_rows, **kw)
+    if grid.cut:
+        grid.note = f"first {max_rows} of {grid.total_rows} rows; all in {path.name}"
+    return grid
+
+
+def read_figure(path: Path, root: Path) -> Figure:
+    """A PNG file as a :class:`Figure` (not embedded when it is no PNG or too large)."""
+    link = Path(os.path.relpath(path, root)).as_posix()
+    fig = Figure(name=path.name, alt=path.stem, link=link)
+    data = path.read_bytes()
+    if not data.startswith(_PNG_MAGIC):
+        fig.note = f"{path.name}: not a PNG file, not embedded"
+    elif len(data) > MAX_IMAGE_BYTES:
+        fig.note = f"{path.name}: {len(data)} bytes, too large to embed"
+    else:
+        fig.data_uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return fig
+
+
+def _read_document(path: Path, name: str, folded: bool) -> Document:
+    try:
+        return Document(name, path.read_text(encoding="utf-8"), folded)
+    except UnicodeDecodeError:
+        return Document(name, "", folded, error=f"{path.name}: not UTF-8 text")
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def stage_line(stage: Mapping[str, Any]) -> Stage:
+    """The status line of a demo stage (``stage skipped: reason``), with its command."""
+    status = str(stage.get("status", ""))
+    wall = stage.get("wall_seconds")
+    wall_txt = f", {float(wall):.1f} s" if isinstance(wall, (int, float)) else ""
+    reason = f": {stage['reason']}" if stage.get("reason") else ""
+    return Stage(
+        str(stage.get("name", "")),
+        status,
+        f"stage {status}{wall_txt}{reason}",
+        _command(None, stage),
+    )
+
+
+def _command(run: RunDir | None, stage: Mapping[str, Any] | None) -> str | None:
+    """The command line that wrote a directory (from the demo stage, else its summary)."""
+    if stage and stage.get("argv"):
+        return "straggler " + " ".join(str(a) for a in stage["argv"])
+    if run is None:
+        return None
+    for key in ("command_line", "argv"):
+        val = run.summary.get(key)
+        if isinstance(val, list) and val:
+            return "straggler " + " ".join(str(a) for a in val)
+        if isinstance(val, str) and val:
+            return val
+    return f"straggler {run.command} ... (arguments not recorded in summary.json)"
+
+
+def _block(
+    run: RunDir,
+    files: Sequence[Path],
+    stage: Mapping[str, Any] | None,
+    root: Path,
+    summary: Mapping[str, Any] | None = None,
+) -> Block:
+    summary = run.summary if summary is None else summary
+    block = Block(source=str(run.path), command=_command(run, stage))
+    if stage:
+        block.stage = stage_line(stage)
+    if run.command == "train" and isinstance(summary.get("test"), Mapping):
+        block.metrics = train_metrics(summary)
+    block.key_numbers, block.raw_json = key_numbers(summary, run.command)
+    csv_stems = {f.with_suffix("") for f in files if f.suffix.lower() == ".csv"}
+    for f in files:
+        suffix = f.suffix.lower()
+        if suffix == ".md":
+            twin = f.with_suffix("") in csv_stems
+            block.documents.append(_read_document(f, _rel(f, run.path), folded=twin))
+        elif suffix == ".csv":
+            block.tables.append(read_table(f, name=_rel(f, run.path)))
+        elif suffix == ".png":
+            block.figures.append(read_figure(f, root))
+    return block
+
+
+def _split_evaluate(run: RunDir) -> dict[str, list[Path]]:
+    """Files of an ``evaluate`` directory by table: names with ``table2``/``pair`` go to Table 2."""
+    parts: dict[str, list[Path]] = {"table1": [], "table2": []}
+    for f in run.files:
+        name = f.name.lower().replace("_", "").replace("-", "")
+        key = "table2" if ("table2" in name or "pairout" in name or "leave" in name) else "table1"
+        parts[key].append(f)
+    return parts
+
+
+def _is_flowbench(summary: Mapping[str, Any]) -> bool:
+    return "flowbench" in (summary.get("source"), summary.get("trace_source"))
+
+
+def _sources(
+    sources: Sequence[Path], from_demo: bool
+) -> tuple[list[tuple[Path, dict[str, Any], list[dict[str, Any]]]], list[tuple[Path, Any]]]:
+    """Demo directories (with their stages) and the result directories to report, in order."""
+    demos: list[tuple[Path, dict[str, Any], list[dict[str, Any]]]] = []
+    pending: list[tuple[Path, dict[str, Any] | None]] = []
+    for i, src in enumerate(sources):
+        summary = read_summary(src)
+        if summary.get("command") == "demo" or (from_demo and i == 0 and "stages" in summary):
+            dsum, stages = demo_stages(src)
+            demos.append((src, dsum, stages))
+            for st in stages:
+                if st.get("name") == "report" or not st.get("out"):
+                    continue  # the report itself, or a stage that wrote nothing
+                if st.get("status") == "ok" and Path(st["out"]).resolve() != src.resolve():
+                    pending.append((Path(st["out"]), st))
+        else:
+            pending.append((src, None))
+    return demos, pending
+
+
+def _demo_run(src: Path, dsum: Mapping[str, Any], stages: Sequence[Mapping[str, Any]]) -> DemoRun:
+    total = dsum.get("wall_seconds")
+    rows = []
+    for s in stages:
+        wall = s.get("wall_seconds")
+        rows.append(
+            [
+                str(s.get("name", "")),
+                str(s.get("status", "")),
+                f"{float(wall):.1f}" if isinstance(wall, (int, float)) else "",
+                str(s.get("out") or ""),
+                str(s.get("reason") or ""),
+            ]
+        )
+    return DemoRun(
+        source=str(src),
+        wall=f" in {float(total):.1f} s" if isinstance(total, (int, float)) else "",
+        data_note=str(dsum.get("data_note") or ""),
+        command=_command(None, {"argv": dsum["argv"]}) if dsum.get("argv") else None,
+        stages=Grid(
+            ["stage", "status", "wall s", "output", "note"],
+            rows,
+            total_rows=len(rows),
+            text_columns=[0, 1, 3, 4],
+            status_column=1,
+        ),
+    )
+
+
+def collect_report(
+    run_dirs: Sequence[str | os.PathLike[str]] = (),
+    out: str | os.PathLike[str] = "report",
+    *,
+    from_demo: str | os.PathLike[str] | None = None,
+    title: str = "Straggler prediction: results",
+) -> Report:
+    """Read result directories (and/or a demo directory) into a :class:`Report`.
+
+    Parameters are those of :func:`pipelines.report.build_report`; ``out`` only anchors the
+    relative links of figures in the Markdown rendering.
+
+    Raises
+    ------
+    FileNotFoundError
+        A directory is missing or has no ``summary.json``.
+    ReportError
+        No directory given, or a ``summary.json`` is malformed.
+    """
+    sources = [Path(p) for p in run_dirs]
+    if from_demo is not None:
+        sources.insert(0, Path(from_demo))
+    if not sources:
+        raise ReportError("no result directory given (pass RUN_DIR ... or --from DEMO_DIR)")
+    root = Path(out)
+    demos, pending = _sources(sources, from_demo is not None)
+
+    blocks: dict[str, list[Block]] = {}
+    extra_titles: dict[str, str] = {}
+    summaries: list[dict[str, Any]] = []
+    for path, stage in pending:
+        run = scan_run(path)
+        summaries.append(run.summary)
+        cmd, table = run.command, run.summary.get("table")
+        if _is_flowbench(run.summary):
+            blocks.setdefault("flowbench", []).append(_block(run, run.files, stage, root))
+        elif cmd == "evaluate" and table in (1, 2, "1", "2"):
+            blocks.setdefault(f"table{table}", []).append(_block(run, run.files, stage, root))
+        elif cmd == "evaluate":
+            parts = _split_evaluate(run)
+            subs = {k: run.summary.get(k) for k in ("table1", "table2")}
+            if not any(isinstance(v, Mapping) for v in subs.values()):
+                subs = {"table1": run.summary, "table2": {}}
+            for key in ("table1", "table2"):
+                if key == "table2" and not parts[key] and not subs[key]:
+                    continue
+                sub = subs[key] if isinstance(subs[key], Mapping) else {}
+                blocks.setdefault(key, []).append(_block(run, parts[key], stage, root, sub))
+        else:
+            key = COMMAND_SECTION.get(cmd) or (stage or {}).get("section") or cmd
+            if key not in dict(SECTIONS):
+                extra_titles.setdefault(key, f"straggler {cmd}")
+            blocks.setdefault(key, []).append(_block(run, run.files, stage, root))
+
+    by_command: dict[str, dict[str, Any]] = {}
+    for summ in summaries:
+        if not _is_flowbench(summ):  # the headline is about the simulated loop
+            by_command.setdefault(str(summ.get("command")), summ)
+    head = headline(**{k: by_command.get(k) for k in ("train", "compare", "fidelity", "collect")})
+
+    not_run: dict[str, list[Stage]] = {}
+    for _, _, stages in demos:
+        for st in stages:
+            if st.get("status") != "ok":
+                key = str(st.get("section") or st.get("name"))
+                not_run.setdefault(key, []).append(stage_line(st))
+    known = dict(SECTIONS)
+    ordered = [(k, t) for k, t in SECTIONS if k in blocks or k in not_run]
+    ordered += [(k, extra_titles.get(k, k)) for k in blocks if k not in known]
+    ordered += [(k, k) for k in not_run if k not in known and k not in blocks]
+    return Report(
+        title=title,
+        generated=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        n_sources=len(pending),
+        headline_html=render_headline(head),
+        verdict=str(head.get("verdict") or ""),
+        demos=[_demo_run(*d) for d in demos],
+        sections=[Section(k, t, not_run.get(k, []), blocks.get(k, [])) for k, t in ordered],
+    )
+
+
+__all__ = [
+    "COMMAND_SECTION",
+    "MAX_TABLE_ROWS",
+    "SECTIONS",
+    "collect_report",
+    "fmt_number",
+    "read_figure",
+    "read_table",
+    "stage_line",
+]
