@@ -30,6 +30,7 @@ from pipelines.report._model import (
 )
 from pipelines.report._scan import ReportError, RunDir, demo_stages, read_summary, scan_run
 from pipelines.report._summary import key_numbers, train_metrics
+from pipelines.report._views import VIEWS
 
 #: Section keys in report order, with their headings.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -157,12 +158,14 @@ def _block(
     if run.command == "train" and isinstance(summary.get("test"), Mapping):
         block.metrics = train_metrics(summary)
     block.key_numbers, block.raw_json = key_numbers(summary, run.command)
+    if run.command in VIEWS:
+        block.views = VIEWS[run.command](summary)
     csv_stems = {f.with_suffix("") for f in files if f.suffix.lower() == ".csv"}
     for f in files:
         suffix = f.suffix.lower()
         if suffix == ".md":
-            twin = f.with_suffix("") in csv_stems
-            block.documents.append(_read_document(f, _rel(f, run.path), folded=twin))
+            shown = f.with_suffix("") in csv_stems or bool(block.views)
+            block.documents.append(_read_document(f, _rel(f, run.path), folded=shown))
         elif suffix == ".csv":
             block.tables.append(read_table(f, name=_rel(f, run.path)))
         elif suffix == ".png":

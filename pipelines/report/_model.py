@@ -158,6 +158,7 @@ class Block:
     command: str | None
     stage: Stage | None = None
     metrics: Grid | None = None
+    views: list[Grid] = field(default_factory=list)
     key_numbers: list[KeyNumber] = field(default_factory=list)
     raw_json: str = ""
     documents: list[Document] = field(default_factory=list)
