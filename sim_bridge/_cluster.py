@@ -52,6 +52,11 @@ _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
 _CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
 _NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
+#: released steps are dropped once this many have piled up in front of the window (or at the
+#: next extension, which copies the paths anyway)
+_TRIM_STEPS = 120
+#: set to 1 to keep every contention path step ever computed (the peer of the window)
+KEEP_PATHS_ENV = "STRAGGLER_KEEP_PATHS"
 
 #: the node counters recorded at every launch (column ``c_<name>`` in the trace)
 COUNTER_NAMES: tuple[str, ...] = (
@@ -140,6 +145,11 @@ class Cluster:
         the cause off.
     response_eps : float
         Saturation guard of the convex response (:func:`sim_bridge.world.contention_response`).
+    keep_paths : bool, optional
+        Keep every step of the contention paths ever computed, ignoring :meth:`hold`
+        (default: ``$STRAGGLER_KEEP_PATHS`` is ``1``). Otherwise only a window is kept: from
+        the oldest step any reader holds (:meth:`hold`) to the furthest step read ahead;
+        a read before it raises ``IndexError``. Results are the same either way.
 
     Examples
     --------
@@ -168,6 +178,7 @@ class Cluster:
         bad_node_share: float = BAD_NODE_SHARE,
         response_eps: float = RESPONSE_EPS,
         persistence: PersistenceParams = DEFAULT_PERSISTENCE,
+        keep_paths: bool | None = None,
     ):
         if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
             raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
@@ -179,6 +190,16 @@ class Cluster:
             )
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"parameter dt must be > 0, got {dt!r}")
+        #: what rebuilds this cluster's paths from the start (a profile registered late)
+        self._init_args = dict(
+            n_nodes=n_nodes, slots=slots, seed=seed, source=source, data_dir=data_dir,
+            ideal=ideal, dt=dt, kappa=kappa, mean_hold=mean_hold,
+            bad_node_share=bad_node_share, response_eps=response_eps, persistence=persistence,
+        )  # fmt: skip
+        if keep_paths is None:
+            keep_paths = os.environ.get(KEEP_PATHS_ENV, "") == "1"
+        #: keep every path step (True) or only the window readers hold (:meth:`hold`)
+        self.keep_paths = bool(keep_paths)
         self.n_nodes, self.slots, self.seed = int(n_nodes), int(slots), int(seed)
         self.source, self.ideal, self.dt = source, bool(ideal), float(dt)
         self._now_table = None  # counters_now(): tables of every node for a run of samples
@@ -225,7 +246,16 @@ class Cluster:
             self._synth = CounterSynth(
                 self.seed & 0xFFFFFFFF, self.cores, self.speed, self.slots, self.dt
             )
-        self._horizon = 0  # steps covered by the paths (``_levels.shape[2]``)
+            try:  # an extension built before windows existed reads from step 0 only
+                self._synth.set_levels(self._levels, 0)
+            except TypeError:  # pragma: no cover - a stale build: keep every step
+                self.keep_paths = True
+        self._horizon = 0  # steps covered by the paths (``_base + _levels.shape[2]``)
+        #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
+        self._base = 0
+        self._holds: dict[str, int] = {}  # reader -> the oldest step it may still read
+        #: the most path steps held at once (a run's memory; :attr:`window_steps` now)
+        self.max_window_steps = 0
         self._profiles: list[np.ndarray] = []
         self._lists = None  # profiles, sens and speed as Python lists (rate_with)
         self._rate: list[np.ndarray] = []
@@ -237,6 +267,68 @@ class Cluster:
     @property
     def horizon_steps(self) -> int:
         return self._horizon
+
+    @property
+    def base_step(self) -> int:
+        """The oldest step still kept (0 unless steps were dropped, see :meth:`hold`)."""
+        return self._base
+
+    @property
+    def window_steps(self) -> int:
+        """Path steps held in memory now (``horizon_steps - base_step``)."""
+        return self._horizon - self._base
+
+    def hold(self, reader: str, t: float | None) -> None:
+        """Declare that ``reader`` will read nothing before time ``t`` (None: nothing at all);
+        steps no reader holds are dropped (unless :attr:`keep_paths`). A hold may only move
+        forward: steps once released are gone.
+
+        Examples
+        --------
+        >>> c = Cluster(3, 1, seed=2, keep_paths=False)
+        >>> c.hold("me", 3 * 3600.0)
+        >>> c.base_step, c.window_steps
+        (180, 1260)
+        >>> c.cum_at(0, c.profile_id((1, 0, 0, 0)), 3 * 3600.0) > 0
+        True
+        >>> c.cum_at(0, 0, 60.0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        IndexError: contention paths: step 1 (t=60.0) was dropped (kept from step 180); ...
+        """
+        if t is None:
+            self._holds.pop(reader, None)
+        else:
+            self._holds[reader] = int(t // self.dt)
+        if self.keep_paths or self.ideal or not self._holds:
+            return
+        if self._release_to() - self._base >= _TRIM_STEPS:
+            self._trim(self._release_to() - self._base)
+
+    def _release_to(self) -> int:
+        """The first step some reader still holds (clamped to the horizon)."""
+        if self.keep_paths or not self._holds:
+            return self._base
+        return max(self._base, min(min(self._holds.values()), self._horizon))
+
+    def _dropped(self, k: int, t: float | None = None) -> IndexError:
+        at = f" (t={t!r})" if t is not None else ""
+        return IndexError(
+            f"contention paths: step {k}{at} was dropped (kept from step {self._base}); "
+            "a reader that needs older steps must hold them (Cluster.hold)"
+        )
+
+    def _trim(self, drop: int) -> None:
+        """Drop the first ``drop`` kept steps (one copy of each path, one at a time)."""
+        if drop <= 0:
+            return
+        self._levels = self._levels[:, :, drop:].copy()
+        for pid in range(len(self._rate)):
+            self._rate[pid] = self._rate[pid][:, drop:].copy()
+            self._cum[pid] = self._cum[pid][:, drop:].copy()
+        self._base += drop
+        if self._synth is not None:
+            self._synth.set_levels(self._levels, self._base)
 
     def _new_block(self) -> np.ndarray:
         n, b = self.n_nodes, self._blocks
@@ -261,21 +353,30 @@ class Cluster:
         self._state = state
         return np.clip(out + jitter.transpose(1, 2, 0), 0.0, 1.0)
 
-    def _extend(self) -> None:
-        if self.ideal:
-            return
+    def _next_levels(self) -> np.ndarray:
+        """The next block of levels (blocks are drawn in order, each from its own seed and
+        the state the previous one ended in)."""
         block = self._new_block()
         if self.bad.share > 0:
             block = degrade_levels(
                 block, self.bad, self.bad.capacity_block(self._blocks, block.shape[2], self.dt)
             )
         self._blocks += 1
-        self._levels = np.concatenate([self._levels, block], axis=2)
-        self._horizon = self._levels.shape[2]
+        return block
+
+    def _extend(self) -> None:
+        if self.ideal:
+            return
+        drop = self._release_to() - self._base  # released steps go in the same copy
+        block = self._next_levels()
+        self._levels = np.concatenate([self._levels[:, :, drop:], block], axis=2)
+        self._base += drop
+        self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:
-            self._synth.set_levels(self._levels)
+            self._synth.set_levels(self._levels, self._base)
         for pid, prof in enumerate(self._profiles):
-            self._extend_profile(pid, prof, block)
+            self._extend_profile(pid, prof, block, drop)
+        self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
     def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
         load = np.einsum(
@@ -283,12 +384,29 @@ class Cluster:
         )
         return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
 
-    def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray) -> None:
+    def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray, drop: int) -> None:
         rate = self._block_rate(prof, block)
         cum = self._cum[pid]
         add = cum[:, -1:] + np.cumsum(rate * self.dt, axis=1)
-        self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
-        self._cum[pid] = np.concatenate([cum, add], axis=1)
+        self._rate[pid] = np.concatenate([self._rate[pid][:, drop:], rate], axis=1)
+        self._cum[pid] = np.concatenate([cum[:, drop:], add], axis=1)
+
+    def _cum_before_window(self, prof: np.ndarray) -> np.ndarray:
+        """The cumulative work ``(n_nodes,)`` of profile ``prof`` at the first kept step, as a
+        profile registered before any step was dropped has it (the running sum from step 0,
+        added step by step): the dropped blocks are drawn again, one at a time, by a fresh
+        cluster of the same parameters (blocks are deterministic and drawn in order)."""
+        fresh = Cluster(**self._init_args, keep_paths=True)
+        carry = np.zeros(self.n_nodes)
+        start, levels = 0, fresh._levels
+        while start < self._base:
+            m = min(levels.shape[2], self._base - start)
+            x = self._block_rate(prof, levels[:, :, :m]) * self.dt
+            carry = np.cumsum(np.concatenate([carry[:, None], x], axis=1), axis=1)[:, -1]
+            start += m
+            if start < self._base:
+                levels = fresh._next_levels()
+        return carry
 
     def profile_id(self, sensitivity) -> int:
         """Register a workload sensitivity profile (cpu, mem, disk, net) and return its id."""
@@ -303,8 +421,12 @@ class Cluster:
             return len(self._profiles) - 1
         rate = self._block_rate(prof, self._levels)
         self._rate.append(rate)
-        cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
-        np.cumsum(rate * self.dt, axis=1, out=cum[:, 1:])
+        if self._base == 0:
+            cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
+            np.cumsum(rate * self.dt, axis=1, out=cum[:, 1:])
+        else:  # steps were dropped: the running sum goes on from theirs, step by step
+            carry = self._cum_before_window(prof)
+            cum = np.cumsum(np.concatenate([carry[:, None], rate * self.dt], axis=1), axis=1)
         self._cum.append(cum)
         return len(self._profiles) - 1
 
@@ -323,7 +445,10 @@ class Cluster:
         k = int(t // dt)
         if k >= self._horizon:
             self._ensure_step(k)
-        return float(self._cum[pid][node, k] + (t - k * dt) * self._rate[pid][node, k])
+        j = k - self._base
+        if j < 0:
+            raise self._dropped(k, t)
+        return float(self._cum[pid][node, j] + (t - k * dt) * self._rate[pid][node, j])
 
     def cum_at_nodes(self, pid: int, t: float) -> np.ndarray:
         """:meth:`cum_at` for every node at once."""
@@ -332,7 +457,10 @@ class Cluster:
         dt = self.dt
         k = int(t // dt)
         self._ensure_step(k)
-        return self._cum[pid][:, k] + (t - k * dt) * self._rate[pid][:, k]
+        j = k - self._base
+        if j < 0:
+            raise self._dropped(k, t)
+        return self._cum[pid][:, j] + (t - k * dt) * self._rate[pid][:, j]
 
     def pressure(self, node: int, pid: int, t: float) -> float:
         """Contention pressure in [0, 1) met by profile ``pid`` on ``node`` at ``t``:
@@ -342,7 +470,25 @@ class Cluster:
         k = int(t // self.dt)
         if k >= self._horizon:
             self._ensure_step(k)
-        return float(1.0 - self._rate[pid][node, k] * self.speed[node])
+        if k < self._base:
+            raise self._dropped(k, t)
+        return float(1.0 - self._rate[pid][node, k - self._base] * self.speed[node])
+
+    def step_rates(self, pid: int, k: int) -> np.ndarray:
+        """The rates ``(n_nodes,)`` of profile ``pid`` on every node in step ``k``.
+
+        Examples
+        --------
+        >>> c = Cluster(3, 1, seed=2)
+        >>> pid = c.profile_id((1, 0, 0, 0))
+        >>> bool(c.step_rates(pid, 4)[1] == c.launch_point(1, pid, 4 * 60.0)[1])
+        True
+        """
+        if k >= self._horizon:
+            self._ensure_step(k)
+        if k < self._base:
+            raise self._dropped(k)
+        return self._rate[pid][:, k - self._base]
 
     def work_between(self, node: int, pid: int, t0: float, t1: float) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""
@@ -362,8 +508,11 @@ class Cluster:
         k = int(t // self.dt)
         if k >= self._horizon:
             self._ensure_step(k)
-        r = float(self._rate[pid][node, k])
-        return k, r, float(self._cum[pid][node, k] + (t - k * self.dt) * r)
+        j = k - self._base
+        if j < 0:
+            raise self._dropped(k, t)
+        r = float(self._rate[pid][node, j])
+        return k, r, float(self._cum[pid][node, j] + (t - k * self.dt) * r)
 
     def end_from(
         self, node: int, pid: int, t0: float, k0: int, r0: float, c0: float, work: float
@@ -379,8 +528,8 @@ class Cluster:
             self._extend()
             cum = self._cum[pid]
         row = cum[node]
-        k = int(row.searchsorted(target, side="right")) - 1
-        return float(k * dt + (target - row[k]) / self._rate[pid][node, k])
+        j = int(row.searchsorted(target, side="right")) - 1
+        return float((j + self._base) * dt + (target - row[j]) / self._rate[pid][node, j])
 
     # ----------------------------------------------------------------- co-located tenants
     def rate_with(self, node: int, pid: int, k: int, demand) -> float:
@@ -403,7 +552,9 @@ class Cluster:
             return 1.0
         if k >= self._horizon:
             self._ensure_step(k)
-        lv = self._levels[:, node, k].tolist()
+        if k < self._base:
+            raise self._dropped(k)
+        lv = self._levels[:, node, k - self._base].tolist()
         lists = self._lists
         if lists is None or len(lists[0]) != len(self._profiles):
             lists = self._lists = (
@@ -429,7 +580,10 @@ class Cluster:
         :func:`~sim_bridge.world.contention_response`)."""
         if k0 + m > self._horizon:
             self._ensure_step(k0 + m - 1)
-        lv = self._levels[:, node, k0 : k0 + m] + np.asarray(demand, dtype=float)[:, None]
+        j = k0 - self._base
+        if j < 0:
+            raise self._dropped(k0)
+        lv = self._levels[:, node, j : j + m] + np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
         load = (self._profiles[pid] * self.sens[node]) @ phi
         return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
@@ -503,7 +657,9 @@ class Cluster:
         k = (np.asarray(times, dtype=float) // self.dt).astype(np.int64)
         if k.size:
             self._ensure_step(int(k.max()))
-        return self._levels[:, np.asarray(nodes, dtype=np.int64), k]
+            if int(k.min()) < self._base:
+                raise self._dropped(int(k.min()))
+        return self._levels[:, np.asarray(nodes, dtype=np.int64), k - self._base]
 
     # ----------------------------------------------------------------- counters
     def counters_now(
@@ -628,7 +784,9 @@ class Cluster:
         )
         names = [k for k in arrays if k not in ("load1", "load5", "load15")]
         table = np.stack([arrays[k].reshape(m, rows) for k in names], axis=1)
-        bg_run = (self.cores[:, None] * self._levels[0][:, steps] * 0.3).T  # (sample, node)
+        if m and int(steps[0]) < self._base:
+            raise self._dropped(int(steps[0]), time)
+        bg_run = (self.cores[:, None] * self._levels[0][:, steps - self._base] * 0.3).T
         eps = noise[5:8].reshape(3, m, n).transpose(1, 2, 0)  # (sample, node, 5/6/7)
         return s0, steps.tolist(), names, table, bg_run, eps
 

@@ -76,7 +76,8 @@ cdef class CounterSynth:
         Step of the background levels (s).
 
     Call :meth:`set_levels` with the ``(4, n_nodes, steps)`` background levels (again each
-    time the cluster extends them) before reading.
+    time the cluster extends or trims them) before reading; ``base`` is the absolute step of
+    their first column (a cluster that keeps only a window of its paths).
     """
 
     cdef unsigned long long seed_term
@@ -84,7 +85,7 @@ cdef class CounterSynth:
     cdef const double[::1] cores, speed
     cdef double slots, dt
     cdef const double[:, :, ::1] levels
-    cdef Py_ssize_t horizon, n_nodes
+    cdef Py_ssize_t horizon, n_nodes, base
     cdef object _keep
 
     def __init__(self, long long seed, cores, speed, int slots, double dt):
@@ -96,21 +97,26 @@ cdef class CounterSynth:
         self.slots = slots
         self.dt = dt
         self.horizon = 0
+        self.base = 0
 
     def __reduce__(self):
         return _rebuild, (
             self.seed_low, np.asarray(self.cores), np.asarray(self.speed), int(self.slots),
-            self.dt, self._keep,
+            self.dt, self._keep, self.base,
         )
 
-    def set_levels(self, levels) -> None:
-        """The background levels ``(4, n_nodes, steps)`` (kept by reference)."""
+    def set_levels(self, levels, Py_ssize_t base=0) -> None:
+        """The background levels ``(4, n_nodes, steps)`` (kept by reference) of the steps
+        ``base, base + 1, ...``."""
+        if base < 0:
+            raise ValueError(f"base must be >= 0, got {base}")
         arr = np.ascontiguousarray(levels, dtype=np.float64)
         if arr.ndim != 3 or arr.shape[0] != 4 or arr.shape[1] != self.n_nodes:
             raise ValueError(f"levels must have shape (4, {self.n_nodes}, steps), got {arr.shape}")
         self._keep = arr
         self.levels = arr
-        self.horizon = arr.shape[2]
+        self.base = base
+        self.horizon = base + arr.shape[2]
 
     cdef void _row(
         self, long long node, double time, double running, double load1, double load5,
@@ -120,7 +126,7 @@ cdef class CounterSynth:
         # d0..d3: the co-located tasks' demand on (cpu, mem, disk, net), added to the levels
         # (capped at 1) as the tasks' rates see them
         cdef long long sample = <long long>py_floordiv(time, 10.0)
-        cdef long long k = <long long>py_floordiv(time, self.dt)
+        cdef long long k = <long long>py_floordiv(time, self.dt) - self.base
         cdef double cpu = _clip(self.levels[0, node, k] + d0, 0.0, 1.0)
         cdef double mem = _clip(self.levels[1, node, k] + d1, 0.0, 1.0)
         cdef double disk = _clip(self.levels[2, node, k] + d2, 0.0, 1.0)
@@ -183,6 +189,10 @@ cdef class CounterSynth:
             raise ValueError(f"time must be >= 0, got {time!r}")
         if <long long>py_floordiv(time, self.dt) >= self.horizon:
             raise IndexError(f"time {time!r} is beyond the background levels' horizon")
+        if <long long>py_floordiv(time, self.dt) < self.base:
+            raise IndexError(
+                f"time {time!r} is before the background levels kept (from step {self.base})"
+            )
         return 0
 
     def row(
@@ -232,9 +242,9 @@ cdef class CounterSynth:
         return out
 
 
-def _rebuild(seed, cores, speed, slots, dt, levels):
+def _rebuild(seed, cores, speed, slots, dt, levels, base=0):
     """Unpickle a :class:`CounterSynth` (a cluster is picklable and deep-copyable)."""
     synth = CounterSynth(seed, cores, speed, slots, dt)
     if levels is not None:
-        synth.set_levels(levels)
+        synth.set_levels(levels, base)
     return synth

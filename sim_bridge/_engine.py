@@ -575,6 +575,8 @@ class Simulator:
         #: an attempt that cannot end before them gets a checkpoint there), so the paths grow
         #: with the clock and not with the farthest end time ever solved
         self._bounded = not self.keep_history
+        if self._bounded:  # nothing of the paths may go before the loop says so
+            cluster.hold("engine", 0.0)
         if not self.keep_history and on_job_done is None:
             raise ValueError("keep_history=False needs an on_job_done callback")
         self._on_job_done = on_job_done
@@ -808,6 +810,8 @@ class Simulator:
                 self._check_stuck()
             if self.events >= next_check:
                 next_check = self.events + _CHECK_EVERY
+                if self._bounded:
+                    self._hold_paths()
                 if progress_bar is not None:
                     n_fin = self.n_arrived - len(self._active)
                     progress_bar.update(n_fin - finished_before)
@@ -829,6 +833,13 @@ class Simulator:
                 f"{self.placement.name!r} / speculation {self.speculation.name!r} "
                 "left tasks waiting"
             )
+
+    def _hold_paths(self) -> None:
+        """Tell the cluster the oldest time the jobs alive may still read (streaming runs):
+        every read of a live job (its attempts' progress, the counters at their launches)
+        is at or after the oldest live job's submission, so older path steps can go."""
+        active = self._active
+        self.cluster.hold("engine", next(iter(active.values())).submit_time if active else self.now)
 
     def _check_stuck(self) -> None:
         if self._n_arrivals_left or self._n_wakes or self._n_running:
@@ -1299,7 +1310,7 @@ class Simulator:
                 if len(self._median_cache) > 65536:
                     self._median_cache.clear()
                 med = self._median_cache[key] = float(
-                    np.median(1.0 / cluster._rate[pid][:, key[1]])
+                    np.median(1.0 / cluster.step_rates(pid, key[1]))
                 )
         (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
 

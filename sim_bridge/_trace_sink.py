@@ -13,6 +13,7 @@ rows of every job finished so far: each job in the file is whole).
 
 from __future__ import annotations
 
+import math
 import os
 from array import array
 from operator import attrgetter
@@ -255,6 +256,9 @@ class TraceSink:
         self.acc = SummaryAccumulator(beta)
         self._node_names = _node_names(cluster.n_nodes)
         self._atts: list = []
+        #: the oldest submission among the buffered jobs: the counters at their launches are
+        #: read at the flush, so the cluster keeps its paths from there (``Cluster.hold``)
+        self._oldest = math.inf
         self._rows: list[_JobRow] = []
         self._n_att = array("q")
         self._writer = None
@@ -268,6 +272,9 @@ class TraceSink:
         """Buffer the attempts of ``job`` (finished: every attempt closed)."""
         atts = self._atts
         before = len(atts)
+        if self.record_counters and job.submit_time < self._oldest:
+            self._oldest = job.submit_time
+            self.cluster.hold("trace_sink", job.submit_time)
         for task in job.tasks:
             atts.extend(task.attempts)
         self._n_att.append(len(atts) - before)
@@ -287,6 +294,9 @@ class TraceSink:
             return
         self._atts = []
         self._write(self._table(atts))
+        if self._oldest != math.inf:
+            self._oldest = math.inf
+            self.cluster.hold("trace_sink", None)
 
     def _table(self, atts: list) -> pd.DataFrame:
         n = len(atts)
