@@ -21,15 +21,13 @@ import os
 import threading
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pipelines._dataset import (
-    DEFAULT_BETA,
-    DEFAULT_MIN_TASKS,
     check_classes,
     label_stragglers,
     load_trace,
@@ -46,45 +44,7 @@ from pipelines._metrics import (
     per_pair_metrics,
 )
 from pipelines._splits import fraction_split
-
-#: Training fractions of the accuracy-against-data curve logged with every training run.
-CURVE_FRACTIONS: tuple[float, ...] = (0.05, 0.1, 0.2, 0.4, 0.66)
-
-
-@dataclass
-class TrainConfig:
-    """Settings of one ``straggler train`` run (see ``straggler train --help``)."""
-
-    traces: str
-    out: str
-    variant: str = "f0nl"
-    grid: str = "default"
-    jobs: int = 1
-    #: Dask: a LocalCluster of this many processes (``--workers``) or an existing scheduler
-    #: (``--scheduler``/``STRAGGLER_DASK_SCHEDULER``); both None: ``jobs`` local processes
-    workers: int | None = None
-    scheduler: str | None = None
-    tracking_uri: str | None = None
-    experiment: str = "straggler-train"
-    beta: float = DEFAULT_BETA
-    min_tasks: int = DEFAULT_MIN_TASKS
-    fraction: float = 0.66
-    val_share: float = 0.25
-    test_start: float = 0.66
-    #: validation metric the grid is chosen by (:data:`pipelines._metrics.SELECTION_METRICS`
-    #: cannot be flattered by class imbalance; the others are accepted for the paper's setting)
-    metric: str = "roc_auc"
-    #: how the decision threshold is chosen on the validation rows of the chosen fit:
-    #: maximise balanced accuracy (default) or F1, or keep the grid point's threshold
-    threshold_rule: str = "balanced_accuracy"
-    seed: int = 0
-    max_trials: int | None = None
-    curve_fractions: tuple[float, ...] = CURVE_FRACTIONS
-    register: bool = True
-    model_name: str = "straggler-predictor"
-    alias: str = "champion"
-    nan_counters: str = "raise"
-    on_single_class: str = "raise"
+from pipelines._train_config import CURVE_FRACTIONS, TrainConfig  # noqa: F401 (re-exported)
 
 
 def _check_config(cfg: TrainConfig) -> None:
