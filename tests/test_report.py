@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.report import ReportError, build_report, flatten_summary, render_csv, scan_run
+from pipelines.report._render import md_text
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -360,3 +363,189 @@ def test_jct_difference_table_is_the_t_interval_and_the_plot_keeps_the_legend_ou
     assert out.read_bytes()[:4] == b"\x89PNG"
     assert captured["legend_x0"] >= captured["axes_x1"]  # the legend covers no data
     assert captured["n_entries"] == 3 + 1  # three policies and the speculation line
+
+
+# ----------------------------------------------------------------------------- templates
+
+
+def _section_dirs(tmp: Path) -> dict[str, Path]:
+    """One minimal result directory per section of the story, keyed by section."""
+    vals = {"mtl": [4.0, 6.0, 5.0], "random": [1.0, 0.0, 0.5]}
+    return {
+        "fidelity": _run(tmp, "fid", {"command": "fidelity", "counts": {"pass": 2}}),
+        "collect": _run(tmp, "col", {"command": "collect", "rows": 10}),
+        "train": _run(tmp, "tr", {"command": "train", "test": {"rows": 4, "accuracy": 0.5}}),
+        "table1": _run(tmp, "t1", {"command": "evaluate", "table": 1}, table1__csv="a\n1\n"),
+        "table2": _run(tmp, "t2", {"command": "evaluate", "table": 2}, table2__csv="a\n2\n"),
+        "compare": _run(tmp, "cmp", _compare_summary(vals, {"mtl"})),
+        "replication": _run(tmp, "rep", {"command": "replication", "r": 3}),
+        "flowbench": _run(tmp, "fb", {"command": "collect", "source": "flowbench", "rows": 5}),
+    }
+
+
+def test_each_section_renders_from_its_input_and_is_named_when_absent(tmp_path):
+    from pipelines.report import SECTIONS
+
+    dirs = _section_dirs(tmp_path)
+    headings = dict(SECTIONS)
+    for key, d in dirs.items():
+        out = build_report([d], tmp_path / f"rep_{key}")
+        c = _parse(out)
+        ids = [a["id"] for t, a in c.tags if t == "h2" and "id" in a]
+        assert ids == [f"s-{key}"], key
+        html_text = out.read_text(encoding="utf-8")
+        note = html_text[html_text.index('class="note absent"') :]
+        note = html.unescape(note[: note.index("</p>")])
+        for other, heading in SECTIONS:
+            # every other section of the story is named as missing, this one is not
+            assert (heading in note) == (other != key), (key, other)
+        md = (out.parent / "report.md").read_text(encoding="utf-8")
+        assert f"## {headings[key]}" in md or f"## {md_text(headings[key])}" in md
+    # all of them: nothing is missing, and the story's order holds
+    out = build_report(list(dirs.values())[::-1], tmp_path / "rep_all")
+    ids = [a["id"] for t, a in _parse(out).tags if t == "h2" and "id" in a]
+    assert ids == [f"s-{k}" for k, _ in SECTIONS]
+    assert 'class="note absent"' not in out.read_text(encoding="utf-8")
+    assert "Not in this report" not in (out.parent / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_hostile_workload_name_is_text_in_both_renderings(tmp_path):
+    vals = {"mtl": [4.0, 6.0, 5.0], "random": [1.0, 0.0, 0.5]}
+    summary = _compare_summary(vals, {"mtl"})
+    for rec in summary["table3"] + summary["table4"]:
+        rec["workload"] = HOSTILE
+    summary["policies"]["mtl"] = HOSTILE + "|**x**"
+    cmp_dir = _run(tmp_path, "cmp", summary)
+    col = _run(tmp_path, "col", {"command": "collect", "workloads": [HOSTILE], "rows": 3})
+    pd.DataFrame({"workload": [HOSTILE], HOSTILE: [1.5]}).to_csv(col / "w.csv", index=False)
+    (col / "w.md").write_text(f"| {HOSTILE} |\n")
+    (col / "<img src=x onerror=alert(1)>.png").write_bytes(b"not a png")
+    out = build_report([cmp_dir, col], tmp_path / "rep", title=HOSTILE)
+    c = _parse(out)
+    assert not c.stack and not c.unbalanced
+    names = [t for t, _ in c.tags]
+    assert "script" not in names and names.count("img") == 0  # the fake PNG is a note
+    text = "".join(c.text)
+    # title, header, pivot columns (workload x label), CSV cell + header, Markdown source, ...
+    assert text.count(HOSTILE) >= 8
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "<script" not in md and "<img" not in md
+    assert md.count("&lt;script&gt;") >= 6
+    # a '|' in a label does not split a Markdown table row
+    for line in md.splitlines():
+        if line.startswith("| statistic"):
+            assert _md_row(line) == [
+                "statistic",
+                f"{HOSTILE} {HOSTILE}|**x**",
+                f"{HOSTILE} random refusal",
+            ]
+    assert any("alert(&quot;x&quot;)" in cell or 'alert("x")' in cell for cell in _md_cells(md))
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+class _Tables(HTMLParser):
+    """The cells of every table outside the headline box, as text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cells: list[str] = []
+        self._cell: list[str] | None = None
+        self._headline = 0
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section":
+            self._depth += 1
+            if dict(attrs).get("id") == "headline":
+                self._headline = self._depth
+        if tag in ("td", "th") and not self._headline:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            if self._headline == self._depth:
+                self._headline = 0
+            self._depth -= 1
+        if tag in ("td", "th") and self._cell is not None:
+            self.cells.append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _md_row(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [html.unescape(re.sub(r"\\(.)", r"\1", c)).strip() for c in cells]
+
+
+def _md_cells(md: str) -> list[str]:
+    rows = [_md_row(line) for line in md.splitlines() if line.startswith("|")]
+    return [c for r in rows if not all(re.fullmatch(r"-*:?", x) for x in r) for c in r]
+
+
+def test_markdown_and_html_carry_the_same_numbers(runs, tmp_path):
+    vals = {"mtl": [4.0, 6.0, 5.0], "random": [1.0, 0.0, 0.5]}
+    summary = _compare_summary(vals, {"mtl"})
+    for rec in summary["table3"] + summary["table4"]:
+        rec["std"] = float(np.std(rec["per_seed"], ddof=1))
+    cmp_dir = _run(tmp_path, "compare", summary)
+    train = _run(
+        tmp_path,
+        "train2",
+        {"command": "train", "test": {"rows": 40, "positives": 10, "accuracy": 0.7, "f1": 0.31}},
+    )
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    stages = [
+        {"name": n, "status": "ok", "out": str(d), "wall_seconds": 1.25 * i}
+        for i, (n, d) in enumerate([("collect", runs["collect"]), ("compare", cmp_dir)])
+    ] + [{"name": "train", "status": "failed", "out": None, "reason": "exit 3"}]
+    (demo / "summary.json").write_text(json.dumps({"command": "demo", "stages": stages}))
+    out = build_report([runs["train"], runs["evaluate"], train], tmp_path / "rep", from_demo=demo)
+    parser = _Tables()
+    parser.feed(out.read_text(encoding="utf-8"))
+    md = (out.parent / "report.md").read_text(encoding="utf-8")
+    md_cells = [c for c in _md_cells(md) if c not in ("key", "value")]  # the kv header
+    html_numbers = sorted(_NUMBER.findall(" ".join(parser.cells)))
+    md_numbers = sorted(_NUMBER.findall(" ".join(md_cells)))
+    assert len(html_numbers) > 40
+    assert html_numbers == md_numbers
+    # and they are the data's: Table 3's cells are the summary's means and spreads
+    for rec in summary["table3"]:
+        cell = f"{rec['mean']:.2f}% ± {rec['std']:.2f}"
+        assert cell in " ".join(parser.cells) and cell in " ".join(md_cells)
+    # the CSV numbers, to four significant digits, in both
+    for v in pd.read_csv(runs["collect"] / "per_pair.csv").iloc[:, 1]:
+        assert f"{v:.4g}" in parser.cells and f"{v:.4g}" in md_cells
+
+
+def test_templates_ship_with_the_package():
+    import fnmatch
+    import importlib.resources
+    import tomllib
+
+    files = importlib.resources.files("pipelines.report") / "templates"
+    names = sorted(f.name for f in files.iterdir())
+    assert {"report.html.j2", "report.md.j2", "report.css"} <= set(names)
+    root = Path(__file__).resolve().parents[1]
+    data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    globs = data["package-data"]["pipelines"]
+    for name in names:
+        assert any(fnmatch.fnmatch(f"report/templates/{name}", g) for g in globs), name
+
+
+def test_markdown_report_survives_a_failed_run_and_links_figures(runs, tmp_path):
+    build_report([runs["collect"]], tmp_path / "rep")
+    md_path = tmp_path / "rep" / "report.md"
+    before = md_path.read_bytes()
+    with pytest.raises(FileNotFoundError):
+        build_report([runs["collect"], tmp_path / "missing"], tmp_path / "rep")
+    assert md_path.read_bytes() == before
+    links = re.findall(r"!\[[^\]]*\]\(<([^>]+)>\)", before.decode())
+    assert [(md_path.parent / link).resolve() for link in links] == [
+        (runs["collect"] / "shares.png").resolve()
+    ]

@@ -315,6 +315,7 @@ def collect_report(
         verdict=str(head.get("verdict") or ""),
         demos=[_demo_run(*d) for d in demos],
         sections=[Section(k, t, not_run.get(k, []), blocks.get(k, [])) for k, t in ordered],
+        absent=[t for k, t in SECTIONS if k not in blocks and k not in not_run],
     )
 
 

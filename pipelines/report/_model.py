@@ -194,7 +194,11 @@ class DemoRun:
 
 @dataclass
 class Report:
-    """Everything one report shows."""
+    """Everything one report shows.
+
+    ``absent`` lists the headings of the story's sections that no input fills (the report
+    says they are missing instead of leaving the reader to notice).
+    """
 
     title: str
     generated: str
@@ -203,3 +207,4 @@ class Report:
     verdict: str = ""
     demos: list[DemoRun] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)
