@@ -3,15 +3,23 @@
 Public names: the trace loader and validator, Wrangler's straggler labels, the seed's
 time-ordered split protocols (Tables 1 and 2), the data directory resolver and the dataset
 fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
-uses, and each command's Python entry point (``collect``, ``run_training``,
-``run_evaluate``, ``run_compare``, ``build_report``, ``run_demo``). They are imported lazily
-(on first attribute access) so that ``straggler --help`` does not pay for pandas.
+uses, and the pipelines as a Python API the CLI wraps: each command's settings dataclass
+(``CollectConfig``, ``TrainConfig``, ``EvaluateConfig``, ``CompareConfig``,
+``FidelityConfig``) and its function (``collect_trace``, ``train``, ``evaluate``,
+``compare``, ``fidelity``; each claims ``config.out`` as one output set, as the command
+does), the lower-level entry points they call (``collect``, ``run_training``,
+``run_evaluate``, ``run_compare``, ``run_fidelity``), ``build_report``, ``run_demo``,
+``reproduce`` and the demo's ``replication_example``. They are imported lazily (on first
+attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
 --------
 >>> import pipelines
 >>> pipelines.TABLE1_FRACTIONS[0], pipelines.DEFAULT_BETA
 (0.01, 1.3)
+>>> cfg = pipelines.TrainConfig(traces="runs/trace", out="runs/train", grid="small")
+>>> cfg.variant  # pipelines.train(cfg) runs `straggler train --traces runs/trace ...`
+'f0nl'
 """
 
 from __future__ import annotations
@@ -23,14 +31,25 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "collect": ("pipelines._collect", "collect"),
     "offered_load": ("pipelines._collect", "offered_load"),
     "scales_for_load": ("pipelines._collect", "scales_for_load"),
-    "CompareConfig": ("pipelines._compare", "CompareConfig"),
+    "CollectConfig": ("pipelines._collect_config", "CollectConfig"),
+    "CompareConfig": ("pipelines._compare_config", "CompareConfig"),
+    "EvaluateConfig": ("pipelines._evaluate_config", "EvaluateConfig"),
+    "FidelityConfig": ("pipelines._fidelity_config", "FidelityConfig"),
+    "TrainConfig": ("pipelines._train_config", "TrainConfig"),
+    "claimed_output": ("pipelines._api", "claimed_output"),
+    "collect_trace": ("pipelines._api", "collect_trace"),
+    "compare": ("pipelines._api", "compare"),
+    "evaluate": ("pipelines._api", "evaluate"),
+    "fidelity": ("pipelines._api", "fidelity"),
+    "train": ("pipelines._api", "train"),
+    "reproduce": ("pipelines._reproduce", "reproduce"),
+    "replication_example": ("pipelines._demo", "replication_example"),
     "run_compare": ("pipelines._compare", "run_compare"),
     "run_demo": ("pipelines._demo", "run_demo"),
     "run_evaluate": ("pipelines._evaluate", "run_evaluate"),
     "FidelityProfile": ("pipelines._fidelity", "FidelityProfile"),
     "run_fidelity": ("pipelines._fidelity", "run_fidelity"),
     "build_report": ("pipelines.report", "build_report"),
-    "TrainConfig": ("pipelines._train", "TrainConfig"),
     "run_training": ("pipelines._train", "run_training"),
     "DATA_DIR_ENV": ("pipelines._datadir", "DATA_DIR_ENV"),
     "resolve_data_dir": ("pipelines._datadir", "resolve_data_dir"),

@@ -124,7 +124,7 @@ def test_grid_selection_on_validation(trace_dir, tmp_path):
 def test_fraction_parsing():
     import argparse
 
-    from pipelines.commands.evaluate import _floats
+    from pipelines._evaluate_config import fractions_value as _floats
 
     assert _floats("1,5,66") == [0.01, 0.05, 0.66]
     assert _floats("0.01,0.5") == [0.01, 0.5]

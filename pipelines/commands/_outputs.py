@@ -6,7 +6,8 @@ commands of :data:`GUARDED_COMMANDS`, which add ``--out`` themselves, get ``--ov
 :func:`guard_outputs` when the CLI builds its parser. The CLI runs every command through
 :func:`run_with_outputs`, which claims the directory (refusing a file, a read-only
 directory, or earlier finished results without ``--overwrite``: exit 2 naming ``--out``),
-writes the incomplete-marker first and removes it only after the command succeeded.
+writes the incomplete-marker first and removes it only after the command succeeded (the
+same claim the Python API takes, :func:`pipelines._api.claimed_output`).
 """
 
 from __future__ import annotations
@@ -63,16 +64,14 @@ def guard_outputs(subparsers: argparse._SubParsersAction) -> None:
 
 def run_with_outputs(args: argparse.Namespace) -> int:
     """Run ``args.func(args)``; when the command's parser was built with
-    :func:`add_out_arguments`, inside :func:`pipelines._io.begin_output` /
-    :func:`pipelines._io.end_output` on ``args.out``."""
+    :func:`add_out_arguments` (or :func:`guard_outputs` marked it), inside
+    :func:`pipelines._api.claimed_output` on ``args.out`` (the API functions the command
+    calls then write into the directory this claim holds)."""
     if not getattr(args, "guard_out", False) or getattr(args, "out", None) is None:
         return int(args.func(args) or 0)
-    from pipelines._io import begin_output, end_output
+    from pipelines._api import claimed_output
 
-    claim = begin_output(args.out, overwrite=args.overwrite, command=args.command)
-    code = 1
-    try:
+    with claimed_output(args.out, overwrite=args.overwrite, command=args.command) as held:
         code = int(args.func(args) or 0)
-    finally:
-        end_output(claim, ok=code == 0)
+        held.ok = code == 0
     return code

@@ -71,6 +71,8 @@ class Option:
     switch: str | None = None
     #: the flag may be repeated (argparse ``append``)
     repeat: bool = False
+    #: argparse ``nargs`` (e.g. ``"+"``: one flag, several values)
+    nargs: str | int | None = None
     #: the flag's parsed value -> the field's value (e.g. a comma-separated text -> a list)
     parse: Callable[[Any], Any] | None = None
     #: the field's value -> the flag's text (or texts, one per repetition); default ``str``
@@ -187,7 +189,7 @@ def add_options(
             kw["default"] = _default(f, opt)
         if opt.repeat:
             kw["action"] = "append"
-        for name in ("type", "choices", "metavar"):
+        for name in ("type", "choices", "metavar", "nargs"):
             if getattr(opt, name) is not None:
                 kw[name] = getattr(opt, name)
         parser.add_argument(flag, **kw)
@@ -250,6 +252,10 @@ def to_argv(config: Any) -> list[str]:
         if value is None:
             continue
         texts = opt.format(value) if opt.format is not None else str(value)
-        for text in [texts] if isinstance(texts, str) else texts:
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        if opt.nargs is not None:  # one flag, several values
+            argv += [flag, *texts]
+            continue
+        for text in texts:
             argv += [flag, text]
     return argv

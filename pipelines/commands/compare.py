@@ -30,13 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Run the comparison and print the tables' verdict."""
+    from pipelines._api import compare
     from pipelines._collect import parse_scales
-    from pipelines._compare import run_compare
 
     workloads = split_names(args.workloads)
     scales = parse_scales(args.scale, workloads) if args.scale else None
     cfg = config_from_args(CompareConfig, args, scales=scales)
-    s = run_compare(cfg, engine_from_args(args))
+    s = compare(cfg, engine=engine_from_args(args))
     print(Path(s["files"]["tables_md"]).read_text())
     print(f"wrote {args.out}/table3.csv, table4.csv, tables.md, *.png, summary.json")
     return 0

@@ -27,11 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Run the training pipeline and print its outcome."""
-    from pipelines._train import run_training
+    from pipelines._api import train
 
     engine = engine_from_args(args)
     cfg = config_from_args(TrainConfig, args, workers=engine.workers, scheduler=engine.scheduler)
-    s = run_training(cfg)
+    s = train(cfg)
     st = s["study"]
     print(
         f"study {st['name']}: {st['points_completed']}/{st['grid_points']} grid points done "

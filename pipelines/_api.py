@@ -1,0 +1,262 @@
+"""The pipelines as a Python API: one function per ``straggler`` command, taking its config.
+
+Each function takes the command's settings dataclass (:class:`pipelines.CollectConfig`,
+:class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
+:class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`) and returns the summary
+it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
+dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
+notebook and the demo run exactly what the command line runs.
+
+Every function treats ``config.out`` as one output set, as the CLI does
+(:func:`claimed_output`): it takes the directory's lock, writes the incomplete-marker first
+and removes it only when the run succeeded, and refuses a directory holding the results of
+an earlier run unless ``overwrite=True`` (:class:`pipelines._io.OutputError`, a
+``ValueError`` naming ``--out``).
+
+Examples
+--------
+>>> import pipelines
+>>> cfg = pipelines.TrainConfig(traces="runs/trace", out="runs/train", grid="small")
+>>> # pipelines.train(cfg)  # what `straggler train --traces runs/trace --out ... ` runs
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipelines._collect_config import CollectConfig
+    from pipelines._compare_config import CompareConfig
+    from pipelines._evaluate_config import EvaluateConfig
+    from pipelines._fidelity_config import FidelityConfig
+    from pipelines._sweep import Engine
+    from pipelines._train_config import TrainConfig
+
+#: Output directories this process holds (real paths): a nested claim of one of them (the
+#: CLI claimed it, then called the API) is the same output set, not a second writer.
+_HELD: set[str] = set()
+
+
+class OutputSet:
+    """An output directory claimed by :func:`claimed_output`; ``ok`` says whether the run
+    succeeded (set it to False for a failure that raised nothing, e.g. an exit code)."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.ok = True
+
+
+@contextlib.contextmanager
+def claimed_output(
+    out: str | os.PathLike[str], *, overwrite: bool = False, command: str = ""
+) -> Iterator[OutputSet]:
+    """Hold ``out`` as one output set for the block (:func:`pipelines._io.begin_output` /
+    :func:`pipelines._io.end_output`); nested claims of a directory this process already
+    holds pass through.
+
+    The marker is removed when the block ends without an exception and with ``ok`` still
+    true; otherwise it stays (the directory is half-written), unless the run changed
+    nothing.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "run"
+    >>> with claimed_output(d, command="demo") as held:
+    ...     (d / ".straggler-incomplete").is_file()
+    True
+    >>> (d / ".straggler-incomplete").exists()
+    False
+    """
+    from pipelines._io import begin_output, end_output
+
+    key = os.path.realpath(out)
+    held = OutputSet(Path(out))
+    if key in _HELD:
+        yield held
+        return
+    claim = begin_output(out, overwrite=overwrite, command=command)
+    _HELD.add(key)
+    try:
+        yield held
+    except BaseException:
+        held.ok = False
+        raise
+    finally:
+        _HELD.discard(key)
+        end_output(claim, ok=held.ok)
+
+
+def _engine(workers: int | None, scheduler: str | None) -> Engine:
+    from pipelines._sweep import Engine, require_dask
+
+    engine = Engine.resolve(workers, scheduler)
+    if engine.uses_dask:
+        require_dask()
+    return engine
+
+
+def collect_trace(config: CollectConfig, *, overwrite: bool = False) -> dict[str, Any]:
+    """Collect a training trace (``straggler collect``): from the simulator, each workload's
+    data scale given (``config.scales``) or chosen for ``config.load`` (default 0.7), or
+    from FlowBench's real runs (``config.source == "flowbench"``).
+
+    Raises
+    ------
+    ValueError
+        Both ``load`` and ``scales`` given, an unknown workload, or an ``out`` that holds
+        earlier results without ``overwrite``.
+    """
+    with claimed_output(config.out, overwrite=overwrite, command="collect"):
+        if config.source == "flowbench":
+            return _collect_flowbench(config)
+        from pipelines._collect import DEFAULT_LOAD, check_workloads, collect, scales_for_load
+
+        check_workloads(config.workloads)
+        if config.load is not None and config.scales is not None:
+            raise ValueError("give --load or --scale, not both")
+        scales = config.scales
+        if scales is None:
+            scales = scales_for_load(
+                config.workloads,
+                DEFAULT_LOAD if config.load is None else config.load,
+                nodes=config.nodes,
+                slots=config.slots,
+                hours=config.hours,
+                seed=config.seed,
+                data_dir=config.data_dir,
+                basis=config.load_basis,
+                counters=config.counters,
+            )
+        return collect(
+            config.out,
+            config.workloads,
+            nodes=config.nodes,
+            slots=config.slots,
+            hours=config.hours,
+            seed=config.seed,
+            scales=scales,
+            policy=config.policy,
+            data_dir=config.data_dir,
+            counters=config.counters,
+            beta=config.beta,
+        )
+
+
+def _collect_flowbench(config: CollectConfig) -> dict[str, Any]:
+    from tqdm.auto import tqdm
+
+    from pipelines._datadir import resolve_data_dir
+    from pipelines.flowbench import collect_flowbench
+
+    with tqdm(desc="flowbench runs", unit="file") as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        return collect_flowbench(
+            resolve_data_dir(config.data_dir),
+            config.out,
+            workflows=config.workflows,
+            anomalies=config.anomalies,
+            beta=config.beta,
+            progress=progress,
+        )
+
+
+def train(config: TrainConfig, *, overwrite: bool = False) -> dict[str, Any]:
+    """Train a straggler predictor (``straggler train``, :func:`pipelines.run_training`).
+
+    A run stopped by ``max_trials`` (summary status ``"incomplete"``) continues into its own
+    directory without ``overwrite``.
+    """
+    from pipelines._train import run_training
+
+    with claimed_output(config.out, overwrite=overwrite, command="train"):
+        return run_training(config)
+
+
+def evaluate(
+    config: EvaluateConfig, *, engine: Engine | None = None, overwrite: bool = False
+) -> dict[str, Any]:
+    """Table 1 or 2 on a trace (``straggler evaluate``, :func:`pipelines.run_evaluate`);
+    ``engine`` sends the fits to Dask (default: ``config.jobs`` local processes).
+
+    Raises
+    ------
+    ValueError
+        ``config.models`` names a model the table does not have.
+    """
+    from pipelines._evaluate import TABLE1_MODELS, TABLE2_MODELS, run_evaluate
+
+    if config.models:
+        allowed = TABLE1_MODELS if config.table == 1 else TABLE2_MODELS
+        bad = [m for m in config.models if m not in allowed]
+        if bad:
+            raise ValueError(f"--models: {bad} not in Table {config.table}'s {list(allowed)}")
+    with claimed_output(config.out, overwrite=overwrite, command="evaluate"):
+        return run_evaluate(
+            config.traces,
+            config.table,
+            config.out,
+            fractions=config.fractions,
+            n_pairs=config.pairs,
+            grid=config.grid,
+            beta=config.beta,
+            seed=config.seed,
+            jobs=config.jobs,
+            models=config.models,
+            min_rows=config.min_rows,
+            on_single_class=config.on_single_class,
+            engine=engine,
+        )
+
+
+def compare(
+    config: CompareConfig, *, engine: Engine | None = None, overwrite: bool = False
+) -> dict[str, Any]:
+    """Predictor-informed scheduling against speculation alone (``straggler compare``,
+    :func:`pipelines.run_compare`); ``engine`` sends the runs to Dask."""
+    from pipelines._compare import run_compare
+
+    with claimed_output(config.out, overwrite=overwrite, command="compare"):
+        return run_compare(config, engine)
+
+
+def fidelity(config: FidelityConfig, *, overwrite: bool = False) -> dict[str, Any]:
+    """The simulated world's stylized facts against their bands (``straggler fidelity``,
+    :func:`pipelines.run_fidelity`).
+
+    Raises
+    ------
+    ValueError
+        A count below 1 or a non-positive hours, load or beta (the message names the flag).
+    """
+    from pipelines._fidelity import run_fidelity
+
+    for name in ("seeds", "nodes", "slots"):
+        v = getattr(config, name)
+        if v is not None and v < 1:
+            raise ValueError(f"--{name} must be >= 1, got {v}")
+    for name in ("hours", "load", "beta"):
+        v = getattr(config, name)
+        if v is not None and not v > 0:
+            raise ValueError(f"--{name} must be > 0, got {v}")
+    with claimed_output(config.out, overwrite=overwrite, command="fidelity"):
+        return run_fidelity(
+            config.out,
+            profile="quick" if config.quick else "default",
+            workloads=config.workloads,
+            data_dir=config.data_dir,
+            seeds=config.seeds,
+            nodes=config.nodes,
+            slots=config.slots,
+            hours=config.hours,
+            load=config.load,
+            beta=config.beta,
+        )
