@@ -124,10 +124,9 @@ def test_report_is_self_contained_and_escaped(runs, tmp_path):
     assert text.count(HOSTILE) >= 4
     assert "&lt;script&gt;" in html_text
     # Markdown is shown as its (escaped) source, not converted: the report's own Markdown
-    # parser is gone (issue 14); a Markdown file with a CSV twin is folded, its table comes
-    # from the CSV
+    # parser is gone (issue 14); tables come from the CSV files
     assert "free text" in text and "| **1** |" in text and "<b>1</b>" not in html_text
-    assert [t for t, _ in c.tags].count("details") >= 2  # key numbers + the Markdown twin
+    assert [t for t, _ in c.tags].count("details") >= 2  # raw summaries behind folds
     # numbers from the CSV and summary
     assert "0.1235" in text and "1234" in text
 
@@ -429,7 +428,9 @@ def test_a_hostile_workload_name_is_text_in_both_renderings(tmp_path):
     # title, header, pivot columns (workload x label), CSV cell + header, Markdown source, ...
     assert text.count(HOSTILE) >= 8
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
-    assert "<script" not in md and "<img" not in md
+    # raw only inside fenced code (a quoted Markdown source, shown as code, never as markup)
+    assert "<script" not in _FENCED.sub("", md) and "<img" not in md
+    assert md.count(f"| {HOSTILE} |") == 1  # w.md, quoted
     assert md.count("&lt;script&gt;") >= 6
     # a '|' in a label does not split a Markdown table row
     for line in md.splitlines():
@@ -482,8 +483,12 @@ def _md_row(line: str) -> list[str]:
     return [html.unescape(re.sub(r"\\(.)", r"\1", c)).strip() for c in cells]
 
 
+_FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1$", re.S | re.M)
+
+
 def _md_cells(md: str) -> list[str]:
-    rows = [_md_row(line) for line in md.splitlines() if line.startswith("|")]
+    """Cells of the report's own Markdown tables (not of Markdown sources quoted in fences)."""
+    rows = [_md_row(line) for line in _FENCED.sub("", md).splitlines() if line.startswith("|")]
     return [c for r in rows if not all(re.fullmatch(r"-*:?", x) for x in r) for c in r]
 
 
@@ -549,3 +554,21 @@ def test_markdown_report_survives_a_failed_run_and_links_figures(runs, tmp_path)
     assert [(md_path.parent / link).resolve() for link in links] == [
         (runs["collect"] / "shares.png").resolve()
     ]
+
+
+def test_markdown_copy_of_a_csv_is_folded_a_presentation_is_open(tmp_path):
+    d = _run(
+        tmp_path,
+        "r",
+        {"command": "replication"},
+        plain__csv="p,latency z\n0.1,1.5\n",
+        plain__md="| p | latency z |\n|---|---|\n| 0.1 | 1.5 |\n",
+        pivot__csv="model,fraction,accuracy\nf0,0.1,0.5\n",
+        pivot__md="| % training data | f0 |\n|---|---|\n| 10 | 50.0%±8.2 |\n",
+    )
+    out = build_report([d], tmp_path / "rep")
+    text = out.read_text(encoding="utf-8")
+    folded = [html.unescape(m) for m in re.findall(r"<details class=\"md\"><summary>([^<]*)", text)]
+    assert folded == ["Markdown source: plain.md (its tables are shown above, from the data)"]
+    assert '<div class="md"><p class="fname">pivot.md</p>' in text
+    assert "50.0%±8.2" in text

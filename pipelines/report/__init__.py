@@ -14,8 +14,11 @@ The package works in three steps, one module each:
   of display strings (every number formatted once, there);
 - ``_render``: the Jinja2 templates in ``templates/`` (HTML autoescaped) render that model.
 
-Tables are rendered from the CSV files (every cell escaped); a Markdown file a command wrote
-is shown as its source text, folded when a CSV of the same name holds its table.
+Tables are rendered from the data (CSV files, and for ``compare`` the tables of its
+``summary.json``), every cell escaped. A Markdown file a command wrote is not converted: it
+is shown as its source text, folded when the report already shows the same table (a plain
+copy of its CSV twin, or compare's Tables 3-4), open when it is the command's own
+presentation (Table 1's pivot with standard errors, say).
 
 Examples
 --------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,24 @@ def _read_document(path: Path, name: str, folded: bool) -> Document:
         return Document(name, "", folded, error=f"{path.name}: not UTF-8 text")
 
 
+def copies_table(markdown: str, grid: Grid) -> bool:
+    """Whether a Markdown file opens with ``grid``'s header as a pipe-table row (a plain copy).
+
+    Such a file says nothing the CSV table does not; a Markdown file shaped otherwise (a
+    pivot, a caption, claims) is the command's own presentation and is shown open.
+
+    Examples
+    --------
+    >>> g = Grid(["a b", "c"], [])
+    >>> copies_table("| a b | c |\\n|---|---|\\n", g), copies_table("| c | a b |\\n", g)
+    (True, False)
+    """
+    first = next((line for line in markdown.splitlines() if line.strip()), "")
+    squeeze = re.compile(r"\s+")
+    header = "|" + "|".join(squeeze.sub("", c) for c in grid.columns) + "|"
+    return bool(grid.columns) and squeeze.sub("", first) == header
+
+
 def _rel(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
@@ -160,16 +179,20 @@ def _block(
     block.key_numbers, block.raw_json = key_numbers(summary, run.command)
     if run.command in VIEWS:
         block.views = VIEWS[run.command](summary)
-    csv_stems = {f.with_suffix("") for f in files if f.suffix.lower() == ".csv"}
+    twins: dict[Path, Grid] = {}
     for f in files:
         suffix = f.suffix.lower()
-        if suffix == ".md":
-            shown = f.with_suffix("") in csv_stems or bool(block.views)
-            block.documents.append(_read_document(f, _rel(f, run.path), folded=shown))
-        elif suffix == ".csv":
-            block.tables.append(read_table(f, name=_rel(f, run.path)))
+        if suffix == ".csv":
+            twins[f.with_suffix("")] = grid = read_table(f, name=_rel(f, run.path))
+            block.tables.append(grid)
         elif suffix == ".png":
             block.figures.append(read_figure(f, root))
+    for f in files:
+        if f.suffix.lower() == ".md":
+            doc = _read_document(f, _rel(f, run.path), folded=bool(block.views))
+            twin = twins.get(f.with_suffix(""))
+            doc.folded = doc.folded or (twin is not None and copies_table(doc.text, twin))
+            block.documents.append(doc)
     return block
 
 
