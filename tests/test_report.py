@@ -518,6 +518,14 @@ def test_markdown_and_html_carry_the_same_numbers(runs, tmp_path):
     html_numbers = sorted(_NUMBER.findall(" ".join(parser.cells)))
     md_numbers = sorted(_NUMBER.findall(" ".join(md_cells)))
     assert len(html_numbers) > 40
+    # every Markdown table is well formed: each row has its header's number of cells
+    table: list[str] = []
+    for line in [*_FENCED.sub("", md).splitlines(), ""]:
+        if line.startswith("|"):
+            table.append(line)
+        elif table:
+            assert {len(_md_row(r)) for r in table} == {len(_md_row(table[0]))}, table[0]
+            table = []
     assert html_numbers == md_numbers
     # and they are the data's: Table 3's cells are the summary's means and spreads
     for rec in summary["table3"]:
