@@ -185,7 +185,8 @@ def evaluate(
     config: EvaluateConfig, *, engine: Engine | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
     """Table 1 or 2 on a trace (``straggler evaluate``, :func:`pipelines.run_evaluate`);
-    ``engine`` sends the fits to Dask (default: ``config.jobs`` local processes).
+    ``engine`` sends the fits to Dask (default: ``$STRAGGLER_DASK_SCHEDULER`` when set, as
+    the command does, else ``config.jobs`` local processes).
 
     Raises
     ------
@@ -213,7 +214,7 @@ def evaluate(
             models=config.models,
             min_rows=config.min_rows,
             on_single_class=config.on_single_class,
-            engine=engine,
+            engine=engine if engine is not None else _engine(None, None),
         )
 
 
@@ -221,11 +222,12 @@ def compare(
     config: CompareConfig, *, engine: Engine | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
     """Predictor-informed scheduling against speculation alone (``straggler compare``,
-    :func:`pipelines.run_compare`); ``engine`` sends the runs to Dask."""
+    :func:`pipelines.run_compare`); ``engine`` sends the runs to Dask (default:
+    ``$STRAGGLER_DASK_SCHEDULER`` when set, as the command does, else this process)."""
     from pipelines._compare import run_compare
 
     with claimed_output(config.out, overwrite=overwrite, command="compare"):
-        return run_compare(config, engine)
+        return run_compare(config, engine if engine is not None else _engine(None, None))
 
 
 def fidelity(config: FidelityConfig, *, overwrite: bool = False) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """``straggler demo``: the whole story, end to end, on the embedded default.
 
-Stages (each one the ``straggler`` command of its own, called through
-:func:`pipelines.cli.main` with the argument list recorded in ``summary.json``):
+Stages (each one the ``straggler`` command of its own, run through the Python API the
+command wraps, :mod:`pipelines._api`, with its settings dataclass; ``summary.json`` records
+the equivalent command line, :func:`pipelines.commands._params.to_argv`; each stage's output
+goes to ``OUT/logs/<stage>.log`` as well as the console):
 
 0. ``fidelity``: the simulated world's stylized facts against their published bands
    (``straggler fidelity``; the quick profile with ``--quick``);
@@ -140,12 +142,44 @@ class Stage:
     reason: str | None = None
     wall_seconds: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: runs the stage through the Python API: ``call(overwrite)`` -> the stage's summary
+    call: Callable[[bool], Any] | None = field(default=None, repr=False, compare=False)
 
     def record(self) -> dict[str, Any]:
         """The JSON record of the stage in the demo's ``summary.json``."""
         rec = asdict(self)
+        rec.pop("call")
         rec.update(rec.pop("extra"))
         return rec
+
+
+def api_stage(
+    name: str,
+    section: str,
+    command: str,
+    config: Any,
+    run: Callable[..., Any],
+    needs: tuple[str, ...] = (),
+    **kw: Any,
+) -> Stage:
+    """A stage that runs ``run(config, overwrite=..., **kw)`` (a :mod:`pipelines._api`
+    function), recorded as the command line ``straggler COMMAND <flags of config>``.
+
+    Examples
+    --------
+    >>> from pipelines._api import fidelity
+    >>> from pipelines._fidelity_config import FidelityConfig
+    >>> s = api_stage("fidelity", "fidelity", "fidelity", FidelityConfig(out="o"), fidelity)
+    >>> s.argv, s.out
+    (['fidelity', '--out', 'o'], 'o')
+    """
+    from pipelines.commands._params import to_argv
+
+    def call(overwrite: bool) -> Any:
+        return run(config, overwrite=overwrite, **kw)
+
+    argv = [command, *to_argv(config)]
+    return Stage(name, section, command, needs, argv=argv, out=str(config.out), call=call)
 
 
 def command_available(name: str) -> bool:
@@ -412,23 +446,43 @@ class _Tee(io.TextIOBase):
             st.flush()
 
 
-def _run_cli(argv: Sequence[str], log_path: Path) -> tuple[int, str]:
-    """Run ``straggler ARGV`` in this process; return its exit code and its last error line."""
-    from pipelines.cli import main
+def run_logged(run: Callable[[], Any], log_path: Path, command: str = "") -> Any:
+    """Run ``run()`` with its standard output, standard error and log records going to the
+    console and to ``log_path``; return what it returns.
+
+    An exception is written to the log (its traceback) and to standard error (one line,
+    ``straggler COMMAND: error: ...``, as the command line prints it) and raised again;
+    ``KeyboardInterrupt`` passes through.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "logs" / "x.log"
+    >>> run_logged(lambda: print("hello") or 3, log)
+    hello
+    3
+    >>> log.read_text()
+    'hello\n'
+    """
+    import traceback
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w", encoding="utf-8") as log:
-        err_buf = io.StringIO()
-        out = _Tee(sys.stdout, log)
-        err = _Tee(sys.stderr, log, err_buf)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(argv))
-            except SystemExit as exc:  # argparse: the command's arguments changed
-                code = exc.code if isinstance(exc.code, int) else 2
-    lines = [ln for ln in err_buf.getvalue().splitlines() if ln.strip()]
-    errs = [ln for ln in lines if "error" in ln.lower()]
-    return int(code or 0), (errs or lines or [""])[-1].strip()
+        handler = logging.StreamHandler(log)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root = logging.getLogger()
+        root.addHandler(handler)
+        out, err = _Tee(sys.stdout, log), _Tee(sys.stderr, log)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    return run()
+                except Exception as exc:
+                    log.write(traceback.format_exc())
+                    print(f"straggler {command}: error: {exc}", file=err)
+                    raise
+        finally:
+            root.removeHandler(handler)
 
 
 class Demo:
@@ -509,75 +563,58 @@ class Demo:
 
     # -- stages ---------------------------------------------------------------------------
     def plan(self) -> list[Stage]:
-        """The stages, with their command lines, in order."""
+        """The stages, with their settings and command lines, in order."""
+        from pipelines import _api
+        from pipelines._collect_config import CollectConfig
+        from pipelines._compare_config import CompareConfig
+        from pipelines._fidelity_config import FidelityConfig
+        from pipelines._train_config import TrainConfig
+
         p, d = self.profile, self.out
-        dd = ["--data-dir", str(self.data_dir)] if self.data_dir else []
-        wl = ",".join(self.workloads)
-        collect = [
-            "collect",
-            "--out",
-            str(d / "collect"),
-            "--workloads",
-            wl,
-            "--nodes",
-            str(p.nodes),
-            "--slots",
-            str(p.slots),
-            "--hours",
-            str(p.hours),
-            "--seed",
-            str(self.seed),
-            *self._scale_args(),
-            *dd,
-        ]
-        train = [
-            "train",
-            "--traces",
-            str(d / "collect"),
-            "--out",
-            str(d / "train"),
-            "--variant",
-            "f0nl",
-            "--grid",
-            str(d / "grid.json"),
-            "--seed",
-            str(self.seed),
-        ]
-        fidelity = [
-            "fidelity",
-            "--out",
-            str(d / "fidelity"),
-            *(["--quick"] if p.name == "quick" else []),
-            *dd,
-        ]
+        # collect picks every workload's data scale for an equal share of the target load
+        collect = CollectConfig(
+            out=str(d / "collect"),
+            workloads=list(self.workloads),
+            nodes=p.nodes,
+            slots=p.slots,
+            hours=p.hours,
+            seed=self.seed,
+            load=p.load,
+            load_basis=p.load_basis,
+            data_dir=self.data_dir,
+        )
+        train = TrainConfig(
+            traces=str(d / "collect"),
+            out=str(d / "train"),
+            variant="f0nl",
+            grid=str(d / "grid.json"),
+            seed=self.seed,
+        )
+        # cluster size and data scale are the trace's (compare reads them from collect's
+        # summary); the oracle (placement that knows the true node state) is the ceiling
+        compare = CompareConfig(
+            traces=str(d / "collect"),
+            out=str(d / "compare"),
+            workloads=list(self.workloads),
+            models={"mtl": str(d / "train" / "predictor")},
+            seeds=p.compare_seeds,
+            data_dir=self.data_dir,
+            oracle=True,
+        )
+        fidelity = FidelityConfig(
+            out=str(d / "fidelity"), quick=p.name == "quick", data_dir=self.data_dir
+        )
         return [
-            Stage("fidelity", "fidelity", "fidelity", argv=fidelity, out=str(d / "fidelity")),
-            Stage("collect", "collect", "collect", argv=collect, out=str(d / "collect")),
-            Stage("train", "train", "train", ("collect",), argv=train, out=str(d / "train")),
-            Stage(
-                "table1",
-                "table1",
-                "evaluate",
-                ("collect",),
-                argv=self._evaluate_argv(1),
-                out=str(d / "table1"),
+            api_stage("fidelity", "fidelity", "fidelity", fidelity, _api.fidelity),
+            api_stage("collect", "collect", "collect", collect, _api.collect_trace),
+            api_stage("train", "train", "train", train, _api.train, ("collect",)),
+            api_stage(
+                "table1", "table1", "evaluate", self._evaluate(1), _api.evaluate, ("collect",)
             ),
-            Stage(
-                "table2",
-                "table2",
-                "evaluate",
-                ("collect",),
-                argv=self._evaluate_argv(2),
-                out=str(d / "table2"),
+            api_stage(
+                "table2", "table2", "evaluate", self._evaluate(2), _api.evaluate, ("collect",)
             ),
-            Stage(
-                "compare",
-                "compare",
-                "compare",
-                ("collect", "train"),
-                argv=self._compare_argv(),
-                out=str(d / "compare"),
-            ),
+            api_stage("compare", "compare", "compare", compare, _api.compare, ("collect", "train")),
             Stage("replication", "replication", None, out=str(d / "replication")),
             *self._flowbench_stages(),
         ]
@@ -585,87 +622,53 @@ class Demo:
     def _flowbench_stages(self) -> list[Stage]:
         """FlowBench's real runs into a trace and Table 1 on it, when the data is present
         (``straggler data fetch --only flowbench``); nothing otherwise."""
+        from pipelines import _api
+        from pipelines._collect_config import CollectConfig
+        from pipelines._evaluate_config import EvaluateConfig
+
         if not flowbench_present(self.data_dir):
             return []
         p, d = self.profile, self.out / "flowbench"
-        collect = ["collect", "--source", "flowbench", "--out", str(d / "trace")]
-        collect += ["--data-dir", str(self.data_dir)] if self.data_dir else []
-        if p.fb_workflows:
-            collect += ["--workflows", ",".join(p.fb_workflows)]
-        if p.fb_anomalies:
-            collect += ["--anomalies", ",".join(p.fb_anomalies)]
-        table1 = [
-            "evaluate",
-            "--traces",
-            str(d / "trace"),
-            "--table",
-            "1",
-            "--out",
-            str(d / "table1"),
-            "--fractions",
-            ",".join(f"{f:g}" for f in p.fb_fractions),
-            "--models",
-            ",".join(p.fb_models),
-            "--single-class-workloads",
-            "drop",
-            "--seed",
-            str(self.seed),
-        ]
+        collect = CollectConfig(
+            source="flowbench",
+            out=str(d / "trace"),
+            data_dir=self.data_dir,
+            workflows=list(p.fb_workflows) if p.fb_workflows else None,
+            anomalies=list(p.fb_anomalies) if p.fb_anomalies else None,
+        )
+        table1 = EvaluateConfig(
+            traces=str(d / "trace"),
+            table=1,
+            out=str(d / "table1"),
+            fractions=list(p.fb_fractions),
+            models=tuple(p.fb_models),
+            on_single_class="drop",
+            seed=self.seed,
+        )
         return [
-            Stage("flowbench", "flowbench", "collect", argv=collect, out=str(d / "trace")),
-            Stage(
+            api_stage("flowbench", "flowbench", "collect", collect, _api.collect_trace),
+            api_stage(
                 "flowbench_table1",
                 "flowbench",
                 "evaluate",
+                table1,
+                _api.evaluate,
                 ("flowbench",),
-                argv=table1,
-                out=str(d / "table1"),
             ),
         ]
 
-    def _evaluate_argv(self, table: int) -> list[str]:
+    def _evaluate(self, table: int):
+        from pipelines._evaluate_config import EvaluateConfig
+
         p, d = self.profile, self.out
-        argv = [
-            "evaluate",
-            "--traces",
-            str(d / "collect"),
-            "--table",
-            str(table),
-            "--out",
-            str(d / f"table{table}"),
-            "--seed",
-            str(self.seed),
-        ]
+        cfg = EvaluateConfig(
+            traces=str(d / "collect"), table=table, out=str(d / f"table{table}"), seed=self.seed
+        )
         if table == 1:
-            argv += ["--fractions", ",".join(f"{f:g}" for f in p.fractions)]
-            argv += ["--models", ",".join(p.table1_models)]
+            cfg.fractions, cfg.models = list(p.fractions), tuple(p.table1_models)
         else:
-            argv += ["--pairs", str(p.pairs), "--min-rows", str(p.min_rows)]
-        return argv
-
-    def _compare_argv(self) -> list[str]:
-        p, d = self.profile, self.out
-        dd = ["--data-dir", str(self.data_dir)] if self.data_dir else []
-        # cluster size and data scale are the trace's (compare reads them from collect's summary)
-        return [
-            "compare",
-            "--traces",
-            str(d / "collect"),
-            "--workloads",
-            ",".join(self.workloads),
-            "--model",
-            f"mtl={d / 'train' / 'predictor'}",
-            "--out",
-            str(d / "compare"),
-            "--seeds",
-            str(p.compare_seeds),
-            "--oracle",  # the ceiling: placement that knows the true node state
-            *dd,
-        ]
-
-    def _scale_args(self) -> list[str]:
-        # collect picks every workload's data scale for an equal share of the target load
-        return ["--load", f"{self.profile.load:g}", "--load-basis", self.profile.load_basis]
+            cfg.pairs, cfg.min_rows = p.pairs, p.min_rows
+        return cfg
 
     def _run_stage(self, i: int, stage: Stage, runner: Callable[[Stage], None]) -> None:
         n = len(self.stages) + 1  # + the report
@@ -697,20 +700,23 @@ class Demo:
             self.say(f"{head} FAILED after {stage.wall_seconds:.1f} s: {stage.reason}")
         write_summary(self.out, self.summary())  # progress survives an interruption
 
-    def _cli_runner(self, stage: Stage) -> None:
-        assert stage.argv is not None
+    def _api_runner(self, stage: Stage) -> None:
+        """Run a stage's API call, its output logged to ``OUT/logs/<stage>.log``."""
+        assert stage.call is not None and stage.argv is not None
         out = Path(str(stage.out))
-        if out.is_dir() and any(out.iterdir()) and "--overwrite" not in stage.argv:
+        overwrite = out.is_dir() and any(out.iterdir())
+        if overwrite:
             # the demo owns its directory (it was claimed with --overwrite to get here): a
             # stage's results from an earlier demo are replaced, as the whole demo is
             stage.argv = [*stage.argv, "--overwrite"]
-        code, last = _run_cli(stage.argv, self.out / "logs" / f"{stage.name}.log")
-        if code == 130:  # Ctrl-C inside a stage stops the demo, not just that stage
-            raise KeyboardInterrupt
-        if code != 0:
+        log = f"logs/{stage.name}.log"
+        try:
+            run_logged(lambda: stage.call(overwrite), self.out / log, " ".join(stage.argv[:1]))
+        except Exception as exc:  # KeyboardInterrupt (Ctrl-C) stops the demo, not the stage
             stage.status = "failed"
-            stage.reason = f"exit code {code}: {last} (log: logs/{stage.name}.log)"
-        elif not (Path(str(stage.out)) / "summary.json").is_file():
+            stage.reason = f"{type(exc).__name__}: {exc} (log: {log})"
+            return
+        if not (out / "summary.json").is_file():
             stage.status = "failed"
             stage.reason = f"the command wrote no summary.json into {stage.out}"
         else:
@@ -740,7 +746,7 @@ class Demo:
         atomic_write_text(self.out / "grid.json", json.dumps(self.profile.grid, indent=2) + "\n")
         self.stages = self.plan()
         for i, stage in enumerate(list(self.stages), start=1):
-            runner = self._replication_runner if stage.command is None else self._cli_runner
+            runner = self._replication_runner if stage.call is None else self._api_runner
             self._run_stage(i, stage, runner)
         write_summary(self.out, self.summary())
         n = len(self.stages) + 1

@@ -11,7 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines._demo import Demo, Stage, _run_cli, probe_data, replication_example
+from pipelines import _api
+from pipelines._collect_config import CollectConfig
+from pipelines._demo import Demo, Stage, api_stage, probe_data, replication_example
+from pipelines._fidelity_config import FidelityConfig
 from pipelines._report import SECTIONS
 
 
@@ -65,14 +68,17 @@ def test_a_failing_stage_is_recorded_and_the_rest_go_on(tmp_path):
     assert "FAILED" in stream.getvalue()
 
 
-def test_cli_stage_errors_are_captured(tmp_path):
-    code, last = _run_cli(
-        ["collect", "--out", str(tmp_path / "c"), "--workloads", "NOPE"], tmp_path / "log.txt"
-    )
-    assert code == 2 and "NOPE" in last
-    assert "NOPE" in (tmp_path / "log.txt").read_text()
-    code, last = _run_cli(["collect", "--out", "x", "--no-such-flag"], tmp_path / "log2.txt")
-    assert code == 2 and "no-such-flag" in last  # argparse's SystemExit becomes a code
+def test_stage_errors_are_captured(tmp_path, capsys):
+    demo, _ = _demo(tmp_path)
+    cfg = CollectConfig(out=str(tmp_path / "c"), workloads=["NOPE"])
+    stage = api_stage("c", "collect", "collect", cfg, _api.collect_trace)
+    demo._api_runner(stage)
+    assert stage.status == "failed" and "NOPE" in stage.reason
+    assert stage.reason.endswith("(log: logs/c.log)")
+    assert "NOPE" in (demo.out / "logs" / "c.log").read_text()
+    assert "straggler collect: error:" in capsys.readouterr().err  # as the CLI prints it
+    with pytest.raises(TypeError, match="no_such_flag"):  # a setting the command lacks
+        CollectConfig(out="x", no_such_flag=1)
 
 
 def test_probe_data_falls_back_to_synthetic(tmp_path):
@@ -206,29 +212,29 @@ def test_plan_adds_flowbench_stages_when_the_data_is_there(tmp_path):
     assert stages["flowbench_table1"].needs == ("flowbench",)
 
 
-def test_rerun_replaces_stage_results_and_ctrl_c_stops_the_demo(tmp_path, monkeypatch):
-    """A stage whose directory holds an earlier demo's results runs with --overwrite (the
-    demo owns its directory); exit code 130 from a stage (Ctrl-C) stops the whole demo."""
-    import pipelines._demo as demo_mod
-
+def test_rerun_replaces_stage_results_and_ctrl_c_stops_the_demo(tmp_path):
+    """A stage whose directory holds an earlier demo's results runs with overwrite (the
+    demo owns its directory); Ctrl-C inside a stage stops the whole demo."""
     demo, _ = _demo(tmp_path)
     seen = []
 
-    def fake(argv, log_path):
-        seen.append(list(argv))
-        (Path(argv[argv.index("--out") + 1]) / "summary.json").write_text("{}")
-        return 0, ""
+    def fake(config, overwrite):
+        seen.append(overwrite)
+        (Path(config.out) / "summary.json").write_text("{}")
+        return {}
 
-    monkeypatch.setattr(demo_mod, "_run_cli", fake)
     a = str(tmp_path / "a")
-    fresh = Stage("a", "a", "collect", argv=["collect", "--out", a], out=a)
+    fresh = api_stage("a", "a", "fidelity", FidelityConfig(out=a), fake)
     (tmp_path / "a").mkdir()
-    demo._cli_runner(fresh)
-    assert "--overwrite" not in seen[-1] and fresh.status == "ok"
-    again = Stage("a", "a", "collect", argv=["collect", "--out", a], out=a)
-    demo._cli_runner(again)
-    assert seen[-1][-1] == "--overwrite" and again.status == "ok"
-    monkeypatch.setattr(demo_mod, "_run_cli", lambda argv, log_path: (130, "interrupted"))
+    demo._api_runner(fresh)
+    assert seen[-1] is False and "--overwrite" not in fresh.argv and fresh.status == "ok"
+    again = api_stage("a", "a", "fidelity", FidelityConfig(out=a), fake)
+    demo._api_runner(again)
+    assert seen[-1] is True and again.argv[-1] == "--overwrite" and again.status == "ok"
+
+    def ctrl_c(config, overwrite):
+        raise KeyboardInterrupt
+
+    b = str(tmp_path / "b")
     with pytest.raises(KeyboardInterrupt):
-        b = str(tmp_path / "b")
-        demo._cli_runner(Stage("b", "b", "collect", argv=["collect", "--out", b], out=b))
+        demo._api_runner(api_stage("b", "b", "fidelity", FidelityConfig(out=b), ctrl_c))
