@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipelines._reproduce import reproduce
+from pipelines import reproduce
 from sim_bridge.experiments import pareto_unit_mean
 from sim_bridge.theory import cloning_cutoff_load, ese_sigma_star, sda_sigma_star
 

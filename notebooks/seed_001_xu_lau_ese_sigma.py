@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pipelines._reproduce import reproduce
+from pipelines import reproduce
 from sim_bridge.theory import ese_expected_resource, ese_sigma_star
 
 QUICK = os.environ.get("STRAGGLER_QUICK", "0") not in ("", "0")

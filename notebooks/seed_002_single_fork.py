@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from pipelines._reproduce import reproduce
+from pipelines import reproduce
 from sim_bridge.experiments import single_job
 from sim_bridge.theory import single_fork_analytic
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipelines._reproduce import reproduce
+from pipelines import reproduce
 from sim_bridge.theory import dolly_clone_count, pocd_new_job
 
 QUICK = os.environ.get("STRAGGLER_QUICK", "0") not in ("", "0")

@@ -26,8 +26,8 @@
 #   over speculation alone more than Wrangler does.
 #
 # This notebook regenerates the four tables on our embedded cluster simulator by calling the
-# package (`straggler collect`, `evaluate`, `compare` through `pipelines.cli.main`, the same
-# code the CLI runs). The real FB-2009 / FB-2010 / Alibaba-2017 workloads are used when the
+# package's Python API (`pipelines.collect_trace`, `evaluate`, `compare` with their settings
+# dataclasses: the functions `straggler collect`, `evaluate` and `compare` run). The real FB-2009 / FB-2010 / Alibaba-2017 workloads are used when the
 # data directory (`STRAGGLER_DATA_DIR`, else `data/`) has them, the synthetic workload
 # otherwise. The paper's CC-b / CC-e (Cloudera) traces are not public; Alibaba 2017 stands in.
 #
@@ -36,7 +36,6 @@
 # `$STRAGGLER_NOTEBOOK_OUT` (default `notebooks/out/`).
 
 # %%
-import json
 import os
 import time
 from pathlib import Path
@@ -45,7 +44,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 import pipelines
-from pipelines.cli import main as straggler
+from pipelines import CollectConfig, CompareConfig, EvaluateConfig
 
 QUICK = os.environ.get("STRAGGLER_QUICK") == "1"
 OUT = Path(os.environ.get("STRAGGLER_NOTEBOOK_OUT", "notebooks/out")) / "seed_004"
@@ -56,23 +55,30 @@ SEED = 4
 # Sizes: the full run follows the paper's protocol at a scale a laptop does in ~30 minutes;
 # the quick run is a smoke test.
 if QUICK:
-    SIZES = dict(nodes=6, hours=0.1, fractions="0.2,0.66", models="wrangler,f0nl", pairs=2, seeds=1)
+    SIZES = dict(
+        nodes=6, hours=0.1, fractions=[0.2, 0.66], models=("wrangler", "f0nl"), pairs=2, seeds=1
+    )
 else:
     SIZES = dict(
-        nodes=30, hours=1.0, fractions="2,5,10,20,30,40,50,66", models=None, pairs=20, seeds=5
+        nodes=30,
+        hours=1.0,
+        fractions=[0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.66],
+        models=None,
+        pairs=20,
+        seeds=5,
     )
 print(f"quick={QUICK}  out={OUT}  data={DATA_DIR}")
 
 
-def run(*argv: str) -> dict:
-    """Run one `straggler` command; return the summary.json it wrote."""
+def run(step, config, **kw) -> dict:
+    """Run one pipeline step (a `pipelines` API function) on its config; return its summary.
+
+    A rerun of the notebook replaces the step's earlier results (``overwrite=True``).
+    """
     t0 = time.perf_counter()
-    code = straggler([str(a) for a in argv])
-    if code != 0:
-        raise RuntimeError(f"straggler {' '.join(map(str, argv))} exited with {code}")
-    out = Path(argv[argv.index("--out") + 1])
-    print(f"straggler {argv[0]}: {time.perf_counter() - t0:.1f} s -> {out}")
-    return json.loads((out / "summary.json").read_text())
+    summary = step(config, overwrite=True, **kw)
+    print(f"{step.__name__}: {time.perf_counter() - t0:.1f} s -> {config.out}")
+    return summary
 
 
 def show(path: Path) -> None:
@@ -104,19 +110,20 @@ WORKLOADS = real or ["SYN"]
 SCALES = {"SYN": 1.0, "FB2009": 2.0, "FB2010": 0.002, "ALI2017": 0.002}
 if QUICK:
     SCALES = {k: v / 2 for k, v in SCALES.items()}
-scale = ",".join(f"{w}={SCALES[w]:g}" for w in WORKLOADS)
 print("workloads:", WORKLOADS, "(real files)" if real else "(synthetic: no data files found)")
 
 collect = run(
-    "collect",
-    "--out", OUT / "collect",
-    "--workloads", ",".join(WORKLOADS),
-    "--nodes", SIZES["nodes"],
-    "--hours", SIZES["hours"],
-    "--scale", scale,
-    "--seed", SEED,
-    "--data-dir", DATA_DIR,
-)  # fmt: skip
+    pipelines.collect_trace,
+    CollectConfig(
+        out=str(OUT / "collect"),
+        workloads=WORKLOADS,
+        nodes=SIZES["nodes"],
+        hours=SIZES["hours"],
+        scales={w: SCALES[w] for w in WORKLOADS},
+        seed=SEED,
+        data_dir=str(DATA_DIR),
+    ),
+)
 pd.DataFrame(
     {
         "rows": collect["rows_by_workload"],
@@ -135,13 +142,17 @@ pd.DataFrame(
 # straggler", the floor any classifier has to beat.
 
 # %%
-argv = [
-    "evaluate", "--traces", OUT / "collect", "--table", "1", "--out", OUT / "table1",
-    "--fractions", SIZES["fractions"], "--seed", SEED,
-]  # fmt: skip
-if SIZES["models"]:
-    argv += ["--models", SIZES["models"]]
-table1 = run(*argv)
+table1 = run(
+    pipelines.evaluate,
+    EvaluateConfig(
+        traces=str(OUT / "collect"),
+        table=1,
+        out=str(OUT / "table1"),
+        fractions=SIZES["fractions"],
+        models=SIZES["models"],
+        seed=SEED,
+    ),
+)
 show(OUT / "table1" / "table1.md")
 show(OUT / "table1" / "table1.png")
 
@@ -159,9 +170,15 @@ show(OUT / "table1" / "table1.png")
 
 # %%
 table2 = run(
-    "evaluate", "--traces", OUT / "collect", "--table", "2", "--out", OUT / "table2",
-    "--pairs", SIZES["pairs"], "--seed", SEED,
-)  # fmt: skip
+    pipelines.evaluate,
+    EvaluateConfig(
+        traces=str(OUT / "collect"),
+        table=2,
+        out=str(OUT / "table2"),
+        pairs=SIZES["pairs"],
+        seed=SEED,
+    ),
+)
 show(OUT / "table2" / "table2.md")
 
 # %% [markdown]
@@ -176,9 +193,15 @@ show(OUT / "table2" / "table2.md")
 
 # %%
 compare = run(
-    "compare", "--traces", OUT / "collect", "--workloads", ",".join(WORKLOADS),
-    "--out", OUT / "compare", "--seeds", SIZES["seeds"], "--data-dir", DATA_DIR,
-)  # fmt: skip
+    pipelines.compare,
+    CompareConfig(
+        traces=str(OUT / "collect"),
+        workloads=WORKLOADS,
+        out=str(OUT / "compare"),
+        seeds=SIZES["seeds"],
+        data_dir=str(DATA_DIR),
+    ),
+)
 show(OUT / "compare" / "tables.md")
 for png in sorted((OUT / "compare").glob("*.png")):
     show(png)
@@ -196,5 +219,5 @@ for png in sorted((OUT / "compare").glob("*.png")):
 
 # %%
 dirs = [OUT / name for name in ("collect", "table1", "table2", "compare")]
-assert straggler(["report", *map(str, dirs), "--out", str(OUT)]) == 0
-print(f"open {OUT / 'report.html'}")
+report = pipelines.build_report(dirs, OUT)
+print(f"open {report}")
