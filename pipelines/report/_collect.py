@@ -278,6 +278,17 @@ def collect_report(
         A directory is missing or has no ``summary.json``.
     ReportError
         No directory given, or a ``summary.json`` is malformed.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "summary.json").write_text(json.dumps({"command": "collect", "rows": 7}))
+    >>> rep = collect_report([d])
+    >>> [s.key for s in rep.sections], rep.sections[0].blocks[0].key_numbers[0].text
+    (['collect'], '7')
+    >>> "Tables 3-4: predictor-informed scheduling against speculation" in rep.absent
+    True
     """
     sources = [Path(p) for p in run_dirs]
     if from_demo is not None:

@@ -80,12 +80,28 @@ def _html_macro(name: str) -> Any:
 
 
 def render_html(report: Report) -> str:
-    """The report as one self-contained HTML page (inline CSS, images as ``data:`` URIs)."""
+    """The report as one self-contained HTML page (inline CSS, images as ``data:`` URIs).
+
+    Examples
+    --------
+    >>> page = render_html(Report(title="<T>", generated="now", n_sources=0))
+    >>> "<title>&lt;T&gt;</title>" in page
+    True
+    """
     return environment().get_template("report.html.j2").render(r=report)
 
 
 def render_markdown(report: Report) -> str:
-    """The report as Markdown: the same sections, key numbers and tables; figures linked."""
+    """The report as Markdown: the same sections, key numbers and tables; figures linked.
+
+    Examples
+    --------
+    >>> print(render_markdown(Report(title="<T>", generated="now", n_sources=1)))
+    # &lt;T&gt;
+    <BLANKLINE>
+    straggler report, generated now from 1 result directory.
+    <BLANKLINE>
+    """
     fences = _Fences()
     text = environment().get_template("report.md.j2").render(r=report, fence=fences)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
