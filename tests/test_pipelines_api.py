@@ -1,0 +1,175 @@
+"""The pipelines' Python API and the one declaration of each command's flags.
+
+Properties: a config's command line (``to_argv``) parses back to the same config; every flag
+of a converted command is a field of its config and every declared field is a flag; the
+variant choices are mtl's registry; the API claims ``config.out`` as the CLI does; building
+the parser imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import fields
+
+import pytest
+
+import pipelines
+from pipelines import _api
+from pipelines._collect_config import CollectConfig
+from pipelines._compare_config import CompareConfig
+from pipelines._evaluate_config import EvaluateConfig
+from pipelines._fidelity_config import FidelityConfig
+from pipelines._io import INCOMPLETE_MARKER, OutputError
+from pipelines._train_config import TrainConfig
+from pipelines.cli import build_parser
+from pipelines.commands._params import config_from_args, flag_of, options, to_argv
+
+#: command -> (its config class, the config overrides the command computes itself)
+COMMANDS = {
+    "train": TrainConfig,
+    "compare": CompareConfig,
+    "collect": CollectConfig,
+    "evaluate": EvaluateConfig,
+    "fidelity": FidelityConfig,
+}
+#: flags a command has besides its config's: output guard, --config, where the runs go
+NOT_CONFIG = {"--help", "--overwrite", "--config", "--workers", "--scheduler"}
+
+EXAMPLES = [
+    TrainConfig(
+        traces="T",
+        out="O",
+        variant="f0",
+        grid="small",
+        jobs=2,
+        beta=1.5,
+        max_trials=3,
+        register=False,
+        metric="pr_auc",
+        on_single_class="drop",
+        tracking_uri="sqlite:///x.db",
+    ),
+    CompareConfig(
+        traces="T",
+        out="O",
+        workloads=["SYN", "FB2009"],
+        models={"mtl": "/m/p", "wrangler": "/m/w"},
+        seeds=2,
+        nodes=5,
+        hours=0.5,
+        scales={"SYN": 0.25, "FB2009": 2.0},
+        oracle=False,
+        control=False,
+        mode="threshold",
+        max_wait=3.5,
+    ),
+    CollectConfig(
+        out="O", workloads=["SYN"], nodes=4, slots=3, hours=0.2, load=0.5, load_basis="nominal"
+    ),
+    CollectConfig(source="flowbench", out="O", workflows=["a", "b"], anomalies=["normal"]),
+    CollectConfig(out="O", workloads=["SYN"], scales={"SYN": 0.5}),
+    EvaluateConfig(
+        traces="T", table=1, out="O", fractions=[0.05, 0.2], models=("wrangler", "f0nl")
+    ),
+    EvaluateConfig(traces="T", table=2, out="O", pairs=3, min_rows=10, grid="small"),
+    FidelityConfig(out="O", workloads=["SYN", "FB2009"], quick=True, seeds=2, hours=0.5),
+]
+
+
+def _command(config) -> str:
+    return next(name for name, cls in COMMANDS.items() if isinstance(config, cls))
+
+
+def _parse(command: str, argv: list[str]):
+    """The config the command builds from ``argv`` (its own overrides included)."""
+    from pipelines._collect import parse_scales
+    from pipelines._compare_config import split_names
+
+    args = build_parser().parse_args([command, *argv])
+    cls = COMMANDS[command]
+    extra = {}
+    if command in ("collect", "compare"):
+        scale = args.scale
+        extra["scales"] = parse_scales(scale, split_names(args.workloads)) if scale else None
+    return config_from_args(cls, args, **extra)
+
+
+@pytest.mark.parametrize("config", EXAMPLES, ids=lambda c: type(c).__name__)
+def test_a_configs_command_line_parses_back_to_it(config):
+    command = _command(config)
+    assert _parse(command, to_argv(config)) == config
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_defaults_agree_and_every_flag_is_declared_once(command):
+    cls = COMMANDS[command]
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
+    flags = {o for a in sub._actions for o in a.option_strings[:1] if o.startswith("--")}
+    declared = {flag_of(f, opt) for f, opt in options(cls)}
+    assert flags - NOT_CONFIG == declared
+    required = [f.name for f, _ in options(cls) if f.name in ("traces", "out", "table")]
+    argv = {"traces": ["--traces", "T"], "out": ["--out", "O"], "table": ["--table", "1"]}
+    given = [x for name in required for x in argv[name]]
+    parsed = _parse(command, given)
+    fresh = cls(**{name: getattr(parsed, name) for name in required})
+    # the flag defaults are the dataclass defaults: a bare command line is the bare config
+    assert parsed == fresh
+
+
+def test_variant_choices_are_mtls_registry_and_beta_defaults_agree():
+    import mtl
+
+    sub = build_parser()._subparsers._group_actions[0].choices["train"]
+    action = next(a for a in sub._actions if "--variant" in a.option_strings)
+    assert list(action.choices) == list(mtl.VARIANTS)
+    for cls in COMMANDS.values():
+        beta = next(f for f in fields(cls) if f.name == "beta")
+        assert beta.default == pipelines.DEFAULT_BETA, cls
+    assert TrainConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS
+    assert CompareConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS
+
+
+def test_building_the_parser_imports_nothing_heavy():
+    code = (
+        "import sys; from pipelines.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('mtl', 'numpy', 'pandas', 'sklearn') if m in sys.modules))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"
+
+
+def test_the_api_claims_its_output_set(tmp_path):
+    out = tmp_path / "run"
+    with _api.claimed_output(out, command="x") as held:
+        assert (out / INCOMPLETE_MARKER).is_file()
+        with _api.claimed_output(out, command="x"):  # this process holds it: passes through
+            (out / "summary.json").write_text('{"status": "complete"}')
+        assert held.ok
+    assert not (out / INCOMPLETE_MARKER).exists()
+    with pytest.raises(OutputError, match="--overwrite"):
+        with _api.claimed_output(out):
+            pass
+    with pytest.raises(RuntimeError), _api.claimed_output(out, overwrite=True):
+        (out / "half.csv").write_text("x\n")
+        raise RuntimeError("killed half-way")
+    assert (out / INCOMPLETE_MARKER).is_file()  # the half-written set is marked
+
+
+@pytest.mark.filterwarnings("ignore:collect. realised load")
+def test_collect_trace_refuses_earlier_results_and_a_bad_workload_leaves_nothing(tmp_path):
+    cfg = CollectConfig(
+        out=str(tmp_path / "t"), workloads=["SYN"], nodes=3, hours=0.05, scales={"SYN": 0.05}
+    )
+    s = pipelines.collect_trace(cfg)
+    assert s["rows"] >= 0 and (tmp_path / "t" / "summary.json").is_file()
+    assert not (tmp_path / "t" / INCOMPLETE_MARKER).exists()
+    with pytest.raises(OutputError, match="earlier run"):
+        pipelines.collect_trace(cfg)
+    again = pipelines.collect_trace(cfg, overwrite=True)
+    assert again["rows"] == s["rows"]  # the same seed, the same trace
+    bad = CollectConfig(out=str(tmp_path / "bad"), workloads=["NOPE"])
+    with pytest.raises(ValueError, match="NOPE"):
+        pipelines.collect_trace(bad)
+    assert not (tmp_path / "bad").exists()  # the failed run changed nothing: no directory
