@@ -1,4 +1,5 @@
-# Two entry points: `make demo` and `make test`. Each builds .venv from scratch if missing.
+# Two entry points: `make demo` and `make test`. Each builds .venv from scratch if missing,
+# with every extra (pipelines, dask, test, bench); a light install is `pip install .`.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,16 +11,18 @@ $(STAMP): pyproject.toml setup.py $(wildcard sim_bridge/*.pyx sim_bridge/*.pxd)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "installing straggler-mtl and its dependencies into $(VENV) (a few minutes the first time)"
-	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[test,bench]'
+	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[pipelines,dask,test,bench]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --durations=15 -q
 
 demo: $(STAMP)

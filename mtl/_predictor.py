@@ -652,7 +652,13 @@ def load_predictor(
     if isinstance(text, str) and _URI.match(text):
         import shutil
 
-        import mlflow  # optional heavy dependency: only on this branch
+        try:
+            import mlflow  # optional heavy dependency: only on this branch
+        except ImportError as exc:
+            raise ImportError(
+                f"{text}: loading an MLflow URI needs MLflow: pip install "
+                f"'straggler-mtl[pipelines]' (or pass the predictor's directory)"
+            ) from exc
 
         is_set = getattr(mlflow, "is_tracking_uri_set", lambda: True)
         if tracking_uri is None and not os.environ.get("MLFLOW_TRACKING_URI") and not is_set():

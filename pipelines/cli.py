@@ -69,8 +69,41 @@ def _version() -> str:
         return "straggler-mtl (not installed)"
 
 
+#: what the command line needs beyond the base install (the ``pipelines`` extra)
+PIPELINES_EXTRA: tuple[str, ...] = ("mlflow", "optuna", "matplotlib")
+
+
+def missing_extra() -> list[str]:
+    """The modules of the ``pipelines`` extra that cannot be imported here, without importing them.
+
+    Examples
+    --------
+    >>> missing_extra()  # a full install (``make install``) has them all
+    []
+    """
+    from importlib.util import find_spec
+
+    missing = []
+    for name in PIPELINES_EXTRA:
+        try:
+            found = find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``straggler`` console script."""
+    missing = missing_extra()
+    if missing:  # a light install (mtl + sim_bridge only): one line, no traceback
+        print(
+            f"straggler: the command line needs the pipelines extra (missing: "
+            f"{', '.join(missing)}): pip install 'straggler-mtl[pipelines]'",
+            file=sys.stderr,
+        )
+        return 2
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

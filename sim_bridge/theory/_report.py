@@ -129,7 +129,12 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _plots(out: Path) -> list[str]:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError as exc:  # the base install has no plotting library
+        raise ImportError(
+            "the theory report's figures need Matplotlib: pip install 'straggler-mtl[pipelines]'"
+        ) from exc
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

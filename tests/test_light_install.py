@@ -1,0 +1,142 @@
+"""The base install: ``mtl`` and ``sim_bridge`` work without the heavy extras.
+
+A scheduler that loads a predictor, or a user who fits a model or runs the simulator, installs
+``pip install straggler-mtl`` (numpy, scipy, pandas, pyarrow, scikit-learn, joblib, tqdm).
+MLflow, Optuna and Matplotlib are the ``pipelines`` extra and Dask the ``dask`` extra.
+
+Each check runs a fresh interpreter whose ``sys.meta_path`` starts with a finder that refuses
+the extras (``ModuleNotFoundError``, exactly what an absent package raises), then walks the
+loop: simulate -> trace -> labels -> fit -> Predictor saved and loaded -> simulate with the
+loaded predictor placing tasks. A top-level ``import mlflow`` (or optuna, matplotlib, dask)
+anywhere reachable from that loop makes the interpreter fail. The control case blocks a module
+the loop does need (numpy) and must fail the same way, which shows the finder really blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXTRAS = ("mlflow", "optuna", "matplotlib", "dask", "distributed")
+
+#: the finder: refuses every module whose top-level package is in argv[1] (comma separated)
+BLOCKER = textwrap.dedent(
+    """
+    import sys
+
+    BLOCKED = frozenset(sys.argv[1].split(","))
+
+
+    class Blocker:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in BLOCKED:
+                raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+            return None
+
+
+    already = sorted(BLOCKED & {m.partition(".")[0] for m in sys.modules})
+    assert not already, f"imported before the finder was installed: {already}"
+    sys.meta_path.insert(0, Blocker())
+    """
+)
+
+#: the loop a light install must run
+LOOP = textwrap.dedent(
+    """
+    import tempfile
+
+    import numpy as np
+
+    import mtl
+    import sim_bridge
+
+    run = sim_bridge.simulate("SYN", "late", nodes=10, hours=0.15, seed=1)
+    tasks = run.tasks
+    labels = sim_bridge.label_stragglers(tasks)
+    keep = labels.notna().to_numpy()
+    counters = [c for c in tasks.columns if c.startswith("c_")]
+    X = tasks.loc[keep, ["node", "workload", *counters]].reset_index(drop=True)
+    y = labels[keep].to_numpy().astype(int)
+    assert len(np.unique(y)) == 2, "the trace must hold both classes"
+
+    model = mtl.GroupedMTLSVC().fit(X, y)
+    pred = mtl.Predictor.from_estimator(model)
+    where = pred.save(tempfile.mkdtemp())
+    again = mtl.load_predictor(where)
+    assert np.array_equal(again.predict_proba(X), pred.predict_proba(X))
+    assert np.allclose(again.predict_proba(X), model.predict_proba(X)[:, 1])
+
+    placed = sim_bridge.simulate(
+        "SYN", "late", sim_bridge.PredictorPlacement(again), nodes=10, hours=0.15, seed=1
+    )
+    assert placed.summary["jobs"] > 0 and len(placed.tasks) > 0
+
+    try:
+        mtl.load_predictor("models:/straggler-predictor/1")
+    except ImportError as exc:  # the MLflow branch names the extra, not a bare module
+        assert "straggler-mtl[pipelines]" in str(exc), exc
+    else:
+        raise AssertionError("an MLflow URI loaded without MLflow")
+
+    leaked = sorted(BLOCKED & {m.partition(".")[0] for m in sys.modules})
+    assert not leaked, leaked
+    print("light install OK")
+    """
+)
+
+
+def _run(code: str, blocked: tuple[str, ...], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-c", code, ",".join(blocked)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def test_mtl_and_sim_bridge_run_the_loop_without_the_extras(tmp_path):
+    done = _run(BLOCKER + LOOP, EXTRAS, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "light install OK" in done.stdout
+
+
+def test_the_finder_blocks_what_it_names(tmp_path):
+    # control: the same loop with numpy blocked must fail at the import of a blocked module,
+    # so a pass above means the extras were truly unavailable, not that the finder did nothing
+    done = _run(BLOCKER + LOOP, (*EXTRAS, "numpy"), tmp_path)
+    assert done.returncode != 0
+    assert "ModuleNotFoundError: No module named 'numpy' (blocked)" in done.stderr
+
+
+@pytest.mark.parametrize("extra", EXTRAS[:3])
+def test_a_top_level_import_of_an_extra_is_caught(tmp_path, extra):
+    # what a top-level ``import mlflow`` in a module of the loop would do: the loop fails
+    done = _run(BLOCKER + f"import {extra}\n" + LOOP, EXTRAS, tmp_path)
+    assert done.returncode != 0
+    assert f"No module named '{extra}' (blocked)" in done.stderr
+
+
+def test_cli_without_the_pipelines_extra_says_what_to_install(tmp_path):
+    code = BLOCKER + "from pipelines.cli import main\nraise SystemExit(main(['--help']))\n"
+    done = _run(code, EXTRAS, tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "pip install 'straggler-mtl[pipelines]'" in lines[0]
+    assert "mlflow" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_the_typed_packages_ship_their_marker():
+    for package in ("mtl", "sim_bridge"):
+        assert (REPO / package / "py.typed").is_file()
