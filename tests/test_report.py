@@ -580,3 +580,15 @@ def test_markdown_copy_of_a_csv_is_folded_a_presentation_is_open(tmp_path):
     assert folded == ["Markdown source: plain.md (its tables are shown above, from the data)"]
     assert '<div class="md"><p class="fname">pivot.md</p>' in text
     assert "50.0%±8.2" in text
+
+
+def test_unreadable_inputs_are_notes_in_both_renderings(tmp_path):
+    d = _run(tmp_path, "r", {"command": "collect", "rows": 1})
+    (d / "latin.md").write_bytes("caf\xe9 | na\xefve".encode("latin-1"))
+    (d / "empty.csv").write_bytes(b"")
+    out = build_report([d], tmp_path / "rep")
+    text = "".join(_parse(out).text)
+    md = (out.parent / "report.md").read_text(encoding="utf-8")
+    for rendering in (text, html.unescape(re.sub(r"\\(.)", r"\1", md))):
+        assert "latin.md: not UTF-8 text" in rendering
+        assert "empty.csv: not a readable CSV table" in rendering
