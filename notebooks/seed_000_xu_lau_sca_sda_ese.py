@@ -45,7 +45,7 @@ pd.Series(
 # ## Fig. 5 (one job, sigma sweep) and Figs. 2 / 6 (multi-job CDFs)
 
 # %%
-summary = reproduce("000", OUT, quick=QUICK, seed=0, progress=False)
+summary = reproduce("000", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

@@ -51,7 +51,7 @@ curves.round(4)
 # ## Engine: resource and flowtime vs sigma (Figs. 3-5)
 
 # %%
-summary = reproduce("001", OUT, quick=QUICK, seed=0, progress=False)
+summary = reproduce("001", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

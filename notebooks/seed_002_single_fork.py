@@ -54,7 +54,7 @@ pd.DataFrame(
 # ## The whole reproduction
 
 # %%
-summary = reproduce("002", OUT, quick=QUICK, seed=0, progress=False)
+summary = reproduce("002", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

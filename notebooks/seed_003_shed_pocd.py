@@ -44,7 +44,7 @@ pd.DataFrame(
 # ## PoCD on the engine
 
 # %%
-summary = reproduce("003", OUT, quick=QUICK, seed=0, progress=False)
+summary = reproduce("003", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

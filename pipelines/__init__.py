@@ -6,11 +6,11 @@ fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers e
 uses, and the pipelines as a Python API the CLI wraps: each command's settings dataclass
 (``CollectConfig``, ``TrainConfig``, ``EvaluateConfig``, ``CompareConfig``,
 ``FidelityConfig``) and its function (``collect_trace``, ``train``, ``evaluate``,
-``compare``, ``fidelity``; each claims ``config.out`` as one output set, as the command
-does), the lower-level entry points they call (``collect``, ``run_training``,
-``run_evaluate``, ``run_compare``, ``run_fidelity``), ``build_report``, ``run_demo``,
-``reproduce`` and the demo's ``replication_example``. They are imported lazily (on first
-attribute access) so that ``straggler --help`` does not pay for pandas.
+``compare``, ``fidelity``, and ``reproduce``; each claims its output directory as one output
+set, as the command does), the lower-level entry points they call, which do not claim it
+(``collect``, ``run_training``, ``run_evaluate``, ``run_compare``, ``run_fidelity``),
+``build_report``, ``run_demo`` and the demo's ``replication_example``. They are imported
+lazily (on first attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
 --------
@@ -42,7 +42,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "evaluate": ("pipelines._api", "evaluate"),
     "fidelity": ("pipelines._api", "fidelity"),
     "train": ("pipelines._api", "train"),
-    "reproduce": ("pipelines._reproduce", "reproduce"),
+    "reproduce": ("pipelines._api", "reproduce"),
     "replication_example": ("pipelines._demo", "replication_example"),
     "run_compare": ("pipelines._compare", "run_compare"),
     "run_demo": ("pipelines._demo", "run_demo"),

@@ -1,6 +1,7 @@
 """The pipelines as a Python API: one function per ``straggler`` command, taking its config.
 
-Each function takes the command's settings dataclass (:class:`pipelines.CollectConfig`,
+Each function (but :func:`reproduce`, whose few parameters are its own) takes the command's
+settings dataclass (:class:`pipelines.CollectConfig`,
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
 :class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`) and returns the summary
 it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
@@ -261,4 +262,31 @@ def fidelity(config: FidelityConfig, *, overwrite: bool = False) -> dict[str, An
             hours=config.hours,
             load=config.load,
             beta=config.beta,
+        )
+
+
+def reproduce(
+    seed_paper: str,
+    out: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    progress: bool | None = None,
+    engine: Engine | None = None,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Regenerate a seed paper's figures on the engine (``straggler reproduce SEED``,
+    :func:`pipelines._reproduce.reproduce`, whose parameters these are), ``out`` claimed as
+    one output set; ``engine`` sends the runs to Dask (default: ``$STRAGGLER_DASK_SCHEDULER``
+    when set, else this process)."""
+    from pipelines._reproduce import reproduce as run_reproduce
+
+    with claimed_output(out, overwrite=overwrite, command="reproduce"):
+        return run_reproduce(
+            seed_paper,
+            out,
+            quick=quick,
+            seed=seed,
+            progress=progress,
+            engine=engine if engine is not None else _engine(None, None),
         )

@@ -33,7 +33,7 @@ def func(args: argparse.Namespace) -> int:
     """Run the reproduction and print the comparison table."""
     from pathlib import Path
 
-    from pipelines._reproduce import reproduce
+    from pipelines._api import reproduce
 
     s = reproduce(
         args.seed_paper,
