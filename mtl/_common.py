@@ -41,7 +41,7 @@ def class_weights(class_weight, classes: np.ndarray, y_pm: np.ndarray) -> np.nda
         w = np.ones(2)
         for k, label in enumerate(classes):
             value = class_weight.get(label, class_weight.get(str(label), 1.0))
-            if not (isinstance(value, numbers.Real) and value > 0 and np.isfinite(value)):
+            if not (isinstance(value, numbers.Real) and 0 < float(value) < np.inf):
                 raise ValueError(
                     f"class_weight[{label!r}] must be a positive number, got {value!r}"
                 )
@@ -81,15 +81,14 @@ def stratified_folds(y_pm: np.ndarray, n_folds: int, seed) -> np.ndarray:
     return folds
 
 
-def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
+def check_positive(name: str, value: object, *, allow_inf: bool = False) -> float:
     """Validate a positive (optionally infinite) real parameter, naming it in the error."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0
-    if ok and not allow_inf:
-        ok = bool(np.isfinite(value))
-    if not ok:
-        kind = "a positive number or inf" if allow_inf else "a positive finite number"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return float(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = float(value)
+        if v > 0 and (allow_inf or np.isfinite(v)):
+            return v
+    kind = "a positive number or inf" if allow_inf else "a positive finite number"
+    raise ValueError(f"{name} must be {kind}, got {value!r}")
 
 
 #: Finite regularisers must lie in this closed range. Below it the problem is numerically
@@ -98,7 +97,7 @@ def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
 REGULARISER_RANGE: tuple[float, float] = (1e-8, 1e8)
 
 
-def check_regulariser(name: str, value) -> float:
+def check_regulariser(name: str, value: object) -> float:
     """Validate a block regulariser: ``inf`` (no block) or a number in
     :data:`REGULARISER_RANGE`, naming the parameter, the value and the range in the error.
 
@@ -118,16 +117,16 @@ def check_regulariser(name: str, value) -> float:
     return v
 
 
-def check_threshold(value) -> float:
-    if not (isinstance(value, numbers.Real) and 0.0 < value < 1.0):
+def check_threshold(value: object) -> float:
+    if not (isinstance(value, numbers.Real) and 0.0 < float(value) < 1.0):
         raise ValueError(f"threshold must be a probability in (0, 1), got {value!r}")
     return float(value)
 
 
-def check_cv(value) -> int | None:
+def check_cv(value: object) -> int | None:
     if value is None:
         return None
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 2:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 2:
         return int(value)
     raise ValueError(f"calibration_cv must be None or an integer >= 2, got {value!r}")
 

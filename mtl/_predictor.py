@@ -132,7 +132,7 @@ class Predictor:
         self.threshold: float = float(meta["threshold"])
         self._center = arrays["center"]
         self._d = len(self.feature_names)
-        self._cache: dict[tuple, tuple[np.ndarray, float, float, float]] = {}
+        self._cache: dict[tuple, tuple[np.ndarray, float, float, float, list[float]]] = {}
         if self.kind == "grouped":
             self._w0 = arrays["w0"]
             self._node = {_k: i for i, _k in enumerate(map(native_id, meta["node_ids"]))}
@@ -275,8 +275,8 @@ class Predictor:
             z = float(sum(map(_mul, w_list, x))) + b
         except (TypeError, ValueError) as exc:
             names = self.feature_names
-            bad = [(f, v) for f, v in zip(names, x, strict=True) if not isinstance(v, Real)]
-            what = f"counter {bad[0][0]!r} is {bad[0][1]!r}, " if bad else ""
+            wrong = [(f, v) for f, v in zip(names, x, strict=True) if not isinstance(v, Real)]
+            what = f"counter {wrong[0][0]!r} is {wrong[0][1]!r}, " if wrong else ""
             raise PredictorInputError(f"counters must be numbers: {what}{exc}") from exc
         if not math.isfinite(z):
             bad = [f for f, v in zip(self.feature_names, x, strict=True) if not math.isfinite(v)]
@@ -436,7 +436,7 @@ class Predictor:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
-        np.savez(buf, **self._arrays)
+        np.savez(buf, allow_pickle=False, **self._arrays)
         data = buf.getvalue()
         meta = dict(self._meta)
         meta["arrays"] = {k: [list(v.shape), str(v.dtype)] for k, v in self._arrays.items()}
@@ -521,7 +521,7 @@ def _validate(meta: dict[str, Any], arrays: dict[str, np.ndarray], *, where: str
     try:
         kind = meta["kind"]
         d = len(meta["feature_names"])
-        need = {"center": (d,)}
+        need: dict[str, tuple[int, ...]] = {"center": (d,)}
         if kind == "grouped":
             need.update(
                 w0=(d,),
@@ -675,8 +675,9 @@ def load_predictor(
                 else:  # resolve in that store ourselves (registry included), then download
                     where = _artifact_location(text, store)
                     moved = _relocated_artifact(where, store)  # a run directory moved since
-                    local = str(moved) if moved is not None else None
-                    if local is None:
+                    if moved is not None:
+                        local = str(moved)
+                    else:
                         local = mlflow.artifacts.download_artifacts(
                             artifact_uri=where, dst_path=tmp, tracking_uri=store
                         )

@@ -121,10 +121,11 @@ class _ImplicitProblem:
         return parts
 
     def combined(self, theta: np.ndarray) -> np.ndarray:
-        W = None
+        W: np.ndarray | None = None
         for at, u in zip(self.AT, self.split(theta), strict=True):
             contrib = at @ u
             W = contrib if W is None else W + contrib
+        assert W is not None  # a structure has at least one block
         return W
 
     def aggregate(self, per_row: np.ndarray, R=None, X=None) -> np.ndarray:
@@ -240,7 +241,7 @@ def solve_implicit(
         regs,
     )
     theta0 = np.zeros(problem.n_params)
-    g0 = np.linalg.norm(problem.jac(theta0))
+    g0 = float(np.linalg.norm(problem.jac(theta0)))
     gtol = max(tol * g0, 1e-12)
     res = minimize(
         problem.fun,
