@@ -3,7 +3,8 @@
 Each function (but :func:`reproduce`, whose few parameters are its own) takes the command's
 settings dataclass (:class:`pipelines.CollectConfig`,
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
-:class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`) and returns the summary
+:class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`,
+:class:`pipelines.DemoConfig`) and returns the summary
 it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
 dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
 notebook and the demo run exactly what the command line runs.
@@ -27,11 +28,12 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from pipelines._collect_config import CollectConfig
     from pipelines._compare_config import CompareConfig
+    from pipelines._demo_config import DemoConfig
     from pipelines._evaluate_config import EvaluateConfig
     from pipelines._fidelity_config import FidelityConfig
     from pipelines._sweep import Engine
@@ -289,4 +291,23 @@ def reproduce(
             seed=seed,
             progress=progress,
             engine=engine if engine is not None else _engine(None, None),
+        )
+
+
+def demo(
+    config: DemoConfig, *, overwrite: bool = False, stream: TextIO | None = None
+) -> dict[str, Any]:
+    """The whole story end to end (``straggler demo``, :func:`pipelines.run_demo`): every
+    stage claims its own directory under ``config.out``; progress lines go to ``stream``
+    (default standard output). Returns the demo's summary (``status`` ``"failed"`` when a
+    stage failed)."""
+    from pipelines._demo import run_demo
+
+    with claimed_output(config.out, overwrite=overwrite, command="demo"):
+        return run_demo(
+            config.out,
+            quick=config.quick,
+            data_dir=config.data_dir,
+            seed=config.seed,
+            stream=stream,
         )

@@ -18,6 +18,7 @@ import pipelines
 from pipelines import _api
 from pipelines._collect_config import CollectConfig
 from pipelines._compare_config import CompareConfig
+from pipelines._demo_config import DemoConfig
 from pipelines._evaluate_config import EvaluateConfig
 from pipelines._fidelity_config import FidelityConfig
 from pipelines._io import INCOMPLETE_MARKER, OutputError
@@ -32,6 +33,7 @@ COMMANDS = {
     "collect": CollectConfig,
     "evaluate": EvaluateConfig,
     "fidelity": FidelityConfig,
+    "demo": DemoConfig,
 }
 #: flags a command has besides its config's: output guard, --config, where the runs go
 NOT_CONFIG = {"--help", "--overwrite", "--config", "--workers", "--scheduler"}
@@ -74,6 +76,7 @@ EXAMPLES = [
     ),
     EvaluateConfig(traces="T", table=2, out="O", pairs=3, min_rows=10, grid="small"),
     FidelityConfig(out="O", workloads=["SYN", "FB2009"], quick=True, seeds=2, hours=0.5),
+    DemoConfig(out="O", quick=True, data_dir="D", seed=3),
 ]
 
 
@@ -123,7 +126,7 @@ def test_variant_choices_are_mtls_registry_and_beta_defaults_agree():
     sub = build_parser()._subparsers._group_actions[0].choices["train"]
     action = next(a for a in sub._actions if "--variant" in a.option_strings)
     assert list(action.choices) == list(mtl.VARIANTS)
-    for cls in COMMANDS.values():
+    for cls in (TrainConfig, CompareConfig, CollectConfig, EvaluateConfig, FidelityConfig):
         beta = next(f for f in fields(cls) if f.name == "beta")
         assert beta.default == pipelines.DEFAULT_BETA, cls
     assert TrainConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines._demo_config import DemoConfig
+from pipelines.commands._params import add_options, config_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``demo`` subcommand."""
@@ -19,18 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "directory under OUT; OUT/summary.json lists every stage, its command line, wall time "
         "and output directory. Exit code 1 if a stage failed.",
     )
-    p.add_argument("--out", required=True, help="output directory (e.g. runs/demo)")
-    p.add_argument(
-        "--quick", action="store_true", help="tiny configuration (the test suite runs it)"
-    )
-    p.add_argument("--data-dir", default=None, help="data directory (see straggler data)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every stage")
+    add_options(p, DemoConfig)
     p.set_defaults(func=func)
 
 
 def func(args: argparse.Namespace) -> int:
     """Run the demo; 0 when no stage failed."""
-    from pipelines._demo import run_demo
+    from pipelines._api import demo
 
-    summary = run_demo(args.out, quick=args.quick, data_dir=args.data_dir, seed=args.seed)
+    summary = demo(config_from_args(DemoConfig, args))
     return 1 if summary["status"] == "failed" else 0
