@@ -23,25 +23,35 @@ import numpy as np
 import pandas as pd
 
 from pipelines._io import require_complete
-from sim_bridge._metrics import excluded_counts, straggler_thresholds
+from sim_bridge.trace import (
+    COUNTER_PREFIX,
+    DEFAULT_BETA,
+    DEFAULT_MIN_TASKS,
+    OUTCOMES,
+    REQUIRED_COLUMNS,
+    check_beta,
+    counter_columns,
+    excluded_counts,
+    straggler_thresholds,
+)
 
-#: Columns every trace must have (DESIGN.md §3), with the kind of values they hold.
-REQUIRED_COLUMNS: dict[str, str] = {
-    "job_id": "str",
-    "task_id": "str",
-    "attempt": "int",
-    "workload": "str",
-    "node": "str",
-    "phase": "str",
-    "submit_time": "float",
-    "launch_time": "float",
-    "end_time": "float",
-    "duration": "float",
-    "outcome": "str",
-}
-
-#: Prefix of the node counter columns.
-COUNTER_PREFIX = "c_"
+__all__ = [
+    "ATTEMPT_KEY",
+    "COUNTER_PREFIX",
+    "DEFAULT_BETA",
+    "DEFAULT_MIN_TASKS",
+    "DURATION_RTOL",
+    "MAX_ABS_COUNTER",
+    "REQUIRED_COLUMNS",
+    "LabelledTrace",
+    "TraceError",
+    "check_classes",
+    "counter_columns",
+    "label_stragglers",
+    "load_trace",
+    "trace_hash",
+    "validate_trace",
+]
 
 #: Largest plausible magnitude of a node counter (bytes of memory, packets, faults, ...):
 #: a larger value (e.g. 1e308) is a corrupt or hostile row, and would overflow the model's
@@ -54,26 +64,9 @@ DURATION_RTOL = 1e-6
 #: The key of one task attempt: no two rows of a trace may share it.
 ATTEMPT_KEY = ("job_id", "task_id", "attempt")
 
-#: Default straggler threshold factor (Wrangler's beta).
-DEFAULT_BETA = 1.3
-
-#: Default minimum number of finished original attempts for a stage's median.
-DEFAULT_MIN_TASKS = 3
-
 
 class TraceError(ValueError):
     """A trace violates the schema of DESIGN.md §3; the message names the column and value."""
-
-
-def counter_columns(frame: pd.DataFrame) -> list[str]:
-    """The counter columns (``c_*``) of a trace, in table order.
-
-    Examples
-    --------
-    >>> counter_columns(pd.DataFrame(columns=["node", "c_cpu", "c_mem", "duration"]))
-    ['c_cpu', 'c_mem']
-    """
-    return [c for c in frame.columns if isinstance(c, str) and c.startswith(COUNTER_PREFIX)]
 
 
 def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.DataFrame:
@@ -195,7 +188,7 @@ def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataF
         out[col] = _coerce(out[col], col, kind)
     for col in counters:
         out[col] = _coerce(out[col], col, "float")
-    bad_outcome = ~out["outcome"].isin(["finished", "killed", "failed"])
+    bad_outcome = ~out["outcome"].isin(OUTCOMES)
     if bad_outcome.any():
         i = int(np.flatnonzero(bad_outcome)[0])
         raise TraceError(
@@ -403,7 +396,7 @@ def label_stragglers(
     """Label original attempts: straggler when ``duration > beta * stage median``.
 
     The median is that of the finished original attempts of the same stage (``phase``) of
-    the same job (:func:`sim_bridge._metrics.straggler_thresholds`, the one rule).
+    the same job (:func:`sim_bridge.trace.straggler_thresholds`, the one rule).
 
     Parameters
     ----------
@@ -435,8 +428,7 @@ def label_stragglers(
     >>> lt.frame["straggler"].tolist(), lt.excluded_jobs, lt.excluded_stages, lt.excluded_rows
     ([False, False, False], 0, 1, 1)
     """
-    if not (isinstance(beta, (int, float)) and np.isfinite(beta) and beta > 1):
-        raise ValueError(f"beta must be a finite number > 1, got {beta!r}")
+    beta = check_beta(beta, for_training=True)
     if not (isinstance(min_tasks, (int, np.integer)) and min_tasks >= 1):
         raise ValueError(f"min_tasks must be an integer >= 1, got {min_tasks!r}")
     counters = counter_columns(trace)

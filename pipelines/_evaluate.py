@@ -28,6 +28,7 @@ import pandas as pd
 from pipelines._grid import grid_points, variant_grid
 from pipelines._metrics import binary_metrics, metric_standard_errors
 from pipelines._splits import Split, fraction_split, leave_pair_out_splits
+from sim_bridge.trace import DEFAULT_BETA, DEFAULT_MIN_TASKS
 
 #: Models of Table 1, in the seed's column order.
 TABLE1_MODELS: tuple[str, ...] = ("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl")
@@ -525,8 +526,8 @@ def run_evaluate(
     fractions=None,
     n_pairs: int = 20,
     grid: str | None = None,
-    beta: float = 1.3,
-    min_tasks: int = 3,
+    beta: float = DEFAULT_BETA,
+    min_tasks: int = DEFAULT_MIN_TASKS,
     seed: int = 0,
     jobs: int = 1,
     models=None,

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines._metrics import _roc_auc, holm
+from sim_bridge.trace import DEFAULT_BETA, DEFAULT_MIN_TASKS
 
 __all__ = [
     "FACTS",
@@ -264,7 +265,9 @@ def in_band(lo: float | None, hi: float | None, low: float, high: float | None =
 
 
 # --------------------------------------------------------------------------- trace facts
-def stage_medians(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> np.ndarray:
+def stage_medians(
+    tasks: pd.DataFrame, beta: float = DEFAULT_BETA, min_tasks: int = DEFAULT_MIN_TASKS
+) -> np.ndarray:
     """Per attempt: the median run time of its stage (job, phase), via the simulator's rule.
 
     The stage median of :func:`sim_bridge.straggler_thresholds` (finished originals, at
@@ -314,7 +317,7 @@ def straggler_ratios(duration, median, label) -> np.ndarray:
     return dur[keep] / med[keep]
 
 
-def median_node_share(tasks: pd.DataFrame, label, median, beta: float = 1.3) -> float:
+def median_node_share(tasks: pd.DataFrame, label, median, beta: float = DEFAULT_BETA) -> float:
     """Share of stragglers that would not straggle on the median node at that instant.
 
     A straggler (label 1) would not straggle on the median node when its nominal work times
@@ -837,7 +840,7 @@ def run_fidelity(
     slots: int | None = None,
     hours: float | None = None,
     load: float | None = None,
-    beta: float = 1.3,
+    beta: float = DEFAULT_BETA,
     say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Measure every fact, write the table, plots and ``summary.json`` into ``out``.

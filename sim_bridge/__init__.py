@@ -9,7 +9,7 @@ Examples
 ['events', 'jobs', 'p99_jct', 'pocd']
 """
 
-from sim_bridge import policies, world
+from sim_bridge import policies, trace, world
 from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
 from sim_bridge._engine import Attempt, Job, SimulationStopped, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
@@ -43,9 +43,11 @@ from sim_bridge.policies import (
     list_policies,
     register_policy,
 )
+from sim_bridge.trace import DEFAULT_BETA, PredictorProtocol, bind, node_name
 
 __all__ = [
     "COUNTER_NAMES",
+    "DEFAULT_BETA",
     "DEFAULT_PLACEMENT",
     "RESOURCES",
     "WORKLOAD_NAMES",
@@ -60,6 +62,7 @@ __all__ = [
     "PlacementPolicy",
     "PolicyError",
     "PredictorPlacement",
+    "PredictorProtocol",
     "SimView",
     "SimulationResult",
     "SimulationStopped",
@@ -70,11 +73,13 @@ __all__ = [
     "TraceSink",
     "Wake",
     "Workload",
+    "bind",
     "get_policy",
     "headroom_captured",
     "label_stragglers",
     "list_policies",
     "load_workload",
+    "node_name",
     "policies",
     "register_policy",
     "resolve_data_dir",
@@ -82,6 +87,7 @@ __all__ = [
     "straggler_share",
     "straggler_thresholds",
     "summarize",
+    "trace",
     "trace_status",
     "world",
 ]

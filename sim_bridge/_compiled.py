@@ -23,6 +23,7 @@ from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._engine import Simulator
 from sim_bridge.policies._placement import FIFOPlacement
 from sim_bridge.policies.base import SpeculationPolicy
+from sim_bridge.trace import jobs_table, node_names, task_ids, tasks_table
 
 try:  # built by setup.py; optional (no C compiler: the Python engine runs everything)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
@@ -171,14 +172,14 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
 def compiled_tables(
     sim: Simulator, run: CompiledRun, record_counters: bool
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The ``jobs`` and ``tasks`` tables of a compiled run (the columns of the Python path)."""
+    """The ``jobs`` and ``tasks`` tables of a compiled run (:func:`sim_bridge.trace.tasks_table`
+    and :func:`~sim_bridge.trace.jobs_table`, as the Python loop's)."""
     specs = sim._specs
     core = run.core
     n = len(core.att_task)
     task = core.att_task
     node = core.att_node
     launch = core.att_launch
-    end = core.att_end
     job_uid = run.task_job[task]
     index = task - run.task_start[job_uid]
     stage1 = index >= run.n_map[job_uid]
@@ -190,34 +191,28 @@ def compiled_tables(
     phases = list(map(attrgetter("phases"), jobs))
     ph0 = np.array(list(map(itemgetter(0), phases)), dtype=object)
     ph1 = np.array(list(map(itemgetter(1), phases)), dtype=object)
-    phase = np.where(stage1, ph1[job_uid], ph0[job_uid])
-    task_id = [
-        f"{j}-{p[0]}{i}"
-        for j, p, i in zip(job_ids[job_uid].tolist(), phase.tolist(), index.tolist(), strict=True)
-    ]
-    node_names = np.array([f"n{i:04d}" for i in range(sim.cluster.n_nodes)], dtype=object)
-    tasks = pd.DataFrame(
-        {
-            "job_id": job_ids[job_uid],
-            "task_id": task_id,
-            "attempt": np.zeros(n, np.int64),
-            "workload": workloads[job_uid],
-            "node": node_names[node],
-            "phase": phase.astype(object),
-            "submit_time": submit[job_uid] if n else np.empty(0),
-            "launch_time": launch,
-            "end_time": end,
-            "duration": end - launch,
-            "outcome": np.full(n, "finished", dtype=object),
-            "input_work": sim._work_array[task] if n else np.empty(0),
-        }
-    )
+    phase = np.where(stage1, ph1[job_uid], ph0[job_uid]).astype(object)
+    row_job_ids = job_ids[job_uid]
+    counters = None
     if record_counters:
         rs = core.att_rstate
         c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3])
-        for name in COUNTER_NAMES:
-            tasks[f"c_{name}"] = c[name]
-    finish = np.asarray(core.job_finish, float)
+        counters = {name: c[name] for name in COUNTER_NAMES}
+    tasks = tasks_table(
+        job_id=row_job_ids,
+        task_id=task_ids(row_job_ids.tolist(), phase.tolist(), index.tolist()),
+        attempt=np.zeros(n, np.int64),
+        workload=workloads[job_uid],
+        node=node,
+        node_names=node_names(sim.cluster.n_nodes),
+        phase=phase,
+        submit_time=submit[job_uid] if n else np.empty(0),
+        launch_time=launch,
+        end_time=core.att_end,
+        outcome=np.full(n, "finished", dtype=object),
+        input_work=sim._work_array[task] if n else np.empty(0),
+        counters=counters,
+    )
     deadline = submit + sim.deadline_factor * np.fromiter(
         map(attrgetter("_critical_path"), jobs), float, n_jobs
     )
@@ -225,17 +220,13 @@ def compiled_tables(
     if given:
         at, value = zip(*given, strict=True)
         deadline[list(at)] = value
-    jobs_df = pd.DataFrame(
-        {
-            "job_id": job_ids,
-            "workload": workloads,
-            "submit_time": submit,
-            "finish_time": finish,
-            "jct": finish - submit,
-            "deadline": deadline,
-            "met_deadline": finish <= deadline,
-            "n_tasks": run.n_map + run.n_red,
-            "n_attempts": np.bincount(job_uid, minlength=len(specs)).astype(np.int64),
-        }
+    jobs_df = jobs_table(
+        job_id=job_ids,
+        workload=workloads,
+        submit_time=submit,
+        finish_time=np.asarray(core.job_finish, float),
+        deadline=deadline,
+        n_tasks=run.n_map + run.n_red,
+        n_attempts=np.bincount(job_uid, minlength=len(specs)),
     )
     return jobs_df, tasks

@@ -1,4 +1,8 @@
-"""Metrics: the summary of a finished simulation and the straggler label (per job stage)."""
+"""Metrics: the summary of a finished simulation and the straggler label of each attempt.
+
+The rule itself lives in :mod:`sim_bridge.trace` (:func:`~sim_bridge.trace.straggler_thresholds`,
+re-exported here with :func:`~sim_bridge.trace.excluded_counts`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,14 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from sim_bridge.trace import (
+    DEFAULT_BETA,
+    DEFAULT_MIN_TASKS,
+    check_beta,
+    excluded_counts,
+    straggler_thresholds,
+)
 
 __all__ = [
     "SummaryAccumulator",
@@ -17,119 +29,14 @@ __all__ = [
 ]
 
 
-def _stage_codes(job_id, stage) -> np.ndarray:
-    """One integer per row naming its (job, stage) group (``stage=None``: the job alone).
-
-    Examples
-    --------
-    >>> _stage_codes(["a", "a", "b", "a"], ["map", "reduce", "map", "map"]).tolist()
-    [0, 1, 2, 0]
-    >>> _stage_codes(["a", "a", "b"], None).tolist()
-    [0, 0, 1]
-    """
-    jobs, _ = pd.factorize(np.asarray(job_id, dtype=object))
-    if stage is None:
-        return jobs
-    stages, names = pd.factorize(np.asarray(stage, dtype=object))
-    if len(stages) != len(jobs):
-        raise ValueError(f"stage has {len(stages)} entries, job_id has {len(jobs)}")
-    codes, _ = pd.factorize(jobs.astype(np.int64) * max(len(names), 1) + stages)
-    return codes
-
-
-def straggler_thresholds(
-    job_id,
-    attempt,
-    outcome,
-    duration,
-    beta: float = 1.3,
-    min_tasks: int = 3,
-    *,
-    stage=None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: its stage's median original run time and the straggler label (the one rule).
-
-    Attempts are compared with the other attempts of the same stage of the same job (maps
-    against maps, reduces against reduces, as Mantri and LATE compare like with like): the
-    group of a row is its ``(job_id, stage)`` pair, or its job when ``stage`` is None (one
-    stage per job). The median of a group is taken over its *finished* original attempts (a
-    killed original's run time is censored: it stopped early) and exists when there are at
-    least ``min_tasks`` of them. An original attempt is a straggler when its run time exceeds
-    ``beta`` x that median: a finished one is labelled 1.0 or 0.0; a killed one is labelled
-    1.0 when it had already run past the threshold, and is censored (NaN) otherwise. Copies,
-    and originals of stages without a median, get NaN. ``sim_bridge.label_stragglers``,
-    ``sim_bridge.summarize`` and ``pipelines.label_stragglers`` all use this function.
-
-    Parameters
-    ----------
-    job_id, attempt, duration : array-like, one entry per attempt
-    outcome : array-like or None
-        ``"finished"``/``"killed"`` per attempt (None: every attempt finished).
-    beta : float
-    min_tasks : int
-    stage : array-like or None
-        The stage of each attempt (a trace's ``phase``: ``map``/``reduce``/``task``); None:
-        every job is one stage.
-
-    Returns
-    -------
-    median, label : ndarray of float
-        The median of the row's (job, stage) group and the label; NaN where undefined.
-
-    Examples
-    --------
-    >>> med, lab = straggler_thresholds(["a"] * 5, [0, 0, 0, 0, 1], ["finished"] * 3
-    ...     + ["killed", "finished"], [10.0, 10.0, 30.0, 2.0, 4.0], beta=1.3)
-    >>> med.tolist(), lab.tolist()
-    ([10.0, 10.0, 10.0, 10.0, 10.0], [0.0, 0.0, 1.0, nan, nan])
-
-    Maps and reduces of one job have their own medians: the long reduces do not straggle
-    against the short maps, and the job's two maps cannot define a median.
-
-    >>> med, lab = straggler_thresholds(["a"] * 5, [0] * 5, None,
-    ...     [2.0, 2.0, 40.0, 50.0, 90.0], stage=["map"] * 2 + ["reduce"] * 3)
-    >>> med.tolist(), lab.tolist()
-    ([nan, nan, 50.0, 50.0, 50.0], [nan, nan, 0.0, 0.0, 1.0])
-    """
-    if not (isinstance(beta, (int, float, np.floating)) and beta > 0):
-        raise ValueError(f"parameter beta must be > 0, got {beta!r}")
-    dur = np.asarray(duration, dtype=float)
-    orig = np.asarray(attempt) == 0
-    fin = orig if outcome is None else orig & (np.asarray(outcome) == "finished")
-    codes = _stage_codes(job_id, stage)
-    n_groups = int(codes.max()) + 1 if len(codes) else 0
-    stats = pd.Series(dur[fin]).groupby(codes[fin]).agg(["median", "size"])
-    group_median = np.full(n_groups, np.nan)
-    ok = stats["size"].to_numpy() >= min_tasks
-    group_median[stats.index.to_numpy()[ok]] = stats["median"].to_numpy()[ok]
-    median = group_median[codes] if len(codes) else np.empty(0)
-    above = dur > beta * median  # False where the median is NaN
-    label = np.where(orig & ~np.isnan(median) & (fin | above), above.astype(float), np.nan)
-    return median, label
-
-
 def _stage_of(tasks: pd.DataFrame):
     """The stage column of a trace (its ``phase``), or None: one stage per job."""
     return tasks["phase"] if "phase" in tasks.columns else None
 
 
-def excluded_counts(job_id, stage, median) -> tuple[int, int]:
-    """``(jobs, stages)`` without a median: jobs none of whose stages has one, and stages.
-
-    Examples
-    --------
-    >>> excluded_counts(["a", "a", "b"], ["map", "reduce", "map"], [1.0, np.nan, np.nan])
-    (1, 2)
-    """
-    missing = pd.DataFrame(
-        {"job": _stage_codes(job_id, None), "stage": _stage_codes(job_id, stage)}
-    ).assign(missing=np.isnan(np.asarray(median, dtype=float)))
-    by_stage = missing.groupby("stage")["missing"].all()
-    by_job = missing.groupby("job")["missing"].all()
-    return int(by_job.sum()), int(by_stage.sum())
-
-
-def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> pd.Series:
+def label_stragglers(
+    tasks: pd.DataFrame, beta: float = DEFAULT_BETA, min_tasks: int = DEFAULT_MIN_TASKS
+) -> pd.Series:
     """Wrangler's label of each attempt of a trace (see :func:`straggler_thresholds`).
 
     Returns a float Series aligned with ``tasks``: 1.0 straggler, 0.0 not, NaN for copies,
@@ -160,7 +67,9 @@ def label_stragglers(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3)
     return pd.Series(label, index=tasks.index, dtype=float)
 
 
-def straggler_share(tasks: pd.DataFrame, beta: float = 1.3, min_tasks: int = 3) -> float:
+def straggler_share(
+    tasks: pd.DataFrame, beta: float = DEFAULT_BETA, min_tasks: int = DEFAULT_MIN_TASKS
+) -> float:
     """Mean of :func:`label_stragglers` over the labelled original attempts (NaN if none)."""
     lab = label_stragglers(tasks, beta, min_tasks).dropna()
     return float(lab.mean()) if len(lab) else float("nan")
@@ -187,10 +96,8 @@ class SummaryAccumulator:
     (4, 3, 1, 9.0, 0.3333333333333333)
     """
 
-    def __init__(self, beta: float = 1.3):
-        if not (isinstance(beta, (int, float, np.floating)) and beta > 0):
-            raise ValueError(f"parameter beta must be > 0, got {beta!r}")
-        self.beta = float(beta)
+    def __init__(self, beta: float = DEFAULT_BETA):
+        self.beta = check_beta(beta)
         self.attempts = 0
         self.tasks = 0
         self.killed = 0
@@ -254,7 +161,7 @@ class SummaryAccumulator:
         }
 
 
-def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = 1.3) -> dict:
+def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = DEFAULT_BETA) -> dict:
     """The summary keys of DESIGN.md §6 (plus a few more) from the two tables.
 
     ``straggler_share`` is the share of labelled original attempts that straggle (beta x the

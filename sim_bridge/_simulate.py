@@ -8,6 +8,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
-from sim_bridge._cluster import Cluster
+from sim_bridge._cluster import COUNTER_NAMES, Cluster
 from sim_bridge._compiled import (
     ENGINES,
     compiled_available,
@@ -23,15 +24,9 @@ from sim_bridge._compiled import (
     compiled_unsupported,
     run_compiled,
 )
-from sim_bridge._engine import SimulationStopped, Simulator
+from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
 from sim_bridge._metrics import summarize
-from sim_bridge._trace_sink import (
-    ROW_GROUP_ROWS,
-    TraceSink,
-    attempt_table,
-    job_table,
-    write_trace,
-)
+from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, write_trace
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -43,6 +38,7 @@ from sim_bridge._workloads import (
 )
 from sim_bridge.policies._registry import get_policy
 from sim_bridge.policies.base import PlacementPolicy, Policy, SpeculationPolicy
+from sim_bridge.trace import DEFAULT_BETA, check_beta, jobs_table, node_names, task_ids, tasks_table
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE
 from sim_bridge.world._interference import TENANT_LOAD
 from sim_bridge.world._skew import SKEW_SIGMA
@@ -174,7 +170,7 @@ def simulate(
     cluster_seed: int | None = None,
     data_dir: str | Path | None = None,
     counters: str = "synthetic",
-    beta: float = 1.3,
+    beta: float = DEFAULT_BETA,
     progress: bool | None = None,
     policy_params: dict[str, Any] | None = None,
     placement_params: dict[str, Any] | None = None,
@@ -311,8 +307,7 @@ def simulate(
     (11.0, [4.0, 6.0, 5.0])
     """
     wall0 = time.perf_counter()
-    if not isinstance(beta, (int, float)) or not beta > 0:
-        raise ValueError(f"parameter beta must be > 0, got {beta!r}")
+    check_beta(beta)
     if not (isinstance(seed, (int, np.integer)) and seed >= 0):
         raise ValueError(f"parameter seed must be an integer >= 0, got {seed!r}")
     for name, v in (
@@ -505,18 +500,64 @@ def _stop_on_signals(sim: Simulator):
     return restore
 
 
+#: The hidden-truth columns (``truth_<name>``) a ``record_truth`` run adds, in record order.
+_TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
+
+
 def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``jobs`` and ``tasks`` tables of a finished Python-loop run, from column arrays
+    (:func:`sim_bridge.trace.tasks_table` and :func:`~sim_bridge.trace.jobs_table`)."""
     atts = sim.attempts
     n = len(atts)
-    truth = np.frombuffer(sim._truth, dtype=float).reshape(n, 4) if sim.record_truth else None
-    rs = dem = None
+    # attributes read with C-level getters, column by column (no per-row tuples)
+    node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
+    launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
+    tasks_of = list(map(attrgetter("task"), atts))
+    tjobs = list(map(attrgetter("job"), tasks_of))
+    job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
+    jobs = sim.jobs  # indexed by uid
+    job_ids = np.array([j.job_id for j in jobs], dtype=object)
+    row_job_ids = job_ids[job_uid] if n else np.empty(0, dtype=object)
+    phase = list(map(attrgetter("phase"), tasks_of))
+    truth = None
+    if sim.record_truth:
+        t4 = np.frombuffer(sim._truth, dtype=float).reshape(n, 4)
+        truth = {name: t4[:, k] for k, name in enumerate(_TRUTH)}
+    counters = None
     if record_counters:
         rs = np.frombuffer(sim._rstates, dtype=float).reshape(n, 4)
+        dem = None
         if len(sim._dstates):  # co-located contention: the tenants' demand at each launch
-            dem = np.frombuffer(sim._dstates, dtype=float).reshape(n, 4)
-    tasks = attempt_table(
-        atts, sim.cluster, record_counters=record_counters, rstates=rs, dstates=dem, truth=truth
+            dem = np.frombuffer(sim._dstates, dtype=float).reshape(n, 4).T
+        c = sim.cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
+        counters = {name: c[name] for name in COUNTER_NAMES}
+    state = np.fromiter(map(attrgetter("state"), atts), np.int64, n)
+    tasks = tasks_table(
+        job_id=row_job_ids,
+        task_id=task_ids(row_job_ids.tolist(), phase, list(map(attrgetter("index"), tasks_of))),
+        attempt=np.fromiter(map(attrgetter("index"), atts), np.int64, n),
+        workload=np.array([j.workload for j in jobs], dtype=object)[job_uid]
+        if n
+        else np.empty(0, dtype=object),
+        node=node,
+        node_names=node_names(sim.cluster.n_nodes),
+        phase=phase,
+        submit_time=np.array([j.submit_time for j in jobs], float)[job_uid] if n else np.empty(0),
+        launch_time=launch,
+        end_time=np.fromiter(map(attrgetter("end_time"), atts), float, n),
+        outcome=np.where(state == A_FINISHED, "finished", "killed").astype(object),
+        input_work=np.fromiter(map(attrgetter("work"), tasks_of), float, n),
+        truth=truth,
+        counters=counters,
     )
-    job_uid = np.fromiter((a.task.job.uid for a in atts), np.int64, n)
-    n_att = np.bincount(job_uid, minlength=len(sim.jobs)).astype(np.int64)
-    return job_table(sim.jobs, n_att), tasks
+    n_att = np.bincount(job_uid, minlength=len(jobs))
+    jobs_df = jobs_table(
+        job_id=job_ids,
+        workload=[j.workload for j in jobs],
+        submit_time=[j.submit_time for j in jobs],
+        finish_time=[j.finish_time for j in jobs],
+        deadline=[j.deadline for j in jobs],
+        n_tasks=[j.n_tasks for j in jobs],
+        n_attempts=n_att,
+    )
+    return jobs_df, tasks

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -60,6 +59,8 @@ import numpy as np
 from sim_bridge.policies._placement import ORDERS, TaskQueue
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
+from sim_bridge.trace import COUNTER_PREFIX, DEFAULT_BETA, NODE_FORMAT, check_beta, node_name
+from sim_bridge.trace import node_index as _node_index
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import noise_sf, residual_noise
 
@@ -74,10 +75,7 @@ __all__ = [
 #: The modes of :class:`PredictorPlacement`.
 MODES = ("threshold", "rank")
 
-#: How the trace names node ``i`` (``sim_bridge._simulate`` writes the same names).
-NODE_FORMAT = "n{:04d}"
 _WAKE_TAG = "predictor-placement"
-_DIGITS = re.compile(r"(\d+)$")
 
 
 def _same(values):
@@ -97,26 +95,6 @@ def refusal_rate(stats: Mapping[str, int]) -> float:
     """
     checks = stats["node_checks"]
     return stats["node_refusals"] / checks if checks else math.nan
-
-
-def node_name(node: int, node_format: str = NODE_FORMAT) -> str:
-    """The trace's name of simulator node ``node``.
-
-    Examples
-    --------
-    >>> node_name(7)
-    'n0007'
-    """
-    return node_format.format(int(node))
-
-
-def _node_index(node: Hashable) -> int:
-    if isinstance(node, (int, np.integer)):
-        return int(node)
-    m = _DIGITS.search(str(node))
-    if m is None:
-        raise ValueError(f"cannot read a node index from node id {node!r}")
-    return int(m.group(1))
 
 
 class ConstantPredictor:
@@ -184,7 +162,7 @@ class SlowdownOracle:
         Workload name -> :class:`~sim_bridge.Workload` (or a list of them): the phase
         profiles and the noise tail exponent of each.
     beta : float
-        Straggler threshold factor (1.3).
+        Straggler threshold factor (:data:`sim_bridge.trace.DEFAULT_BETA`, > 1).
     interference, tail_pressure : float
         The simulation's values (defaults of :func:`sim_bridge.simulate`); the co-located
         tasks are read from the running simulation's view.
@@ -209,15 +187,14 @@ class SlowdownOracle:
         cluster,
         workloads,
         *,
-        beta: float = 1.3,
+        beta: float = DEFAULT_BETA,
         interference: float = TENANT_LOAD,
         tail_pressure: float = 0.0,
         threshold: float = 0.5,
     ):
         if not (isinstance(threshold, (int, float)) and 0.0 < threshold < 1.0):
             raise ValueError(f"parameter threshold must be in (0, 1), got {threshold!r}")
-        if not (isinstance(beta, (int, float)) and beta > 1.0):
-            raise ValueError(f"parameter beta must be > 1, got {beta!r}")
+        check_beta(beta, for_training=True)
         self.cluster = cluster
         wl = workloads.values() if isinstance(workloads, Mapping) else workloads
         self._wl = {}
@@ -426,7 +403,7 @@ class PredictorPlacement(PlacementPolicy):
         max_wait: float = 20.0,
         refresh: float = 10.0,
         node_format: str = NODE_FORMAT,
-        counter_prefix: str = "c_",
+        counter_prefix: str = COUNTER_PREFIX,
         batch_min: int = 8,
         mode: str = "threshold",
         order: str = "fair",
