@@ -20,6 +20,12 @@ Flow:
    per-seed improvements against 0 (significance is stated, not assumed).
 
 Improvement is ``100 * (x_spec - x_pred) / x_spec`` (positive: better than speculation).
+
+One module per job: :mod:`pipelines._compare_config` (the settings and how they resolve
+against the trace), :mod:`pipelines._compare_models` (the predictors, loaded or trained),
+:mod:`pipelines._compare_runs` (fresh periods and one run per period and policy),
+:mod:`pipelines._compare_stats` (improvements, significance, headroom, the verdict) and
+:mod:`pipelines._compare_outputs` (tables and plots); :func:`run_compare` here joins them.
 """
 
 from __future__ import annotations
