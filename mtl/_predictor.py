@@ -20,6 +20,7 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
+from ._atomic import atomic_write_bytes
 from ._common import rowwise_dot
 from ._frame import NODE, SINGLE_ID, WORKLOAD, native_id
 from ._signing import SIG_FILE, resolve_key, signature_document, verify_signature
@@ -72,18 +73,6 @@ def _sha256(data: bytes) -> str:
 
 def _canonical(meta: Mapping[str, Any]) -> bytes:
     return json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _pair(key) -> tuple[Hashable, Hashable]:
@@ -444,11 +433,11 @@ class Predictor:
         meta["meta_sha256"] = _sha256(_canonical(meta))
         meta_bytes = json.dumps(meta, indent=1, sort_keys=True).encode()
         (out / SIG_FILE).unlink(missing_ok=True)
-        _atomic_write_bytes(out / ARRAYS_FILE, data)
-        _atomic_write_bytes(out / META_FILE, meta_bytes)
+        atomic_write_bytes(out / ARRAYS_FILE, data)
+        atomic_write_bytes(out / META_FILE, meta_bytes)
         if secret is not None:
             files = {META_FILE: meta_bytes, ARRAYS_FILE: data}
-            _atomic_write_bytes(out / SIG_FILE, signature_document(secret, files))
+            atomic_write_bytes(out / SIG_FILE, signature_document(secret, files))
         return out
 
     @classmethod

@@ -33,7 +33,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -508,8 +507,9 @@ def _download(
     url: str, dest_dir: Path, label: str, expected_size: int | None, timeout: float
 ) -> tuple[Path, int, str]:
     """Stream ``url`` into a temporary file in ``dest_dir``; return (tmp path, size, sha256)."""
-    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=".download.", suffix=".part")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
+    from mtl._atomic import create_temp_file  # imported when used: mtl loads sklearn
+
+    fd, tmp = create_temp_file(dest_dir, ".download.", ".part")
     h = hashlib.sha256()
     n = 0
     try:
@@ -618,8 +618,9 @@ def fetch_file(
 
 def _gzip_deterministic(plain: Path, dest_dir: Path, name: str = "") -> Path:
     """Compress ``plain`` (then delete it) at level 9, ``mtime=0``, header file name ``name``."""
-    fd, gz = tempfile.mkstemp(dir=dest_dir, prefix=".download.", suffix=".gz.part")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
+    from mtl._atomic import create_temp_file  # imported when used: mtl loads sklearn
+
+    fd, gz = create_temp_file(dest_dir, ".download.", ".gz.part")
     try:
         with open(plain, "rb") as src, os.fdopen(fd, "wb") as raw:
             with gzip.GzipFile(
@@ -703,15 +704,10 @@ def _fetch_lock(data_dir: Path) -> Iterator[None]:
 def _copy_if_absent(src: Path, dest: Path) -> bool:
     if dest.exists() or not src.is_file():
         return False
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".download.", suffix=".part")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-    os.close(fd)
-    try:
+    from mtl._atomic import atomic_path  # imported when used: mtl loads sklearn
+
+    with atomic_path(dest, suffix=".part", prefix=".download.") as tmp:
         shutil.copyfile(src, tmp)
-        os.replace(tmp, dest)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return True
 
 

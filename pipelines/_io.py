@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,8 @@ def _jsonable(value: Any) -> Any:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file and a rename.
 
-    A crash midway never leaves a truncated file behind.
+    A crash midway never leaves a truncated file behind; the file gets the user's umask
+    (0644 as usual). The one implementation is :func:`mtl._atomic.atomic_write_text`.
 
     Examples
     --------
@@ -40,18 +40,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     >>> atomic_write_text(d / "a.txt", "hi").read_text()
     'hi'
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    from mtl._atomic import atomic_write_text as write  # imported when used: mtl loads sklearn
+
+    return write(path, text)
 
 
 def write_summary(out_dir: str | os.PathLike[str], summary: Mapping[str, Any]) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -26,16 +25,13 @@ def _figure():
 
 def save_figure(fig, path: str | os.PathLike[str]) -> Path:
     """Save ``fig`` as PNG atomically (temporary file, then rename) and close it."""
+    from mtl._atomic import atomic_path  # imported when used: mtl loads sklearn
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight")
     finally:
-        Path(tmp).unlink(missing_ok=True)
         _figure().close(fig)
     return path
 

@@ -33,8 +33,6 @@ only, as each trial comes back, so workers never write to the tracking store con
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtl._atomic import atomic_path
 from pipelines._grid import point_key
 from pipelines._metrics import binary_metrics
 
@@ -210,12 +209,8 @@ class GridObjective:
         model.fit(fit[cols], fit["straggler"].to_numpy(dtype=np.int64))
         seconds = time.perf_counter() - t0
         proba = model.predict_proba(val[cols])[:, 1]
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".npz")
-        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-        os.close(fd)
-        np.savez(tmp, proba=proba, fit_seconds=seconds)
-        os.replace(tmp, cache)
+        with atomic_path(cache, suffix=".npz") as tmp:  # savez adds .npz to other names
+            np.savez(tmp, proba=proba, fit_seconds=seconds)
         return proba, {"fit_seconds": seconds}
 
     def __call__(self, trial) -> float:

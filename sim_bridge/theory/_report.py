@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
+from .._atomic import atomic_write_text
 from ._deadline_clones import deadline_clone_cost, deadline_clone_counts
 from ._pocd import dolly_clone_count
 from ._single_fork import shifted_exp_single_fork, single_fork_analytic
@@ -116,18 +116,6 @@ def paper_comparison() -> list[dict[str, object]]:
     return rows
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _plots(out: Path) -> list[str]:
     try:
         import matplotlib
@@ -204,8 +192,8 @@ def write_report(out: str | os.PathLike[str] | None = None) -> list[dict[str, ob
         path = Path(out)
         path.mkdir(parents=True, exist_ok=True)
         pngs = _plots(path)
-        _atomic_write(path / "report.md", table)
-        _atomic_write(
+        atomic_write_text(path / "report.md", table)
+        atomic_write_text(
             path / "summary.json",
             json.dumps({"rows": rows, "plots": pngs}, indent=2, default=str) + "\n",
         )
