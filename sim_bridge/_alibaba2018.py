@@ -88,16 +88,16 @@ def load_machine_levels(path: str | Path, dt: float = 60.0) -> tuple[list[str], 
     for mid in ids:
         arr = np.array(rows[mid], dtype=float)
         arr = arr[np.argsort(arr[:, 0], kind="stable")]
-        t = arr[:, 0]
-        grid = np.arange(t[0], t[-1] + dt, dt)
+        times = arr[:, 0]
+        grid = np.arange(times[0], times[-1] + dt, dt)
         lv = np.empty((4, grid.size))
         for r in range(4):
-            col = arr[:, r + 1]
-            ok = ~np.isnan(col)
+            level = arr[:, r + 1]
+            ok = ~np.isnan(level)
             if not ok.any():
                 lv[r] = 0.0
                 continue
-            tv, cv = t[ok], col[ok]
+            tv, cv = times[ok], level[ok]
             idx = np.searchsorted(tv, grid, side="right") - 1
             lv[r] = cv[np.clip(idx, 0, None)]  # before the first valid reading: hold it back
         series.append(np.clip(lv / 100.0, 0.0, 1.0))

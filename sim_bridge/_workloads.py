@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -89,11 +90,25 @@ class JobSpec:
 
     job_id: str
     submit_time: float
-    map_work: Sequence[float]
-    reduce_work: Sequence[float] = ()
+    #: stored as 1-d float arrays; the constructor takes any sequence of float (below)
+    map_work: np.ndarray
+    reduce_work: np.ndarray = ()  # type: ignore[assignment]  # an array after __post_init__
     workload: str = "SYN"
     deadline: float | None = None
     phases: tuple[str, str] = ("map", "reduce")
+
+    if TYPE_CHECKING:  # the signature the dataclass generates, with the inputs it converts
+
+        def __init__(
+            self,
+            job_id: str,
+            submit_time: float,
+            map_work: Sequence[float] | np.ndarray,
+            reduce_work: Sequence[float] | np.ndarray = (),
+            workload: str = "SYN",
+            deadline: float | None = None,
+            phases: tuple[str, str] = ("map", "reduce"),
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         self.map_work = np.asarray(self.map_work, dtype=float).ravel()

@@ -120,7 +120,7 @@ class Dolly(SpeculationPolicy):
             return []
         free = view.free_slot_count
         budget = self._budget_left(view)
-        out = []
+        out: list[Launch] = []
         now = view.now
         for uid, (until, c) in list(self._owed.items()):
             if now > until:

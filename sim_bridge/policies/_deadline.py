@@ -105,7 +105,7 @@ class Shed(_DeadlineBase):
         r = self.choose_r(view, job)
         if r == 0:
             return []
-        out = []
+        out: list[Launch] = []
         for task in list(job.pending.values()):
             out.extend(Launch(task) for _ in range(r + 1))
         return out

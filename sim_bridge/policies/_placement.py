@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from typing import Any
 
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy
@@ -57,7 +58,7 @@ class TaskQueue:
             heapq.heapify(self._heap)
         else:
             self._jobs = iter(view.waiting_jobs())
-            self._cur = None
+            self._cur: tuple[Any, Iterator[Any]] | None = None
 
     def next(self):
         """The next ``(job, task)``, or None when no task is left."""
@@ -132,7 +133,7 @@ class FIFOPlacement(PlacementPolicy):
     name = "fifo"
 
     def assign(self, view, free):
-        out = []
+        out: list[Launch] = []
         slots = iter_free_slots(free)
         for job in view.waiting_jobs():
             for task in job.pending.values():

@@ -14,6 +14,7 @@ import numpy as np
 
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import (
+    Action,
     Kill,
     Launch,
     SpeculationPolicy,
@@ -265,7 +266,7 @@ class LATE(_StageStats):
         self._node_time: list[float] | None = None
 
     def on_attempt_finished(self, view, attempt):
-        if self._node_work is None:
+        if self._node_work is None or self._node_time is None:  # both None until here
             self._node_work = [0.0] * view.n_nodes
             self._node_time = [0.0] * view.n_nodes
         run = attempt.end_time - attempt.launch_time
@@ -299,7 +300,7 @@ class LATE(_StageStats):
         if not ranked:
             return []
         slow = self._slow_nodes()
-        out = []
+        out: list[Launch] = []
         cands = iter(ranked)
         for node, count in view.free.items():
             if slow is not None and slow[node]:
@@ -513,7 +514,7 @@ class Mantri(_StageStats):
     def on_tick(self, view):
         now = view.now
         free = view.free_slot_count
-        out = []
+        out: list[Action] = []
         for job in view.active_jobs():
             if not job.running:
                 continue

@@ -72,7 +72,7 @@ class _SlotScheduler(SpeculationPolicy):
     ):
         self.alpha = alpha
         self.unit_mean = unit_mean
-        self.interval = interval
+        self.interval: float = interval
         self.slotted = slotted
 
     def validate(self) -> None:

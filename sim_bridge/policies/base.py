@@ -203,7 +203,7 @@ def first_paragraph(doc: str) -> str:
     return " ".join(lines)
 
 
-def check_positive(owner: Policy, name: str, value: float, *, allow_zero: bool = False) -> None:
+def check_positive(owner: Policy, name: str, value: object, *, allow_zero: bool = False) -> None:
     """Raise ``ValueError`` naming ``owner``'s parameter ``name`` unless ``value`` is positive.
 
     Examples
@@ -214,14 +214,17 @@ def check_positive(owner: Policy, name: str, value: float, *, allow_zero: bool =
     ...
     ValueError: policy: parameter interval must be > 0, got -1
     """
-    ok = isinstance(value, (int, float)) and math.isfinite(value)
-    ok = ok and (value >= 0 if allow_zero else value > 0)
+    ok = (
+        isinstance(value, (int, float))
+        and math.isfinite(value)
+        and (value >= 0 if allow_zero else value > 0)
+    )
     if not ok:
         op = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{owner.name}: parameter {name} must be {op}, got {value!r}")
 
 
-def check_fraction(owner: Policy, name: str, value: float) -> None:
+def check_fraction(owner: Policy, name: str, value: object) -> None:
     """Raise ``ValueError`` unless ``0 <= value <= 1``.
 
     Examples

@@ -291,7 +291,8 @@ def _local_search(counts, mu, alpha, deadline, c, r_max) -> np.ndarray:
         can_inc = counts < r_max
         d_cost_inc = np.where(can_inc, f(counts + 1) - f(counts), np.inf)
         d_g_inc = np.where(can_inc, g * q - g, np.inf)
-        best, move = -1e-12, None
+        best = -1e-12
+        move: tuple[int, int | None] | None = None
         ok = g_tot + d_g_dec <= c * (1 + 1e-12)
         if np.any(ok & can_dec):
             i = int(np.argmin(np.where(ok, d_cost_dec, np.inf)))

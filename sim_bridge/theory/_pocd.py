@@ -191,7 +191,7 @@ def shed_plus_allocation(
     if rule == "log_gain":
         heap = []
         for j, (_, _, s) in enumerate(states):
-            for i in np.flatnonzero(s):
+            for i in np.flatnonzero(s).tolist():
                 heap.append((-_log_gain(p_task(j, i, 0), p_task(j, i, 1)), j, int(i)))
         heapq.heapify(heap)
         for _ in range(kappa):

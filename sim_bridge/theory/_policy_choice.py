@@ -98,18 +98,18 @@ def choose_single_fork_policy(
             f"objective must be 'latency' (eq. 19) or 'cost' (eq. 20), got {objective!r}"
         )
     r_max = check_int("r_max", r_max, minimum=0)
-    if p_grid is None:
-        p_grid = np.round(np.arange(1, 51) / 100.0, 10)
-    ps = [check_probability("p_grid", v, low_open=True, high_open=True) for v in p_grid]
+    grid_p = np.round(np.arange(1, 51) / 100.0, 10) if p_grid is None else p_grid
+    ps = [check_probability("p_grid", v, low_open=True, high_open=True) for v in grid_p]
     if not ps:
         raise ValueError("p_grid must contain at least one value in (0, 1)")
     keeps = [bool(k) for k in keep_options]
     if not keeps:
         raise ValueError("keep_options must contain True and/or False")
+    price = 0.0  # lam * n, once both are checked (objective='cost')
     if objective == "cost":
         if lam is None or not np.isfinite(float(lam)) or float(lam) < 0.0:
             raise ValueError(f"lam must be a finite number >= 0 for objective='cost', got {lam!r}")
-        n = check_int("n", n, minimum=1)
+        price = float(lam) * check_int("n", n, minimum=1)
     combos: list[tuple[float, int, bool]] = [(0.0, 0, True)]
     combos += [(p, r, k) for p in ps for r in range(r_max + 1) for k in keeps if not (r == 0 and k)]
     rows = []
@@ -124,7 +124,7 @@ def choose_single_fork_policy(
         grid["objective"] = grid["latency"]
     else:
         grid["feasible"] = True
-        grid["objective"] = grid["latency"] + float(lam) * n * grid["cost"]
+        grid["objective"] = grid["latency"] + price * grid["cost"]
     cand = grid[grid["feasible"]].sort_values(
         ["objective", "cost", "r", "p", "keep"], kind="mergesort"
     )

@@ -202,14 +202,14 @@ def _min_mean_functions(dist: Any):
     mv = integrate.cumulative_simpson(dist.sf(grid), x=grid, initial=0.0)
     mm = integrate.cumulative_simpson(mv, x=grid, initial=0.0)
 
-    def m(v):
+    def m_tabulated(v):
         return np.interp(v, grid, mv)
 
-    def big_m(v):
+    def big_m_tabulated(v):
         v = np.asarray(v, float)
         return np.where(v <= grid[-1], np.interp(v, grid, mm), mm[-1] + mv[-1] * (v - grid[-1]))
 
-    return m, big_m
+    return m_tabulated, big_m_tabulated
 
 
 def ese_expected_resource(sigma: float, dist: Any) -> float:

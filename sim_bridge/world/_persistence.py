@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any, cast
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -145,9 +146,10 @@ class PersistenceParams:
 
     def rounded(self, digits: int = 2) -> PersistenceParams:
         """The parameters rounded to ``digits`` significant figures."""
-        return PersistenceParams(
-            *(tuple(_round_sig(x, digits) for x in getattr(self, f.name)) for f in fields(self))
-        )
+        parts: list[Any] = [
+            tuple(_round_sig(x, digits) for x in getattr(self, f.name)) for f in fields(self)
+        ]
+        return PersistenceParams(*parts)
 
 
 def _round_sig(x: float, digits: int) -> float:
@@ -399,7 +401,7 @@ def _fit_resource(x: np.ndarray, lags: np.ndarray) -> np.ndarray:
         2: ((0.0, n_steps / 16, 3.0), (0.0, 30.0, 1.0)),
         1: ((60.0,),),
     }
-    best = {}
+    best: dict[int, Any] = {}  # components -> scipy's OptimizeResult
     for k, k_starts in starts.items():
         b_lo = lo + ([-8.0] if k == 2 else []) + [log_t[0]] * k
         b_hi = hi + ([8.0] if k == 2 else []) + [log_t[1]] * k
@@ -501,7 +503,9 @@ class PersistentLevels:
             raise ValueError(f"n_nodes must be an integer >= 1, got {n_nodes!r}")
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"dt must be > 0, got {dt!r}")
-        words = [rng_seed_words] if np.isscalar(rng_seed_words) else list(rng_seed_words)
+        words: list[Any] = (
+            [rng_seed_words] if np.isscalar(rng_seed_words) else list(cast(Any, rng_seed_words))
+        )
         self.seed_words = tuple(int(w) for w in words)
         self.params, self.n_nodes, self.dt = params, int(n_nodes), float(dt)
         p = {f.name: np.array(getattr(params, f.name)) for f in fields(params)}
