@@ -5,13 +5,13 @@ time-ordered split protocols (Tables 1 and 2), the data directory resolver and t
 fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
 uses, and the pipelines as a Python API the CLI wraps: each command's settings dataclass
 (``CollectConfig``, ``TrainConfig``, ``EvaluateConfig``, ``CompareConfig``,
-``FidelityConfig``, ``DemoConfig``) and its function (``collect_trace``, ``train``,
-``evaluate``, ``compare``, ``fidelity``, ``demo``, and ``reproduce``; each claims its
-output directory as one output set, as the command does), the lower-level entry points they
-call, which do not claim it (``collect``, ``run_training``, ``run_evaluate``,
-``run_compare``, ``run_fidelity``), ``build_report``, ``run_demo`` and the demo's
-``replication_example``. They are imported lazily (on first attribute access) so that
-``straggler --help`` does not pay for pandas.
+``FidelityConfig``, ``DemoConfig``, ``SimulateConfig``) and its function
+(``collect_trace``, ``train``, ``evaluate``, ``compare``, ``fidelity``, ``demo``,
+``simulate``, and ``reproduce``; each claims its output directory as one output set, as the
+command does), the lower-level entry points they call, which do not claim it (``collect``,
+``run_training``, ``run_evaluate``, ``run_compare``, ``run_fidelity``), ``build_report``,
+``run_demo`` and the demo's ``replication_example``. They are imported lazily (on first
+attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
 --------
@@ -46,6 +46,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "reproduce": ("pipelines._api", "reproduce"),
     "replication_example": ("pipelines._replication", "replication_example"),
     "DemoConfig": ("pipelines._demo_config", "DemoConfig"),
+    "SimulateConfig": ("pipelines._simulate_config", "SimulateConfig"),
+    "simulate": ("pipelines._api", "simulate"),
     "demo": ("pipelines._api", "demo"),
     "run_compare": ("pipelines._compare", "run_compare"),
     "run_demo": ("pipelines._demo", "run_demo"),

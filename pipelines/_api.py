@@ -4,7 +4,7 @@ Each function (but :func:`reproduce`, whose few parameters are its own) takes th
 settings dataclass (:class:`pipelines.CollectConfig`,
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
 :class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`,
-:class:`pipelines.DemoConfig`) and returns the summary
+:class:`pipelines.DemoConfig`, :class:`pipelines.SimulateConfig`) and returns the summary
 it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
 dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
 notebook and the demo run exactly what the command line runs.
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pipelines._demo_config import DemoConfig
     from pipelines._evaluate_config import EvaluateConfig
     from pipelines._fidelity_config import FidelityConfig
+    from pipelines._simulate_config import SimulateConfig
     from pipelines._sweep import Engine
     from pipelines._train_config import TrainConfig
 
@@ -311,3 +312,69 @@ def demo(
             seed=config.seed,
             stream=stream,
         )
+
+
+def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, Any]:
+    """Run the cluster simulator once and write ``tasks.parquet``, ``jobs.parquet`` and
+    ``summary.json`` (``straggler simulate``; :func:`sim_bridge.simulate` is the in-memory
+    run). Returns the summary.
+
+    A run stopped early (``max_events``, ``max_wall_seconds``, a signal) writes what it has,
+    says ``complete: false`` and ``status: "incomplete"`` in the summary and keeps the
+    directory's incomplete-marker (readers refuse it).
+    """
+    import resource
+
+    import sim_bridge
+    from pipelines._io import write_summary
+
+    out = Path(config.out)
+    with claimed_output(out, overwrite=overwrite, command="simulate") as held:
+        stream_kw: dict[str, Any] = {}
+        if config.max_events is not None:
+            stream_kw["max_events"] = config.max_events
+        if config.max_wall_seconds is not None:
+            stream_kw["max_wall_seconds"] = config.max_wall_seconds
+        if config.stream:
+            # no earlier run's files may sit next to the one being written
+            for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
+                (out / name).unlink(missing_ok=True)
+            stream_kw["trace_sink"] = out / "tasks.parquet"
+        names = list(config.workloads)
+        result = sim_bridge.simulate(
+            names[0] if len(names) == 1 else names,
+            config.policy,
+            config.placement,
+            nodes=config.nodes,
+            slots=config.slots,
+            hours=config.hours,
+            scale=config.scale,
+            seed=config.seed,
+            data_dir=config.data_dir,
+            counters=config.counters,
+            beta=config.beta,
+            progress=config.progress,
+            policy_params=dict(config.policy_params),
+            placement_params=dict(config.placement_params),
+            engine=config.engine,
+            **stream_kw,
+            **config.world_kwargs(),
+        )
+        tables = [("jobs", result.jobs)]
+        if result.tasks is not None:
+            tables.insert(0, ("tasks", result.tasks))
+        for name, table in tables:
+            tmp = out / f".{name}.parquet.tmp"
+            table.to_parquet(tmp, index=False)
+            os.replace(tmp, out / f"{name}.parquet")
+        s = result.summary
+        summary = {
+            "command": "simulate",
+            **s,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        }
+        if not s["complete"]:
+            summary["status"] = "incomplete"
+        write_summary(out, summary)
+        held.ok = bool(s["complete"])
+        return summary

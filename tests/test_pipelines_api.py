@@ -22,6 +22,7 @@ from pipelines._demo_config import DemoConfig
 from pipelines._evaluate_config import EvaluateConfig
 from pipelines._fidelity_config import FidelityConfig
 from pipelines._io import INCOMPLETE_MARKER, OutputError
+from pipelines._simulate_config import SimulateConfig
 from pipelines._train_config import TrainConfig
 from pipelines.cli import build_parser
 from pipelines.commands._params import config_from_args, flag_of, options, to_argv
@@ -34,6 +35,7 @@ COMMANDS = {
     "evaluate": EvaluateConfig,
     "fidelity": FidelityConfig,
     "demo": DemoConfig,
+    "simulate": SimulateConfig,
 }
 #: flags a command has besides its config's: output guard, --config, where the runs go
 NOT_CONFIG = {"--help", "--overwrite", "--config", "--workers", "--scheduler"}
@@ -77,6 +79,19 @@ EXAMPLES = [
     EvaluateConfig(traces="T", table=2, out="O", pairs=3, min_rows=10, grid="small"),
     FidelityConfig(out="O", workloads=["SYN", "FB2009"], quick=True, seeds=2, hours=0.5),
     DemoConfig(out="O", quick=True, data_dir="D", seed=3),
+    SimulateConfig(
+        out="O",
+        workloads=["SYN", "FB2009"],
+        policy="late",
+        policy_params={"quantile": 0.9, "name": "x", "text": "0.5"},
+        placement_params={"k": [1, 2]},
+        progress=False,
+        stream=True,
+        no_skew=True,
+        interference=0.0,
+        max_events=100,
+    ),
+    SimulateConfig(out="O", progress=True, record_truth=True),
 ]
 
 
@@ -126,7 +141,8 @@ def test_variant_choices_are_mtls_registry_and_beta_defaults_agree():
     sub = build_parser()._subparsers._group_actions[0].choices["train"]
     action = next(a for a in sub._actions if "--variant" in a.option_strings)
     assert list(action.choices) == list(mtl.VARIANTS)
-    for cls in (TrainConfig, CompareConfig, CollectConfig, EvaluateConfig, FidelityConfig):
+    configs = (TrainConfig, CompareConfig, CollectConfig, EvaluateConfig, FidelityConfig)
+    for cls in (*configs, SimulateConfig):
         beta = next(f for f in fields(cls) if f.name == "beta")
         assert beta.default == pipelines.DEFAULT_BETA, cls
     assert TrainConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS

@@ -73,6 +73,10 @@ class Option:
     repeat: bool = False
     #: argparse ``nargs`` (e.g. ``"+"``: one flag, several values)
     nargs: str | int | None = None
+    #: more spellings of the flag (e.g. ``("--workloads",)`` beside ``--workload``)
+    aliases: tuple[str, ...] = ()
+    #: the help's argument group: (title, description)
+    group: tuple[str, str] | None = None
     #: the flag's parsed value -> the field's value (e.g. a comma-separated text -> a list)
     parse: Callable[[Any], Any] | None = None
     #: the field's value -> the flag's text (or texts, one per repetition); default ``str``
@@ -168,11 +172,18 @@ def add_options(
         A field's :attr:`Option.switch` is not one of :data:`SWITCHES`.
     """
     skip = set(skip)
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    target = parser
     for f, opt in options(cls):
         if f.name in skip:
             continue
+        parser = target
+        if opt.group is not None:
+            if opt.group[0] not in groups:
+                groups[opt.group[0]] = target.add_argument_group(*opt.group)
+            parser = groups[opt.group[0]]
         flag = flag_of(f, opt)
-        kw: dict[str, Any] = {"help": opt.help}
+        kw: dict[str, Any] = {"help": opt.help, "dest": _dest(f, opt)}
         required = f.default is MISSING and f.default_factory is MISSING
         if opt.switch is not None:
             if opt.switch not in SWITCHES:
@@ -181,7 +192,7 @@ def add_options(
                 kw.update(action=argparse.BooleanOptionalAction, default=_default(f, opt))
             else:
                 kw["action"] = "store_true"
-            parser.add_argument(flag, **kw)
+            parser.add_argument(flag, *opt.aliases, **kw)
             continue
         if required:
             kw["required"] = True
@@ -192,7 +203,7 @@ def add_options(
         for name in ("type", "choices", "metavar", "nargs"):
             if getattr(opt, name) is not None:
                 kw[name] = getattr(opt, name)
-        parser.add_argument(flag, **kw)
+        parser.add_argument(flag, *opt.aliases, **kw)
 
 
 def config_from_args(cls: type, args: argparse.Namespace, **overrides: Any) -> Any:
@@ -238,7 +249,7 @@ def to_argv(config: Any) -> list[str]:
         required = f.default is MISSING and f.default_factory is MISSING
         if opt.switch is not None:
             on = bool(value) if opt.switch != "off" else not value
-            if opt.switch == "both" and bool(value) != bool(_default(f, opt)):
+            if opt.switch == "both" and value is not None and value != _default(f, opt):
                 argv.append(flag if value else "--no-" + flag[2:])
             elif opt.switch != "both" and on:
                 argv.append(flag)
