@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Environment variable naming the data directory when no flag is given.
+#: Environment variable naming the data directory when no flag is given (the name
+#: ``sim_bridge._workloads.DATA_DIR_ENV`` reads).
 DATA_DIR_ENV = "STRAGGLER_DATA_DIR"
 
 
@@ -22,7 +23,9 @@ def checkout_root() -> Path:
 def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
     """Resolve the data directory: ``flag``, then ``$STRAGGLER_DATA_DIR``, then ``data/``.
 
-    The directory need not exist yet (``straggler data fetch`` creates it).
+    The directory need not exist yet (``straggler data fetch`` creates it). This is
+    :func:`sim_bridge.resolve_data_dir` with ``must_exist=False``, the project's one resolver
+    (imported when called: ``sim_bridge`` loads pandas, and building the CLI must not).
 
     Parameters
     ----------
@@ -43,9 +46,6 @@ def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
     >>> resolve_data_dir() == checkout_root() / "data"
     True
     """
-    if flag:
-        return Path(flag).expanduser().resolve()
-    env = os.environ.get(DATA_DIR_ENV, "").strip()
-    if env:
-        return Path(env).expanduser().resolve()
-    return checkout_root() / "data"
+    from sim_bridge._workloads import resolve_data_dir as resolve
+
+    return resolve(flag, must_exist=False)

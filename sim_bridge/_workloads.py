@@ -166,9 +166,27 @@ class Workload:
 
 
 # --------------------------------------------------------------------------- data directory
-def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory (DESIGN.md §7): ``flag``, then ``$STRAGGLER_DATA_DIR``, then ``data/``
-    in the checkout. A directory given by flag or variable must exist.
+#: Environment variable naming the data directory when no flag is given.
+DATA_DIR_ENV = "STRAGGLER_DATA_DIR"
+
+
+def resolve_data_dir(
+    flag: str | os.PathLike[str] | None = None, *, must_exist: bool = True
+) -> Path:
+    """The data directory (DESIGN.md §7): ``flag``, then ``$STRAGGLER_DATA_DIR``, then
+    ``data/`` in the checkout (beside the installed package), as an absolute path.
+
+    The one resolver of the project: ``pipelines.resolve_data_dir`` is this function with
+    ``must_exist=False``.
+
+    Parameters
+    ----------
+    flag : path-like or None
+        The value of a ``--data-dir`` option; ``None`` or ``""`` means not given.
+    must_exist : bool, default True
+        A directory named by the flag or the variable must exist (a reader's typo fails here
+        instead of reading as "no data files"). False for a command that creates it
+        (``straggler data fetch``). The checkout's ``data/`` need not exist either way.
 
     Examples
     --------
@@ -176,19 +194,20 @@ def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
     Traceback (most recent call last):
     ...
     FileNotFoundError: data directory given by --data-dir does not exist: /nonexistent/dir
+    >>> str(resolve_data_dir("/nonexistent/dir", must_exist=False))
+    '/nonexistent/dir'
     """
-    if flag is not None:
-        p = Path(flag).expanduser()
-        if not p.is_dir():
-            raise FileNotFoundError(f"data directory given by --data-dir does not exist: {p}")
-        return p
-    env = os.environ.get("STRAGGLER_DATA_DIR")
-    if env:
-        p = Path(env).expanduser()
-        if not p.is_dir():
-            raise FileNotFoundError(f"STRAGGLER_DATA_DIR does not exist: {p}")
-        return p
-    return Path(__file__).resolve().parents[1] / "data"
+    if flag:
+        given_by, p = "data directory given by --data-dir", Path(flag)
+    else:
+        env = os.environ.get(DATA_DIR_ENV, "").strip()
+        if not env:
+            return Path(__file__).resolve().parents[1] / "data"
+        given_by, p = DATA_DIR_ENV, Path(env)
+    p = p.expanduser().resolve()
+    if must_exist and not p.is_dir():
+        raise FileNotFoundError(f"{given_by} does not exist: {p}")
+    return p
 
 
 # --------------------------------------------------------------------------- SWIM
