@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipelines import reproduce
+from pipelines import ReproduceConfig, reproduce
 from sim_bridge.experiments import pareto_unit_mean
 from sim_bridge.theory import cloning_cutoff_load, ese_sigma_star, sda_sigma_star
 
@@ -45,7 +45,9 @@ pd.Series(
 # ## Fig. 5 (one job, sigma sweep) and Figs. 2 / 6 (multi-job CDFs)
 
 # %%
-summary = reproduce("000", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
+summary = reproduce(
+    ReproduceConfig("000", str(OUT), quick=QUICK, seed=0, progress=False), overwrite=True
+)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

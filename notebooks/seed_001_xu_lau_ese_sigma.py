@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pipelines import reproduce
+from pipelines import ReproduceConfig, reproduce
 from sim_bridge.theory import ese_expected_resource, ese_sigma_star
 
 QUICK = os.environ.get("STRAGGLER_QUICK", "0") not in ("", "0")
@@ -51,7 +51,9 @@ curves.round(4)
 # ## Engine: resource and flowtime vs sigma (Figs. 3-5)
 
 # %%
-summary = reproduce("001", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
+summary = reproduce(
+    ReproduceConfig("001", str(OUT), quick=QUICK, seed=0, progress=False), overwrite=True
+)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

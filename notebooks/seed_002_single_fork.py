@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from pipelines import reproduce
+from pipelines import ReproduceConfig, reproduce
 from sim_bridge.experiments import single_job
 from sim_bridge.theory import single_fork_analytic
 
@@ -54,7 +54,9 @@ pd.DataFrame(
 # ## The whole reproduction
 
 # %%
-summary = reproduce("002", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
+summary = reproduce(
+    ReproduceConfig("002", str(OUT), quick=QUICK, seed=0, progress=False), overwrite=True
+)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

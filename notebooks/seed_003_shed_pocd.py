@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipelines import reproduce
+from pipelines import ReproduceConfig, reproduce
 from sim_bridge.theory import dolly_clone_count, pocd_new_job
 
 QUICK = os.environ.get("STRAGGLER_QUICK", "0") not in ("", "0")
@@ -44,7 +44,9 @@ pd.DataFrame(
 # ## PoCD on the engine
 
 # %%
-summary = reproduce("003", OUT, quick=QUICK, seed=0, progress=False, overwrite=True)
+summary = reproduce(
+    ReproduceConfig("003", str(OUT), quick=QUICK, seed=0, progress=False), overwrite=True
+)
 pd.read_csv(OUT / "comparison.csv")
 
 # %%

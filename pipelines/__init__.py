@@ -5,7 +5,7 @@ time-ordered split protocols (Tables 1 and 2), the data directory resolver and t
 fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
 uses, and the pipelines as a Python API the CLI wraps: each command's settings dataclass
 (``CollectConfig``, ``TrainConfig``, ``EvaluateConfig``, ``CompareConfig``,
-``FidelityConfig``, ``DemoConfig``, ``SimulateConfig``) and its function
+``FidelityConfig``, ``DemoConfig``, ``SimulateConfig``, ``ReproduceConfig``) and its function
 (``collect_trace``, ``train``, ``evaluate``, ``compare``, ``fidelity``, ``demo``,
 ``simulate``, and ``reproduce``; each claims its output directory as one output set, as the
 command does), the lower-level entry points they call, which do not claim it (``collect``,
@@ -47,6 +47,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "replication_example": ("pipelines._replication", "replication_example"),
     "DemoConfig": ("pipelines._demo_config", "DemoConfig"),
     "SimulateConfig": ("pipelines._simulate_config", "SimulateConfig"),
+    "ReproduceConfig": ("pipelines._reproduce_config", "ReproduceConfig"),
     "simulate": ("pipelines._api", "simulate"),
     "demo": ("pipelines._api", "demo"),
     "run_compare": ("pipelines._compare", "run_compare"),

@@ -1,10 +1,10 @@
 """The pipelines as a Python API: one function per ``straggler`` command, taking its config.
 
-Each function (but :func:`reproduce`, whose few parameters are its own) takes the command's
-settings dataclass (:class:`pipelines.CollectConfig`,
+Each function takes the command's settings dataclass (:class:`pipelines.CollectConfig`,
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
 :class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`,
-:class:`pipelines.DemoConfig`, :class:`pipelines.SimulateConfig`) and returns the summary
+:class:`pipelines.DemoConfig`, :class:`pipelines.SimulateConfig`,
+:class:`pipelines.ReproduceConfig`) and returns the summary
 it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
 dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
 notebook and the demo run exactly what the command line runs.
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pipelines._demo_config import DemoConfig
     from pipelines._evaluate_config import EvaluateConfig
     from pipelines._fidelity_config import FidelityConfig
+    from pipelines._reproduce_config import ReproduceConfig
     from pipelines._simulate_config import SimulateConfig
     from pipelines._sweep import Engine
     from pipelines._train_config import TrainConfig
@@ -269,28 +270,20 @@ def fidelity(config: FidelityConfig, *, overwrite: bool = False) -> dict[str, An
 
 
 def reproduce(
-    seed_paper: str,
-    out: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    seed: int = 0,
-    progress: bool | None = None,
-    engine: Engine | None = None,
-    overwrite: bool = False,
+    config: ReproduceConfig, *, engine: Engine | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
     """Regenerate a seed paper's figures on the engine (``straggler reproduce SEED``,
-    :func:`pipelines._reproduce.reproduce`, whose parameters these are), ``out`` claimed as
-    one output set; ``engine`` sends the runs to Dask (default: ``$STRAGGLER_DASK_SCHEDULER``
-    when set, else this process)."""
+    :func:`pipelines._reproduce.reproduce`); ``engine`` sends the runs to Dask (default:
+    ``$STRAGGLER_DASK_SCHEDULER`` when set, else this process)."""
     from pipelines._reproduce import reproduce as run_reproduce
 
-    with claimed_output(out, overwrite=overwrite, command="reproduce"):
+    with claimed_output(config.out, overwrite=overwrite, command="reproduce"):
         return run_reproduce(
-            seed_paper,
-            out,
-            quick=quick,
-            seed=seed,
-            progress=progress,
+            config.seed_paper,
+            config.out,
+            quick=config.quick,
+            seed=config.seed,
+            progress=config.progress,
             engine=engine if engine is not None else _engine(None, None),
         )
 

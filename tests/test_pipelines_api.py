@@ -22,6 +22,7 @@ from pipelines._demo_config import DemoConfig
 from pipelines._evaluate_config import EvaluateConfig
 from pipelines._fidelity_config import FidelityConfig
 from pipelines._io import INCOMPLETE_MARKER, OutputError
+from pipelines._reproduce_config import ReproduceConfig
 from pipelines._simulate_config import SimulateConfig
 from pipelines._train_config import TrainConfig
 from pipelines.cli import build_parser
@@ -36,6 +37,7 @@ COMMANDS = {
     "fidelity": FidelityConfig,
     "demo": DemoConfig,
     "simulate": SimulateConfig,
+    "reproduce": ReproduceConfig,
 }
 #: flags a command has besides its config's: output guard, --config, where the runs go
 NOT_CONFIG = {"--help", "--overwrite", "--config", "--workers", "--scheduler"}
@@ -92,6 +94,7 @@ EXAMPLES = [
         max_events=100,
     ),
     SimulateConfig(out="O", progress=True, record_truth=True),
+    ReproduceConfig(seed_paper="002", out="O", quick=True, seed=4),
 ]
 
 
@@ -124,10 +127,17 @@ def test_defaults_agree_and_every_flag_is_declared_once(command):
     cls = COMMANDS[command]
     sub = build_parser()._subparsers._group_actions[0].choices[command]
     flags = {o for a in sub._actions for o in a.option_strings[:1] if o.startswith("--")}
-    declared = {flag_of(f, opt) for f, opt in options(cls)}
+    flags |= {a.dest for a in sub._actions if not a.option_strings}  # positionals
+    declared = {f.name if opt.positional else flag_of(f, opt) for f, opt in options(cls)}
     assert flags - NOT_CONFIG == declared
-    required = [f.name for f, _ in options(cls) if f.name in ("traces", "out", "table")]
-    argv = {"traces": ["--traces", "T"], "out": ["--out", "O"], "table": ["--table", "1"]}
+    names = ("seed_paper", "traces", "out", "table")
+    required = [f.name for f, _ in options(cls) if f.name in names]
+    argv = {
+        "seed_paper": ["002"],
+        "traces": ["--traces", "T"],
+        "out": ["--out", "O"],
+        "table": ["--table", "1"],
+    }
     given = [x for name in required for x in argv[name]]
     parsed = _parse(command, given)
     fresh = cls(**{name: getattr(parsed, name) for name in required})

@@ -77,6 +77,8 @@ class Option:
     aliases: tuple[str, ...] = ()
     #: the help's argument group: (title, description)
     group: tuple[str, str] | None = None
+    #: a positional argument (named by :attr:`metavar`) instead of a flag
+    positional: bool = False
     #: the flag's parsed value -> the field's value (e.g. a comma-separated text -> a list)
     parse: Callable[[Any], Any] | None = None
     #: the field's value -> the flag's text (or texts, one per repetition); default ``str``
@@ -184,6 +186,10 @@ def add_options(
             parser = groups[opt.group[0]]
         flag = flag_of(f, opt)
         kw: dict[str, Any] = {"help": opt.help, "dest": _dest(f, opt)}
+        if opt.positional:
+            kw.update(choices=opt.choices, metavar=opt.metavar)
+            parser.add_argument(kw.pop("dest"), **kw)
+            continue
         required = f.default is MISSING and f.default_factory is MISSING
         if opt.switch is not None:
             if opt.switch not in SWITCHES:
@@ -264,6 +270,9 @@ def to_argv(config: Any) -> list[str]:
             continue
         texts = opt.format(value) if opt.format is not None else str(value)
         texts = [texts] if isinstance(texts, str) else list(texts)
+        if opt.positional:
+            argv += texts
+            continue
         if opt.nargs is not None:  # one flag, several values
             argv += [flag, *texts]
             continue

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines._reproduce_config import ReproduceConfig
 from pipelines.commands._engine_options import add_engine_options, engine_from_args
+from pipelines.commands._params import add_options, config_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,15 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "PNG plots, CSV/Markdown tables, comparison.md (our number beside the paper's, "
         "'figure only' where the paper gives no number) and summary.json in OUT.",
     )
-    p.add_argument(
-        "seed_paper",
-        metavar="SEED",
-        choices=("000", "001", "002", "003"),
-        help="seed paper: 000, 001, 002 or 003",
-    )
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--quick", action="store_true", help="scaled-down sizes (seconds)")
-    p.add_argument("--seed", type=int, default=0, help="root seed of every random draw (0)")
+    add_options(p, ReproduceConfig)
     add_engine_options(p)
     p.set_defaults(func=func)
 
@@ -35,13 +29,7 @@ def func(args: argparse.Namespace) -> int:
 
     from pipelines._api import reproduce
 
-    s = reproduce(
-        args.seed_paper,
-        args.out,
-        quick=args.quick,
-        seed=args.seed,
-        engine=engine_from_args(args),
-    )
+    s = reproduce(config_from_args(ReproduceConfig, args), engine=engine_from_args(args))
     print((Path(args.out) / "comparison.md").read_text(encoding="utf-8"), end="")
     print(f"seed {s['seed_paper']}: wrote {args.out} in {s['wall_seconds']:.1f} s")
     return 0
