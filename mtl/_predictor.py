@@ -44,10 +44,17 @@ class PredictorInputError(ValueError):
 
 @runtime_checkable
 class PredictorProtocol(Protocol):
-    """What a scheduler (e.g. the simulator bridge) needs from a straggler predictor."""
+    """What a scheduler (e.g. the simulator bridge) needs from a straggler predictor.
 
-    threshold: float
-    feature_names: Sequence[str]
+    ``threshold`` and ``feature_names`` are read-only members: a plain attribute of any
+    subtype (``list[str]``) or a property satisfies them.
+    """
+
+    @property
+    def threshold(self) -> float: ...
+
+    @property
+    def feature_names(self) -> Sequence[str]: ...
 
     def straggler_probability(
         self, node: Hashable, workload: Hashable, counters: Mapping[str, float]
