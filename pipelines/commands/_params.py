@@ -104,16 +104,22 @@ def option(default: Any = MISSING, *, default_factory: Any = MISSING, **kw: Any)
 
 
 class RegistryChoices:
-    """The keys of a registry (``module.NAME``), imported only when argparse needs them.
+    """The keys of a registry (``module.NAME``), imported only when a value is checked.
 
-    So ``straggler --help`` does not pay for the registry's package, and a new entry in the
-    registry is a new choice without editing the command.
+    Given as :attr:`Option.choices`, it becomes the flag's argparse ``type`` (not argparse
+    ``choices``, which the help formatter lists and so would import the registry's package
+    on every ``--help``): a new entry in the registry is a new choice without editing the
+    command, and a wrong value is answered with the whole list.
 
     Examples
     --------
     >>> c = RegistryChoices("pipelines.commands._outputs", "GUARDED_COMMANDS")
-    >>> "train" in c, "nope" in c
-    (True, False)
+    >>> "train" in c, c("train")
+    (True, 'train')
+    >>> c("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid choice: 'nope' (choose from simulate, collect, ...)
     """
 
     def __init__(self, module: str, name: str):
@@ -121,6 +127,15 @@ class RegistryChoices:
 
     def _keys(self) -> list[Any]:
         return list(getattr(importlib.import_module(self.module), self.name))
+
+    def __call__(self, text: str) -> str:
+        """``text`` when it is a key of the registry (argparse ``type=``)."""
+        keys = self._keys()
+        if text not in keys:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {text!r} (choose from {', '.join(map(str, keys))})"
+            )
+        return text
 
     def __contains__(self, value: object) -> bool:
         return value in self._keys()
@@ -209,6 +224,8 @@ def add_options(
         for name in ("type", "choices", "metavar", "nargs"):
             if getattr(opt, name) is not None:
                 kw[name] = getattr(opt, name)
+        if isinstance(opt.choices, RegistryChoices):  # checked lazily, not listed by --help
+            kw["type"] = kw.pop("choices")
         parser.add_argument(flag, *opt.aliases, **kw)
 
 
