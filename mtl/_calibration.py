@@ -8,10 +8,90 @@ is increasing in the SVM margin (ranking is preserved).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Generic, NamedTuple, TypeVar
+
 import numpy as np
 from scipy.special import expit, log_expit
 
+from ._common import stratified_folds
+
 _MIN_SLOPE = 1e-8
+
+#: The rows a fit or a scoring sees: a boolean mask, or ``slice(None)`` for all of them (a
+#: view, no copy of the counters).
+Rows = np.ndarray | slice
+
+M = TypeVar("M")
+
+
+class CalibratedFit(NamedTuple, Generic[M]):
+    """What :func:`cross_fitted_platt` returns."""
+
+    #: The model fitted on all rows.
+    model: M
+    #: Platt slope ``a`` and intercept ``c`` on the margin.
+    slope: float
+    intercept: float
+    #: ``"cross-fitted"`` or ``"in-sample"``.
+    mode: str
+    #: The margins the sigmoid was fitted on (out-of-fold when cross-fitted).
+    scores: np.ndarray
+
+
+def cross_fitted_platt(
+    fit: Callable[[Rows], M],
+    margin: Callable[[M, Rows], np.ndarray],
+    y_pm: np.ndarray,
+    cv: int | None,
+    seed,
+) -> CalibratedFit[M]:
+    """Fit a model on all rows and a Platt sigmoid on its cross-fitted margins.
+
+    With ``cv`` folds (:func:`~mtl._common.stratified_folds`, seeded by ``seed``) and at least
+    ``cv`` rows of the minority class, the model is fitted ``cv`` times without one fold and
+    scores that fold; then once on all rows. Otherwise (``cv`` None or too few rows) the
+    sigmoid is fitted on the all-rows model's own, in-sample margins.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(rows) -> model`` on the rows selected by ``rows``.
+    margin : callable
+        ``margin(model, rows) -> decision values`` of those rows.
+    y_pm : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    cv : int or None
+        Number of calibration folds (already validated).
+    seed : int, Generator or None
+        Seed of the folds.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=300)
+    >>> y = np.where(x + rng.normal(size=300) > 0, 1.0, -1.0)
+    >>> mean_gap = lambda rows: x[rows][y[rows] > 0].mean() - x[rows][y[rows] < 0].mean()
+    >>> res = cross_fitted_platt(mean_gap, lambda gap, rows: gap * x[rows], y, 3, 0)
+    >>> res.mode, res.slope > 0
+    ('cross-fitted', True)
+    """
+    n_minority = int(min((y_pm > 0).sum(), (y_pm < 0).sum()))
+    all_rows = slice(None)
+    if cv is not None and n_minority >= cv:
+        folds = stratified_folds(y_pm, cv, seed)
+        scores = np.empty(y_pm.shape[0])
+        for k in range(cv):
+            tr, te = folds != k, folds == k
+            scores[te] = margin(fit(tr), te)
+        model = fit(all_rows)
+        mode = "cross-fitted"
+    else:
+        model = fit(all_rows)
+        scores = margin(model, all_rows)
+        mode = "in-sample"
+    a, c = fit_platt(scores, (y_pm > 0).astype(int))
+    return CalibratedFit(model, a, c, mode, scores)
 
 
 def fit_platt(

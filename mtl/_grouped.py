@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._calibration import fit_platt
+from ._calibration import cross_fitted_platt
 from ._common import (
     binary_target,
     check_cv,
@@ -22,7 +22,6 @@ from ._common import (
     class_weights,
     rowwise_dot,
     standardiser,
-    stratified_folds,
 )
 from ._frame import SINGLE_ID, encode_ids, lookup_ids, split_ids
 from ._solver import objective, solve_explicit, solve_implicit
@@ -407,24 +406,15 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
         y_pm, sample_c = y_pm[order], sample_c[order]
         node_code, wl_code = node_code[order], wl_code[order]
 
-        cv = check_cv(self.calibration_cv)
-        n_minority = int(min((y_pm > 0).sum(), (y_pm < 0).sum()))
-        if cv is not None and n_minority >= cv:
-            folds = stratified_folds(y_pm, cv, self.random_state)
-            scores = np.empty(n)
-            for k in range(cv):
-                tr, te = folds != k, folds == k
-                core = self._fit_core(
-                    Xs[tr], y_pm[tr], sample_c[tr], node_code[tr], wl_code[tr], regs, blocks
-                )
-                scores[te] = core.margin(Xs[te], node_code[te], wl_code[te])
-            mode = "cross-fitted"
-            core = self._fit_core(Xs, y_pm, sample_c, node_code, wl_code, regs, blocks)
-        else:
-            core = self._fit_core(Xs, y_pm, sample_c, node_code, wl_code, regs, blocks)
-            scores = core.margin(Xs, node_code, wl_code)
-            mode = "in-sample"
-        a, c = fit_platt(scores, (y_pm > 0).astype(int))
+        core, a, c, mode, scores = cross_fitted_platt(
+            lambda rows: self._fit_core(
+                Xs[rows], y_pm[rows], sample_c[rows], node_code[rows], wl_code[rows], regs, blocks
+            ),
+            lambda core, rows: core.margin(Xs[rows], node_code[rows], wl_code[rows]),
+            y_pm,
+            check_cv(self.calibration_cv),
+            self.random_state,
+        )
 
         self.classes_ = classes
         self.mean_, self.scale_ = mean, scale

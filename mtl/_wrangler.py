@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._calibration import fit_platt
+from ._calibration import cross_fitted_platt
 from ._common import (
     binary_target,
     check_cv,
@@ -22,7 +22,6 @@ from ._common import (
     class_weights,
     rowwise_dot,
     standardiser,
-    stratified_folds,
 )
 from ._frame import encode_ids, lookup_ids, split_ids
 
@@ -165,22 +164,15 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
 
     def _fit_one(self, Xs: np.ndarray, y_pm: np.ndarray) -> tuple[np.ndarray, float, float, float]:
         """Calibrated SVM on one set of rows: ``(w, b, platt_a, platt_c)``."""
-        cv = check_cv(self.calibration_cv)
-        n_min = int(min((y_pm > 0).sum(), (y_pm < 0).sum()))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            if cv is not None and n_min >= cv:
-                folds = stratified_folds(y_pm, cv, self.random_state)
-                scores = np.empty(y_pm.shape[0])
-                for k in range(cv):
-                    tr, te = folds != k, folds == k
-                    svc = self._svc().fit(Xs[tr], y_pm[tr])
-                    scores[te] = svc.decision_function(Xs[te])
-                svc = self._svc().fit(Xs, y_pm)
-            else:
-                svc = self._svc().fit(Xs, y_pm)
-                scores = svc.decision_function(Xs)
-        a, c = fit_platt(scores, (y_pm > 0).astype(int))
+            svc, a, c, _, _ = cross_fitted_platt(
+                lambda rows: self._svc().fit(Xs[rows], y_pm[rows]),
+                lambda svc, rows: svc.decision_function(Xs[rows]),
+                y_pm,
+                check_cv(self.calibration_cv),
+                self.random_state,
+            )
         self._n_iter = max(self._n_iter, int(np.max(svc.n_iter_)))
         return svc.coef_.ravel().copy(), float(svc.intercept_[0]), a, c
 

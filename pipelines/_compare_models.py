@@ -11,6 +11,7 @@ import pandas as pd
 
 from pipelines._compare_config import PREDICTORS, CompareConfig, CompareError
 from pipelines._dataset import check_classes, label_stragglers
+from pipelines._estimators import make_estimator
 
 #: SVM cost of the trained predictors: with C=1 the Newton solver of GroupedMTLSVC needs
 #: 1000+ iterations on a 16k-row trace (minutes); C=0.1 converges in ~70 (seconds).
@@ -37,10 +38,7 @@ def train_predictors(cfg: CompareConfig, trace: pd.DataFrame, out: Path) -> dict
                 labelled = check_classes(
                     label_stragglers(trace, cfg.beta, cfg.min_tasks), on_single_class="drop"
                 )
-            if name == "mtl":
-                est = mtl.GroupedMTLSVC(variant="f0nl", C=TRAIN_C)
-            else:
-                est = mtl.WranglerSVC(C=TRAIN_C)
+            est = make_estimator("f0nl" if name == "mtl" else "wrangler", C=TRAIN_C)
             est.fit(labelled.X, labelled.y)
             pred = mtl.Predictor.from_estimator(est)
             info = {

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipelines._estimators import make_estimator
 from pipelines._grid import grid_points, variant_grid
 from pipelines._metrics import binary_metrics, metric_standard_errors
 from pipelines._splits import Split, fraction_split, leave_pair_out_splits
@@ -37,16 +38,6 @@ TABLE2_MODELS: tuple[str, ...] = ("f0nl", "f0t")
 #: Variants that model both node and workload (seed: they "consistently outperform" the rest).
 MULTI_TASK: tuple[str, ...] = ("f0nl", "f0t", "f0tl")
 SINGLE_BLOCK: tuple[str, ...] = ("f0", "fn", "fl")
-
-
-def _estimator(model: str, point: dict[str, float], seed: int):
-    from mtl import GroupedMTLSVC, WranglerSVC
-
-    thr = float(point.get("threshold", 0.5))
-    if model == "wrangler":
-        return WranglerSVC(threshold=thr, random_state=seed)
-    regs = {k: float(v) for k, v in point.items() if k != "threshold"}
-    return GroupedMTLSVC(variant=model, threshold=thr, random_state=seed, **regs)
 
 
 def _space(model: str, grid: dict[str, list[float]] | None) -> dict[str, list[float]]:
@@ -92,7 +83,7 @@ def fit_and_score(
     if grid is not None and len(split.val) and len(np.unique(y[split.fit])) == 2:
         point = _select(model, X, y, split, space, seed)
     t0 = time.perf_counter()
-    est = _estimator(model, point, seed).fit(X.iloc[train], y[train])
+    est = make_estimator(model, point, seed).fit(X.iloc[train], y[train])
     row["fit_seconds"] = time.perf_counter() - t0
     proba = est.predict_proba(X.iloc[test])[:, 1]
     thr = float(point.get("threshold", 0.5))
@@ -143,7 +134,7 @@ def _select(model, X, y, split, space, seed) -> dict[str, float]:
     best, best_acc = None, -1.0
     regs = {k: v for k, v in space.items() if k != "threshold"}
     for reg in grid_points(regs) if regs else [{}]:
-        est = _estimator(model, reg, seed).fit(X.iloc[split.fit], y[split.fit])
+        est = make_estimator(model, reg, seed).fit(X.iloc[split.fit], y[split.fit])
         p = est.predict_proba(X.iloc[split.val])[:, 1]
         for thr in space["threshold"]:
             acc = binary_metrics(y[split.val], p, thr)["accuracy"]

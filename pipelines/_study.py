@@ -42,11 +42,9 @@ import numpy as np
 import pandas as pd
 
 from mtl._atomic import atomic_path
+from pipelines._estimators import REGULARISERS, make_estimator
 from pipelines._grid import point_key
 from pipelines._metrics import binary_metrics
-
-#: Regulariser names (the threshold is the other grid key).
-REGULARISERS: tuple[str, ...] = ("lambda0", "nu", "omega", "tau")
 
 
 @dataclass
@@ -165,16 +163,6 @@ def _fit_key(point: dict[str, float]) -> str:
     return point_key(point, [k for k in REGULARISERS if k in point])
 
 
-def make_estimator(variant: str, point: dict[str, float], seed: int, extra: dict | None = None):
-    """A ``mtl.GroupedMTLSVC`` for ``variant`` with the point's regularisers and threshold."""
-    from mtl import GroupedMTLSVC
-
-    params = {k: float(point[k]) for k in REGULARISERS if k in point}
-    if "threshold" in point:
-        params["threshold"] = float(point["threshold"])
-    return GroupedMTLSVC(variant=variant, random_state=seed, **params, **(extra or {}))
-
-
 class GridObjective:
     """The objective: fit on the fitting rows (cached per regulariser set), score validation."""
 
@@ -204,7 +192,7 @@ class GridObjective:
         data = self._load()
         fit, val = data[data["part"] == "fit"], data[data["part"] == "val"]
         cols = ["node", "workload", *ctx.counters]
-        model = make_estimator(ctx.variant, point, ctx.seed, ctx.estimator_params)
+        model = make_estimator(ctx.variant, point, ctx.seed, **ctx.estimator_params)
         t0 = time.perf_counter()
         model.fit(fit[cols], fit["straggler"].to_numpy(dtype=np.int64))
         seconds = time.perf_counter() - t0
