@@ -10,7 +10,6 @@ completes with its first finished attempt; its other attempts are killed at that
 
 from __future__ import annotations
 
-import gc
 import heapq
 import math
 import time
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._gc import gc_paused
 from sim_bridge._workloads import JobSpec, Workload
 from sim_bridge.policies.base import (
     Kill,
@@ -732,13 +732,10 @@ class Simulator:
         # the engine's objects form reference cycles (job <-> task <-> attempt) that live to
         # the end of the run: generational GC passes over them would cost O(objects) again
         # and again, so collection waits until the run is over
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
         try:
-            self._loop(progress_bar)
+            with gc_paused():
+                self._loop(progress_bar)
         finally:
-            if gc_was_enabled:
-                gc.enable()
             self.wall_seconds = time.perf_counter() - wall0
             #: CPU seconds of the loop (process time: robust to a loaded machine)
             self.cpu_seconds = time.process_time() - cpu0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import gc
 import logging
 import math
 import time
@@ -25,6 +23,7 @@ from sim_bridge._compiled import (
     run_compiled,
 )
 from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
+from sim_bridge._gc import gc_paused
 from sim_bridge._metrics import summarize
 from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, write_trace
 from sim_bridge._workloads import (
@@ -135,28 +134,7 @@ def _resolve_policy(value, params, kind: type[Policy], what: str) -> Policy:
     return pol
 
 
-def _gc_paused(fn):
-    """Run ``fn`` with the cyclic garbage collector paused (restored on the way out).
-
-    A run allocates a few objects per job and task (specs, tables, the Python loop's
-    job/task/attempt cycles), all alive until it returns: generational passes over them
-    would cost time proportional to the heap again and again without freeing anything.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    return wrapper
-
-
-@_gc_paused
+@gc_paused()  # the run's objects live until it returns: see sim_bridge._gc
 def simulate(
     workload: Any = "SYN",
     policy: str | SpeculationPolicy = "none",
