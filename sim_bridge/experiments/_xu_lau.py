@@ -120,6 +120,7 @@ def run_cluster(
         progress=progress,
     )
     t = res.tasks
+    assert t is not None  # kept in memory: no trace_sink was given
     resource = t.groupby("job_id", sort=False)["duration"].sum()
     attempts = t.groupby("job_id", sort=False).size()
     j = res.jobs
