@@ -29,6 +29,7 @@ from sim_bridge.trace import (
     DEFAULT_MIN_TASKS,
     OUTCOMES,
     REQUIRED_COLUMNS,
+    TASK_COLUMNS,
     check_beta,
     counter_columns,
     excluded_counts,
@@ -52,6 +53,12 @@ __all__ = [
     "trace_hash",
     "validate_trace",
 ]
+
+#: Optional columns of the contract a trace may carry (the simulator writes them), checked
+#: as numbers when present.
+_OPTIONAL_FLOAT_COLUMNS = tuple(
+    c for c, dtype in TASK_COLUMNS.items() if c not in REQUIRED_COLUMNS and dtype == "float64"
+)
 
 #: Largest plausible magnitude of a node counter (bytes of memory, packets, faults, ...):
 #: a larger value (e.g. 1e308) is a corrupt or hostile row, and would overflow the model's
@@ -130,7 +137,10 @@ def _require_complete_footer(file: Path) -> None:
 def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataFrame:
     """Check a trace against DESIGN.md §3 and return a normalised copy.
 
-    Identifier columns become ``str``, ``attempt`` ``int64``, times and counters ``float64``.
+    The columns and their kinds are the trace contract's (:data:`sim_bridge.trace.REQUIRED_COLUMNS`,
+    optional :data:`~sim_bridge.trace.TASK_COLUMNS` such as ``input_work``, and the
+    ``c_*`` counters): identifier columns become ``str``, ``attempt`` ``int64``, times,
+    ``input_work`` and counters ``float64``.
 
     Parameters
     ----------
@@ -186,6 +196,9 @@ def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataF
     out = frame.reset_index(drop=True).copy()
     for col, kind in REQUIRED_COLUMNS.items():
         out[col] = _coerce(out[col], col, kind)
+    for col in _OPTIONAL_FLOAT_COLUMNS:
+        if col in out.columns:
+            out[col] = _coerce(out[col], col, "float")
     for col in counters:
         out[col] = _coerce(out[col], col, "float")
     bad_outcome = ~out["outcome"].isin(OUTCOMES)

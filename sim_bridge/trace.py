@@ -578,7 +578,10 @@ class Scorer:
     feature_names : list of str
         The predictor's features (trace column names), in its order.
     stats : dict of str to int
-        ``scored``, ``calls``, ``batches`` (predictor work) and ``reads`` (readings taken).
+        ``scored``, ``calls``, ``batches`` (predictor work) and ``reads`` (readings taken);
+        may be replaced by a caller's dict to count into it.
+    owner : str
+        Prefix of error messages (e.g. the placement policy's name).
     """
 
     def __init__(
@@ -640,6 +643,8 @@ class Scorer:
         self._batch = batch if callable(batch) else None
         self._slow = predictor.straggler_probability
         self.stats = dict.fromkeys(("scored", "calls", "batches", "reads"), 0)
+        #: who asks (prefixes error messages, e.g. the placement policy's name)
+        self.owner = ""
         self._sample: Any = None
         self._rows: dict[Any, tuple] = {}
         self._probs: dict[tuple, float] = {}
@@ -661,7 +666,7 @@ class Scorer:
         """The probability of ``workload`` on node index ``node`` (one predictor call)."""
         return self._one(node, workload, self.values(reading, running))
 
-    def _one(self, node: int, workload: Hashable, values: list[float]) -> float:
+    def _one(self, node: int, workload: Hashable, values: Sequence[float]) -> float:
         self.stats["calls"] += 1
         node_id = self.node_ids[node]
         if self._fast is not None:
@@ -669,7 +674,9 @@ class Scorer:
         else:
             row = dict(zip(self.feature_names, values, strict=True))
             v = float(self._slow(node_id, workload, row))
-        return self._checked(v, node_id, workload)
+        if not (0.0 <= v <= 1.0):
+            self._checked(v, node_id, workload)
+        return v
 
     def batch(
         self, nodes: Sequence[int], workload: Hashable, rows: Sequence[Sequence[float]]
@@ -686,11 +693,11 @@ class Scorer:
             self._checked(v, self.node_ids[n], workload)
         return out
 
-    @staticmethod
-    def _checked(v: float, node_id: str, workload: Hashable) -> float:
+    def _checked(self, v: float, node_id: str, workload: Hashable) -> float:
         if not (0.0 <= v <= 1.0):
+            who = f"{self.owner}: " if self.owner else ""
             raise ValueError(
-                f"predictor returned {v!r} (not a probability) for node {node_id}, "
+                f"{who}predictor returned {v!r} (not a probability) for node {node_id}, "
                 f"workload {workload!r}"
             )
         return v
@@ -724,18 +731,24 @@ class Scorer:
             self._rows[key] = values
         return values
 
-    def _values_now(self, node: int, running: int) -> list[float]:
-        values = list(self._reading(node, running))
-        for i, is_running in self._exact:
-            values[i] = float(running) if is_running else float(self.slots - running)
+    def _values_now(self, node: int, running: int) -> Sequence[float]:
+        values = self._reading(node, running)
+        if self._exact:
+            values = list(values)
+            for i, is_running in self._exact:
+                values[i] = float(running) if is_running else float(self.slots - running)
         return values
 
     def score(self, node: int, running: int, workload: Hashable) -> float:
         """The cached probability of ``workload`` on ``node`` with ``running`` attempts."""
-        key = (node, running, workload)
-        p = self._probs.get(key)
+        p = self._probs.get((node, running, workload))
         if p is None:
-            p = self.scores([node], [running], workload)[0]
+            if self._batch is not None and self.batch_min <= 1:
+                return self.scores([node], [running], workload)[0]
+            self.stats["scored"] += 1
+            p = self._probs[(node, running, workload)] = self._one(
+                node, workload, self._values_now(node, running)
+            )
         return p
 
     def scores(

@@ -297,3 +297,43 @@ def test_bind_names_a_feature_the_simulator_lacks():
             type("P", (), {"feature_names": ["c_gpu"], "straggler_probability": lambda *a: 0.0})(),
             ["load1"],
         )
+
+
+# ---------------------------------------------------------------------------- validation
+def _small_trace() -> pd.DataFrame:
+    r = sim_bridge.simulate(
+        "SYN", "none", "fifo", nodes=3, hours=0.05, seed=4, interference=0.0, progress=False
+    )
+    return r.tasks
+
+
+def test_validated_trace_has_the_contract_kinds():
+    from pipelines._dataset import validate_trace
+
+    t = validate_trace(_small_trace())
+    want = {"str": "str", "int64": "int64", "float64": "float64"}
+    assert {c: _kind(t[c]) for c in trace.TASK_COLUMNS} == {
+        c: want[k] for c, k in trace.TASK_COLUMNS.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [
+        ("attempt", "first", ["'attempt'", "'first'", "row 1"]),
+        ("input_work", "lots", ["'input_work'", "'lots'", "row 1"]),
+        ("c_load1", "high", ["'c_load1'", "'high'", "row 1"]),
+        ("outcome", "lost", ["'outcome'", "'lost'", "row 1"]),
+    ],
+)
+def test_a_bad_value_is_named_with_its_file_column_and_row(tmp_path, column, value, words):
+    from pipelines._dataset import TraceError, load_trace
+
+    t = _small_trace()
+    t[column] = [value if i == 1 else str(v) for i, v in enumerate(t[column])]  # strings
+    file = tmp_path / "tasks.parquet"
+    t.to_parquet(file)
+    with pytest.raises(TraceError) as err:
+        load_trace(tmp_path)
+    for w in [str(file), *words]:
+        assert w in str(err.value), (w, str(err.value))

@@ -18,19 +18,10 @@ node) pairs looked at that were refused: run the control
 :class:`~sim_bridge.policies.RandomRefusalPlacement` (``"random-refusal"``) at that rate to
 tell the value of the prediction from the value of merely spreading load.
 
-The simulator never imports a model: a predictor is any object with the protocol of
-DESIGN.md §6 (``mtl.Predictor`` has it)::
-
-    threshold: float
-    feature_names: Sequence[str]                       # optional (None: every counter)
-    straggler_probability(node, workload, counters: Mapping[str, float]) -> float
-    predict_proba(frame: pandas.DataFrame) -> ndarray  # optional, used for batches
-    straggler_probability_values(node, workload, values) -> float  # optional, fast path:
-        # the counter values in feature_names order (no mapping); mtl.Predictor has it
-
-Node ids are passed as the trace names them (``n0000``, ``n0001``, ...; ``node_format``) and
-counters under the trace's column names (``c_cpu_user``, ...; ``counter_prefix``), so a model
-trained on a collected trace scores the same features at decision time.
+The simulator never imports a model: a predictor is any object with
+:class:`sim_bridge.trace.PredictorProtocol` (``mtl.Predictor`` has it), and
+:func:`sim_bridge.trace.bind` turns it into the scorer the placement asks (node ids and counter
+names as the trace writes them; readings and scores cached per counter sample).
 
 Also here: :class:`ConstantPredictor` (the registry default and the "always a straggler"
 extreme) and :class:`SlowdownOracle`, a predictor that knows the node model's true expected
@@ -50,7 +41,6 @@ Examples
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -59,7 +49,15 @@ import numpy as np
 from sim_bridge.policies._placement import ORDERS, TaskQueue
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
-from sim_bridge.trace import COUNTER_PREFIX, DEFAULT_BETA, NODE_FORMAT, check_beta, node_name
+from sim_bridge.trace import (
+    COUNTER_PREFIX,
+    DEFAULT_BETA,
+    NODE_FORMAT,
+    Scorer,
+    bind,
+    check_beta,
+    node_name,
+)
 from sim_bridge.trace import node_index as _node_index
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import noise_sf, residual_noise
@@ -76,10 +74,6 @@ __all__ = [
 MODES = ("threshold", "rank")
 
 _WAKE_TAG = "predictor-placement"
-
-
-def _same(values):
-    return values
 
 
 def refusal_rate(stats: Mapping[str, int]) -> float:
@@ -460,15 +454,9 @@ class PredictorPlacement(PlacementPolicy):
         self._view = None
         self._p = self._pred()
         self._thr = float(self._threshold())
-        self._deadline: dict[int, tuple[Any, float]] = {}
+        self._scorer: Scorer | None = None
+        self._deadline: dict[int, tuple[Any, float]] = {}  # task uid -> (task, launch by)
         self._wake_at = math.inf
-        self._snap: float | None = None
-        self._rows: dict[Any, tuple] = {}  # node (or (node, running)) -> reading
-        self._exact: list[tuple[str, str]] = []
-        self._probs: dict[tuple[int, int, str], float] = {}
-        self._names: list[tuple[str, str]] = []
-        self._node_ids: list[str] = []
-        self._batch = callable(getattr(self._p, "predict_proba", None))
         self._rank = self.mode == "rank"
         #: counts of the last run: decisions, refusals, forced launches, predictor calls
         self.stats_: dict[str, int] = dict.fromkeys(
@@ -508,342 +496,87 @@ class PredictorPlacement(PlacementPolicy):
         return params
 
     def _bind(self, view) -> None:
+        """Once per run: tie the predictor to the simulator's counters (all scoring and its
+        caches live in the :class:`~sim_bridge.trace.Scorer`)."""
         self._view = view
-        names = list(view.counter_names)
-        have = set(names)
-        pref = self.counter_prefix
-        features = getattr(self._p, "feature_names", None)
-        features = [pref + n for n in names] if features is None else list(features)
-        pairs = []
-        for f in features:
-            if f in have:
-                pairs.append((f, f))
-            elif f.startswith(pref) and f[len(pref) :] in have:
-                pairs.append((f, f[len(pref) :]))
-            else:
-                raise ValueError(
-                    f"{self.name}: the predictor's feature {f!r} is not a node counter of the "
-                    f"simulator (counters are {pref}<name> for <name> in {names[:6]}...)"
-                )
-        self._names = pairs
-        self._exact = [(f, c) for f, c in pairs if c in ("running_tasks", "free_slots")]
-        # a reading is kept as the features' values, picked from view.node_counter_values
-        # (counter_names order) by a C-level itemgetter, or the list itself when they match
-        self._feats = [f for f, _c in pairs]
-        keys = [names.index(c) for _f, c in pairs]
-        self._key0 = keys[0] if keys else None
-        self._getter = operator.itemgetter(*keys) if len(keys) > 1 else None
-        if keys == list(range(len(names))):
-            self._getter = _same
-        self._exact_run = [(f, c == "running_tasks") for f, c in self._exact]
-        self._exact_pos = [
-            (i, c == "running_tasks")
-            for i, (_f, c) in enumerate(pairs)
-            if c in ("running_tasks", "free_slots")
-        ]
-        # the optional fast path of the protocol: values in the predictor's feature order
-        fast = getattr(self._p, "straggler_probability_values", None)
-        declared = getattr(self._p, "feature_names", None)
-        ok = callable(fast) and declared is not None and list(declared) == self._feats
-        self._fast = fast if ok and self._feats else None
-        self._slots = view.slots_per_node
-        self._node_ids = [node_name(i, self.node_format) for i in range(view.n_nodes)]
-        # one node at a time, unless single nodes go to predict_proba (batch_min=1)
-        self._one = self._score_one if not (self._batch and self.batch_min <= 1) else None
-        bind = getattr(self._p, "bind_view", None)
-        if callable(bind):
-            bind(view)
-
-    # ------------------------------------------------------------------ scoring
-    def _counters(self, view, node: int, running: int) -> dict[str, float]:
-        """The node's counters under the predictor's feature names: read once per node and
-        ``refresh``-second sample (a monitoring daemon's reading), with the exactly known
-        ``running_tasks`` / ``free_slots`` set to their values now."""
-        values = self._reading(view, node, running)
-        row = dict(zip(self._feats, values, strict=True)) if values else {}
-        for f, is_running in self._exact_run:
-            row[f] = float(running) if is_running else float(self._slots - running)
-        return row
-
-    def _reading(self, view, node: int, running: int) -> tuple:
-        """The node's cached reading (feature order; exact counters not yet set)."""
-        key = node if self.refresh > 0 else (node, running)  # refresh=0: exact readings
-        values = self._rows.get(key)
-        if values is None and len(self._exact) == len(self._names):  # nothing else to read
-            values = self._rows[key] = ()
-        elif values is None:
-            raw = view.node_counter_values(node)
-            values = (raw[self._key0],) if self._getter is None else self._getter(raw)
-            self._rows[key] = values
-            self.stats_["reads"] += 1
-        return values
-
-    def _roll(self, now: float) -> None:
-        """Forget the readings and scores of an earlier ``refresh`` sample."""
-        snap = math.floor(now / self.refresh) if self.refresh > 0 else now
-        if snap != self._snap:
-            self._snap = snap
-            self._rows.clear()
-            self._probs.clear()
-
-    def _score_one(self, view, workload: str, node: int, running: int) -> float:
-        """:meth:`_scores` of one uncached ``(node, running, workload)``, one predictor call."""
-        st = self.stats_
-        st["scored"] += 1
-        st["calls"] += 1
-        fast = self._fast
-        if fast is not None:  # values in feature order: no mapping built
-            values = self._reading(view, node, running)
-            if self._exact_pos:
-                values = list(values)
-                for i, is_running in self._exact_pos:
-                    values[i] = float(running) if is_running else float(self._slots - running)
-            v = float(fast(self._node_ids[node], workload, values))
-        else:
-            row = self._counters(view, node, running)
-            v = float(self._p.straggler_probability(self._node_ids[node], workload, row))
-        if not (0.0 <= v <= 1.0):
-            raise ValueError(
-                f"{self.name}: predictor returned {v!r} (not a probability) for node "
-                f"{self._node_ids[node]}, workload {workload!r}"
+        try:
+            scorer = bind(
+                self._p,
+                view.counter_names,
+                prefix=self.counter_prefix,
+                slots=view.slots_per_node,
+                node_format=self.node_format,
+                batch_min=self.batch_min,
             )
-        self._probs[(node, running, workload)] = v
-        return v
+        except ValueError as exc:
+            raise ValueError(f"{self.name}: {exc}") from None
+        scorer.owner = self.name
+        scorer.stats = self.stats_  # the scorer counts its work into stats_
+        # refresh=0: a reading is taken at the very instant, so it depends on the running count
+        scorer.attach(view.node_counter_values, by_running=self.refresh <= 0)
+        self._scorer = scorer
+        bind_view = getattr(self._p, "bind_view", None)
+        if callable(bind_view):
+            bind_view(view)
 
-    def _scores(self, view, workload: str, nodes: list[int]) -> list[float]:
-        """Probabilities for ``workload`` on ``nodes``, cached per (node, sample, running).
-
-        Uncached nodes are scored in one ``predict_proba`` batch when there are at least
-        ``batch_min`` of them (and the predictor has the method), else one call each.
-        """
-        self._roll(view.now)
-        probs = self._probs
-        keys = [(n, view.node_running(n), workload) for n in nodes]
-        todo = [k for k in keys if k not in probs]
-        if todo:
-            st = self.stats_
-            st["scored"] += len(todo)
-            rows = [self._counters(view, n, r) for n, r, _w in todo]
-            ids = [self._node_ids[n] for n, _r, _w in todo]
-            if self._batch and len(todo) >= self.batch_min:
-                import pandas as pd
-
-                frame = pd.DataFrame(rows)
-                frame.insert(0, "workload", workload)
-                frame.insert(0, "node", ids)
-                values = np.asarray(self._p.predict_proba(frame), dtype=float).reshape(-1)
-                st["calls"] += 1
-                st["batches"] += 1
-            else:
-                f = self._p.straggler_probability
-                values = [float(f(i, workload, row)) for i, row in zip(ids, rows, strict=True)]
-                st["calls"] += len(todo)
-            for k, v in zip(todo, values, strict=True):
-                if not (0.0 <= v <= 1.0):
-                    raise ValueError(
-                        f"{self.name}: predictor returned {v!r} (not a probability) for node "
-                        f"{self._node_ids[k[0]]}, workload {workload!r}"
-                    )
-                probs[k] = float(v)
-        return [probs[k] for k in keys]
+    def _sample(self, now: float) -> float:
+        """The counter sample in force at ``now`` (its readings are reused until the next)."""
+        return math.floor(now / self.refresh) if self.refresh > 0 else now
 
     # ------------------------------------------------------------------ decisions
     def assign(self, view, free):
-        """Launch waiting tasks (job arrival order) on the first free node, in
-        least-recently-freed order, whose probability is at most the threshold (rank mode:
-        on the free node with the lowest probability, if it is at most the threshold); a task
-        refused everywhere waits until its deadline, then takes the least risky free node.
-
-        Nodes are scored lazily (a node is read only when a task would go there), and a
-        workload's refused or full nodes are skipped for the rest of the pass.
-        """
+        """Wrangler's rule: each waiting task (in ``order``) goes to a free node whose
+        straggler probability is at most the threshold -- the first in least-recently-freed
+        order (threshold mode) or the lowest (rank mode). A task with no such node is held
+        back, at most ``max_wait`` seconds after its first refusal; then it launches on the
+        free node with the lowest probability."""
         if self._view is not view:
             self._bind(view)
-        if self._rank:
-            return self._assign_rank(view, free)
         now = view.now
-        self._roll(now)
-        probs = self._probs  # (node, running, workload) -> probability, this sample
-        node_running = view.node_running
-        thr, max_wait = self._thr, self.max_wait
-        slots = dict(free)
-        nodes = list(slots)
-        n_nodes = len(nodes)
-        n_free = sum(slots.values())
-        one = self._one
-        # per workload: index of the first node not yet known to be full or refused
-        ptr: dict[str, int] = {}
-        # per workload: nodes refused in this pass that still have a free slot; per node:
-        # the workloads that refused it (to keep those counts when the node fills up)
-        n_ref: dict[str, int] = {}
-        ref_by: dict[Any, list[str]] = {}
-        deadlines = self._deadline
-        out: list = []
-        earliest = math.inf
-        st = self.stats_
-        n_refused = n_checks = n_refusals = 0
+        self._scorer.roll(self._sample(now))
+        nodes = (_Ranked if self._rank else _FirstFit)(self._scorer, view, free, self._thr)
+        acceptable = nodes.acceptable
         queue = TaskQueue(view, self.order)
-        while n_free:
-            item = queue.next_runnable(n_free)
+        out: list = []
+        earliest = math.inf  # the first deadline of a held task
+        held = forced = 0
+        while nodes.n_free:
+            item = queue.next_runnable(nodes.n_free)
             if item is None:
                 break
             job, task = item
-            w = job.workload
-            node = None
-            i = ptr.get(w, 0)
-            k = n_ref.get(w, 0)
-            while i < n_nodes:
-                n = nodes[i]
-                if slots[n]:
-                    r = node_running(n)
-                    p = probs.get((n, r, w))
-                    if p is None:
-                        p = one(view, w, n, r) if one else self._scores(view, w, [n])[0]
-                    if p <= thr:
-                        node = n
-                        break
-                    k += 1
-                    by = ref_by.get(n)
-                    if by is None:
-                        ref_by[n] = [w]
-                    else:
-                        by.append(w)
-                i += 1
-            ptr[w] = i
-            n_ref[w] = k
-            n_refusals += k
-            n_checks += k
-            if node is None:
-                hit = deadlines.get(task.uid)
-                due = now + max_wait if hit is None else hit[1]
-                if due > now:
-                    if hit is None:
-                        deadlines[task.uid] = (task, due)
-                    if due < earliest:
-                        earliest = due
+            node = acceptable(job.workload)
+            if node is None:  # predicted to straggle on every free node
+                due = self._due(task, now)
+                if due > now:  # wait for a better node, but not past the deadline
+                    earliest = min(earliest, due)
                     queue.hold()
-                    n_refused += 1
+                    held += 1
                     continue
-                left = [n for n in nodes if slots[n]]
-                node = left[int(np.argmin(self._scores(view, w, left)))]
-                st["forced"] += 1
-            else:
-                n_checks += 1
-            deadlines.pop(task.uid, None)
+                node = nodes.least_risky(job.workload)
+                forced += 1
+            self._deadline.pop(task.uid, None)
             out.append(Launch(task, node))
             queue.launched()
-            st["launches"] += 1
-            slots[node] -= 1
-            n_free -= 1
-            if not slots[node] and node in ref_by:
-                for w2 in ref_by.pop(node):
-                    n_ref[w2] -= 1
-        st["refused"] += n_refused
-        st["node_checks"] += n_checks
-        st["node_refusals"] += n_refusals
-        self._finish(view, now, earliest, n_free, out)
-        return out
-
-    def _assign_rank(self, view, free):
-        """:meth:`assign` in rank mode: each task goes to the free node with the lowest
-        probability (ties: least recently freed), or waits if even that one is above the
-        threshold. A workload's free nodes are scored and sorted once per pass."""
-        now = view.now
-        self._roll(now)
-        thr, max_wait = self._thr, self.max_wait
-        slots = dict(free)
-        nodes = [n for n in slots if slots[n]]
-        n_alive = len(nodes)  # nodes with a free slot
-        n_free = sum(slots.values())
-        # per workload: its (probability, node) pairs sorted, index of the best with a slot
-        ranked: dict[str, list[tuple[float, Any]]] = {}
-        ptr: dict[str, int] = {}
-        n_above: dict[str, int] = {}  # per workload: free nodes above the threshold
-        above_for: dict[Any, list[str]] = {}
-        deadlines = self._deadline
-        out: list = []
-        earliest = math.inf
+            nodes.take(node)
         st = self.stats_
-        n_refused = n_checks = n_refusals = 0
-        queue = TaskQueue(view, self.order)
-        while n_free:
-            item = queue.next_runnable(n_free)
-            if item is None:
-                break
-            job, task = item
-            w = job.workload
-            order = ranked.get(w)
-            if order is None:
-                alive = [n for n in nodes if slots[n]]
-                ps = self._score_all(view, w, alive)
-                pos = sorted(range(len(alive)), key=ps.__getitem__)  # stable: ties in LRF order
-                order = ranked[w] = [(ps[j], alive[j]) for j in pos]
-                ptr[w] = 0
-                hi = 0
-                for p, n in order:
-                    if p > thr:
-                        hi += 1
-                        by = above_for.get(n)
-                        if by is None:
-                            above_for[n] = [w]
-                        else:
-                            by.append(w)
-                n_above[w] = hi
-            i = ptr[w]
-            while not slots[order[i][1]]:  # a node with a free slot was free when ranked
-                i += 1
-            ptr[w] = i
-            p, node = order[i]
-            n_checks += n_alive
-            n_refusals += n_above[w]
-            if p > thr:
-                hit = deadlines.get(task.uid)
-                due = now + max_wait if hit is None else hit[1]
-                if due > now:
-                    if hit is None:
-                        deadlines[task.uid] = (task, due)
-                    if due < earliest:
-                        earliest = due
-                    queue.hold()
-                    n_refused += 1
-                    continue
-                st["forced"] += 1
-            deadlines.pop(task.uid, None)
-            out.append(Launch(task, node))
-            queue.launched()
-            st["launches"] += 1
-            slots[node] -= 1
-            n_free -= 1
-            if not slots[node]:
-                n_alive -= 1
-                for w2 in above_for.pop(node, ()):
-                    n_above[w2] -= 1
-        st["refused"] += n_refused
-        st["node_checks"] += n_checks
-        st["node_refusals"] += n_refusals
-        self._finish(view, now, earliest, n_free, out)
+        st["launches"] += len(out)
+        st["refused"] += held
+        st["forced"] += forced
+        st["node_checks"] += nodes.checks
+        st["node_refusals"] += nodes.refusals
+        self._finish(view, now, earliest, nodes.n_free, out)
         return out
 
-    def _score_all(self, view, workload: str, nodes: list) -> list[float]:
-        """Probabilities of ``workload`` on every one of ``nodes``: cached scores, then the
-        rest in one ``predict_proba`` batch (at least ``batch_min`` of them) or one call
-        each (the predictor's fast values path when it has one)."""
-        probs = self._probs
-        node_running = view.node_running
-        keys = [(n, node_running(n), workload) for n in nodes]
-        out = [probs.get(k) for k in keys]
-        todo = [j for j, p in enumerate(out) if p is None]
-        if todo:
-            one = self._one
-            if one is None or (self._batch and len(todo) >= self.batch_min):
-                values = self._scores(view, workload, [nodes[j] for j in todo])
-                for j, v in zip(todo, values, strict=True):
-                    out[j] = v
-            else:
-                for j in todo:
-                    n, r, _w = keys[j]
-                    out[j] = one(view, workload, n, r)
-        return out
+    def _due(self, task, now: float) -> float:
+        """When ``task`` launches at the latest: ``max_wait`` after its first refusal."""
+        hit = self._deadline.get(task.uid)
+        if hit is not None:
+            return hit[1]
+        due = now + self.max_wait
+        if due > now:
+            self._deadline[task.uid] = (task, due)
+        return due
 
     def _finish(self, view, now: float, earliest: float, n_free: int, out: list) -> None:
         """End of a pass: forget stale deadlines; ask to be woken at the earliest deadline
@@ -871,3 +604,127 @@ class PredictorPlacement(PlacementPolicy):
         if tag == _WAKE_TAG and view.now >= self._wake_at:
             self._wake_at = math.inf
         return []
+
+
+class _FirstFit:
+    """The free nodes of one pass in threshold mode: the first acceptable one, in
+    least-recently-freed order, scored lazily (a node is read only when a task would go
+    there). A workload's full or refused nodes are skipped for the rest of the pass, yet a
+    refused node still counts as looked at (and refused) for every later task of the
+    workload while it has a free slot."""
+
+    __slots__ = (
+        "score", "scores", "running", "threshold", "slots", "nodes", "n_free", "checks",
+        "refusals", "_next", "_n_refused", "_refused_by",
+    )  # fmt: skip
+
+    def __init__(self, scorer: Scorer, view, free, threshold: float):
+        self.score = scorer.score
+        self.scores = scorer.scores
+        self.running = view.node_running
+        self.threshold = threshold
+        self.slots = dict(free)
+        self.nodes = list(self.slots)
+        self.n_free = sum(self.slots.values())
+        self.checks = self.refusals = 0
+        self._next: dict[str, int] = {}  # workload -> first node not yet full or refused
+        self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a slot
+        self._refused_by: dict[Any, list[str]] = {}  # node -> the workloads refusing it
+
+    def acceptable(self, w: str):
+        """The first free node at or below the threshold for workload ``w`` (None: none)."""
+        slots, nodes, score, running, thr = (
+            self.slots, self.nodes, self.score, self.running, self.threshold
+        )  # fmt: skip
+        i = self._next.get(w, 0)
+        k = self._n_refused.get(w, 0)
+        node = None
+        while i < len(nodes):
+            n = nodes[i]
+            if slots[n]:
+                if score(n, running(n), w) <= thr:
+                    node = n
+                    break
+                k += 1
+                self._refused_by.setdefault(n, []).append(w)
+            i += 1
+        self._next[w] = i
+        self._n_refused[w] = k
+        self.refusals += k
+        self.checks += k + (node is not None)
+        return node
+
+    def least_risky(self, w: str):
+        """The free node with the lowest probability for ``w`` (ties: least recently freed)."""
+        left = [n for n in self.nodes if self.slots[n]]
+        return left[int(np.argmin(self.scores(left, list(map(self.running, left)), w)))]
+
+    def take(self, node) -> None:
+        self.slots[node] -= 1
+        self.n_free -= 1
+        if not self.slots[node]:
+            for w in self._refused_by.pop(node, ()):
+                self._n_refused[w] -= 1
+
+
+class _Ranked:
+    """The free nodes of one pass in rank mode: a workload's free nodes are scored and
+    sorted once per pass (ties: least recently freed); every node with a free slot counts as
+    looked at, for every task decided or held."""
+
+    __slots__ = (
+        "scores", "running", "threshold", "slots", "nodes", "n_alive", "n_free", "checks",
+        "refusals", "_ranked", "_best", "_n_above", "_above_for",
+    )  # fmt: skip
+
+    def __init__(self, scorer: Scorer, view, free, threshold: float):
+        self.scores = scorer.scores
+        self.running = view.node_running
+        self.threshold = threshold
+        self.slots = dict(free)
+        self.nodes = [n for n in self.slots if self.slots[n]]
+        self.n_alive = len(self.nodes)  # nodes with a free slot
+        self.n_free = sum(self.slots.values())
+        self.checks = self.refusals = 0
+        self._ranked: dict[str, list[tuple[float, Any]]] = {}
+        self._best: dict[str, int] = {}  # workload -> index of its best node with a slot
+        self._n_above: dict[str, int] = {}  # workload -> free nodes above the threshold
+        self._above_for: dict[Any, list[str]] = {}  # node -> workloads it is above for
+
+    def _order(self, w: str) -> list[tuple[float, Any]]:
+        order = self._ranked.get(w)
+        if order is None:
+            alive = [n for n in self.nodes if self.slots[n]]
+            ps = self.scores(alive, list(map(self.running, alive)), w)
+            pos = sorted(range(len(alive)), key=ps.__getitem__)  # stable: LRF order on ties
+            order = self._ranked[w] = [(ps[j], alive[j]) for j in pos]
+            self._best[w] = 0
+            above = [n for p, n in order if p > self.threshold]
+            for n in above:
+                self._above_for.setdefault(n, []).append(w)
+            self._n_above[w] = len(above)
+        return order
+
+    def least_risky(self, w: str):
+        """The free node with the lowest probability for ``w``."""
+        order = self._order(w)
+        i = self._best[w]
+        while not self.slots[order[i][1]]:  # a node with a free slot was free when ranked
+            i += 1
+        self._best[w] = i
+        return order[i][1]
+
+    def acceptable(self, w: str):
+        """:meth:`least_risky` if it is at or below the threshold (else None)."""
+        node = self.least_risky(w)
+        self.checks += self.n_alive
+        self.refusals += self._n_above[w]
+        return node if self._ranked[w][self._best[w]][0] <= self.threshold else None
+
+    def take(self, node) -> None:
+        self.slots[node] -= 1
+        self.n_free -= 1
+        if not self.slots[node]:
+            self.n_alive -= 1
+            for w in self._above_for.pop(node, ()):
+                self._n_above[w] -= 1
