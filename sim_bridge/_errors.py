@@ -1,10 +1,12 @@
-"""Error types of the simulator."""
+"""Error types of the simulator (a leaf module: it imports nothing of ``sim_bridge``)."""
 
 from __future__ import annotations
 
-from sim_bridge.policies.base import PolicyError
-
 __all__ = ["DataFormatError", "PolicyError"]
+
+
+class PolicyError(ValueError):
+    """A policy returned an action the engine cannot apply (the message names both)."""
 
 
 class DataFormatError(ValueError):

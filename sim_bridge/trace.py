@@ -230,8 +230,9 @@ def tasks_table(
     >>> t = tasks_table(job_id=["j"], task_id=["j-m0"], attempt=[0], workload=["SYN"],
     ...     node=[2], phase=["map"], submit_time=[0.0], launch_time=[1.0], end_time=[4.0],
     ...     outcome=["finished"], input_work=[3.0], counters={"load1": [0.5]})
-    >>> t.loc[0, ["node", "duration", "c_load1"]].tolist()
-    ['n0002', 3.0, 0.5]
+    >>> row = t.to_dict("records")[0]
+    >>> row["node"], row["duration"], row["c_load1"]
+    ('n0002', 3.0, 0.5)
     >>> list(t.columns) == [*TASK_COLUMNS, "c_load1"], t["attempt"].dtype
     (True, dtype('int64'))
     """
@@ -282,8 +283,9 @@ def jobs_table(
     --------
     >>> j = jobs_table(job_id=["a"], workload=["SYN"], submit_time=[1.0], finish_time=[5.0],
     ...     deadline=[4.0], n_tasks=[2], n_attempts=[3])
-    >>> j.loc[0, ["jct", "met_deadline"]].tolist()
-    [4.0, False]
+    >>> row = j.to_dict("records")[0]
+    >>> row["jct"], row["met_deadline"]
+    (4.0, False)
     """
     submit = np.asarray(submit_time, dtype=np.float64)
     finish = np.asarray(finish_time, dtype=np.float64)
@@ -507,20 +509,33 @@ class PredictorProtocol(Protocol):
 EXACT_COUNTERS = ("running_tasks", "free_slots")
 
 
-def bind(
-    predictor: Any,
-    counter_order: Sequence[str],
-    *,
-    prefix: str = COUNTER_PREFIX,
-    slots: int = 1,
-    node_format: str = NODE_FORMAT,
-    batch_min: int = 8,
-) -> Scorer:
+def bind(predictor: Any, counter_order: Sequence[str], **options: Any) -> Scorer:
     """Tie ``predictor`` to a simulator whose node readings list ``counter_order``.
 
-    Returns a :class:`Scorer`: the predictor's features picked from a reading by position
-    (no mapping built on the fast path), the exactly known counters
+    Returns a :class:`Scorer` (``options`` are its keywords: ``prefix``, ``slots``,
+    ``node_format``, ``batch_min``): the predictor's features picked from a reading by
+    position (no mapping built on the fast path), the exactly known counters
     (:data:`EXACT_COUNTERS`) set, and scores cached per sample.
+
+    Examples
+    --------
+    >>> class Load:
+    ...     threshold, feature_names = 0.5, ["c_load1"]
+    ...     def straggler_probability(self, node, workload, counters):
+    ...         return min(1.0, counters["c_load1"] / 4)
+    >>> s = bind(Load(), ["cpu_user", "load1"])
+    >>> s.feature_names, s(0, "SYN", [0.3, 2.0])
+    (['c_load1'], 0.5)
+    """
+    return Scorer(predictor, counter_order, **options)
+
+
+def _identity(values):
+    return values
+
+
+class Scorer:
+    """A predictor bound to a counter order (made by :func:`bind`).
 
     Parameters
     ----------
@@ -539,33 +554,6 @@ def bind(
         How node ids are named for the predictor (:func:`node_name`).
     batch_min : int
         Score this many uncached nodes or more in one ``predict_proba`` call.
-
-    Examples
-    --------
-    >>> class Load:
-    ...     threshold, feature_names = 0.5, ["c_load1"]
-    ...     def straggler_probability(self, node, workload, counters):
-    ...         return min(1.0, counters["c_load1"] / 4)
-    >>> s = bind(Load(), ["cpu_user", "load1"])
-    >>> s.feature_names, s(0, "SYN", [0.3, 2.0])
-    (['c_load1'], 0.5)
-    """
-    return Scorer(
-        predictor,
-        counter_order,
-        prefix=prefix,
-        slots=slots,
-        node_format=node_format,
-        batch_min=batch_min,
-    )
-
-
-def _identity(values):
-    return values
-
-
-class Scorer:
-    """A predictor bound to a counter order (made by :func:`bind`).
 
     Call it as ``scorer(node, workload, reading, running=0)`` for one uncached probability
     (``node`` an index, ``reading`` the node's counter values in ``counter_order``); the

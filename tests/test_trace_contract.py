@@ -337,3 +337,11 @@ def test_a_bad_value_is_named_with_its_file_column_and_row(tmp_path, column, val
         load_trace(tmp_path)
     for w in [str(file), *words]:
         assert w in str(err.value), (w, str(err.value))
+
+
+def test_error_types_are_a_leaf():
+    """sim_bridge._errors imports nothing of sim_bridge (the policies import it, not back)."""
+    tree = ast.parse((ROOT / "sim_bridge" / "_errors.py").read_text())
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any((m or "").startswith("sim_bridge") for m in mods), mods
+    assert sim_bridge.policies.PolicyError is sim_bridge.PolicyError

@@ -8,7 +8,6 @@ conformance test suite. See ``sim_bridge/POLICY_API.md``.
 import importlib as _importlib
 import pkgutil as _pkgutil
 
-from sim_bridge.policies import _single_fork, _xu_lau  # noqa: F401  (seed policies register themselves)
 from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
 from sim_bridge.policies._predictor import ConstantPredictor, PredictorPlacement, SlowdownOracle
 from sim_bridge.policies._random_refusal import RandomRefusalPlacement

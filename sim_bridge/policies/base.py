@@ -42,6 +42,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sim_bridge._errors import PolicyError
+
 if TYPE_CHECKING:  # pragma: no cover
     from sim_bridge._engine import Attempt, FreeSlots, Job, SimView, Task
 
@@ -55,10 +57,6 @@ __all__ = [
     "SpeculationPolicy",
     "Wake",
 ]
-
-
-class PolicyError(ValueError):
-    """A policy returned an action the engine cannot apply (the message names both)."""
 
 
 @dataclass(frozen=True, slots=True)
