@@ -21,8 +21,15 @@ VARIANTS
     The blocks of every model variant.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# What a scheduler needs to load and query a predictor is imported now (numpy, pandas,
+# scipy.special); the estimators, which import scikit-learn, on first use (PEP 562), so that
+# ``from mtl import load_predictor`` stays light.
 from ._common import REGULARISER_RANGE
-from ._grouped import DegenerateModelWarning, GroupedMTLSVC, UnseenWorkloadWarning
 from ._predictor import (
     ArtifactError,
     Predictor,
@@ -31,9 +38,34 @@ from ._predictor import (
     load_predictor,
 )
 from ._signing import SignatureError
-from ._structure import VARIANTS
-from ._synthetic import make_grouped_classification
-from ._wrangler import WranglerSVC
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs
+    from ._grouped import DegenerateModelWarning, GroupedMTLSVC, UnseenWorkloadWarning
+    from ._structure import VARIANTS
+    from ._synthetic import make_grouped_classification
+    from ._wrangler import WranglerSVC
+
+_LAZY: dict[str, str] = {
+    "DegenerateModelWarning": "._grouped",
+    "GroupedMTLSVC": "._grouped",
+    "UnseenWorkloadWarning": "._grouped",
+    "VARIANTS": "._structure",
+    "make_grouped_classification": "._synthetic",
+    "WranglerSVC": "._wrangler",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # once: later lookups do not come back here
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__: list[str] = [
     "REGULARISER_RANGE",

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 
 def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, y_pm)`` with ``y_pm`` in {-1, +1}; the second class is the positive one."""
+    # scikit-learn is imported when fitting, not by ``import mtl`` (the predictor does not)
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
     y = column_or_1d(y, warn=True)
     check_classification_targets(y)
     classes, y_idx = np.unique(y, return_inverse=True)

@@ -18,7 +18,6 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.utils.validation import check_is_fitted
 
 from ._atomic import atomic_write_bytes
 from ._common import rowwise_dot
@@ -155,6 +154,8 @@ class Predictor:
                 f"estimator must be a fitted GroupedMTLSVC or WranglerSVC, "
                 f"got {type(estimator).__name__}"
             )
+        from sklearn.utils.validation import check_is_fitted  # fitting needs it anyway
+
         check_is_fitted(estimator)
         d = int(estimator.n_features_in_)
         names = getattr(estimator, "feature_names_in_", None)

@@ -10,6 +10,9 @@ loop: simulate -> trace -> labels -> fit -> Predictor saved and loaded -> simula
 loaded predictor placing tasks. A top-level ``import mlflow`` (or optuna, matplotlib, dask)
 anywhere reachable from that loop makes the interpreter fail. The control case blocks a module
 the loop does need (numpy) and must fail the same way, which shows the finder really blocks.
+
+A scheduler that only loads and queries a saved predictor does not import scikit-learn at all
+(``import mtl`` loads the estimators on first use): that case blocks ``sklearn`` too.
 """
 
 from __future__ import annotations
@@ -124,6 +127,42 @@ def test_a_top_level_import_of_an_extra_is_caught(tmp_path, extra):
     done = _run(BLOCKER + f"import {extra}\n" + LOOP, EXTRAS, tmp_path)
     assert done.returncode != 0
     assert f"No module named '{extra}' (blocked)" in done.stderr
+
+
+def test_a_scheduler_loads_and_queries_a_predictor_without_scikit_learn(tmp_path):
+    # the scheduler's side: no estimator, so no scikit-learn (nor scipy.stats, nor the extras)
+    import numpy as np
+
+    import mtl
+
+    X, y = mtl.make_grouped_classification(300, 3, 2, 3, seed=4)
+    pred = mtl.Predictor.from_estimator(mtl.GroupedMTLSVC(variant="f0t").fit(X, y))
+    pred.save(tmp_path / "model")
+    X.to_parquet(tmp_path / "rows.parquet")
+    np.save(tmp_path / "expected.npy", pred.predict_proba(X))
+    row = X.iloc[0]
+    one = pred.straggler_probability(row["node"], row["workload"], row.to_dict())
+    code = BLOCKER + textwrap.dedent(
+        f"""
+        import numpy as np
+        import pandas as pd
+
+        from mtl import load_predictor
+
+        pred = load_predictor({str(tmp_path / "model")!r})
+        X = pd.read_parquet({str(tmp_path / "rows.parquet")!r})
+        assert np.array_equal(pred.predict_proba(X), np.load({str(tmp_path / "expected.npy")!r}))
+        row = X.iloc[0]
+        p = pred.straggler_probability(row["node"], row["workload"], row.to_dict())
+        assert p == {one!r}, p
+        heavy = sorted(BLOCKED & {{m.partition(".")[0] for m in sys.modules}})
+        assert not heavy and "scipy.stats" not in sys.modules, heavy
+        print("scheduler OK")
+        """
+    )
+    done = _run(code, (*EXTRAS, "sklearn"), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "scheduler OK" in done.stdout
 
 
 def test_cli_without_the_pipelines_extra_says_what_to_install(tmp_path):
