@@ -52,8 +52,9 @@ _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
 _CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
 _NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
-#: released steps are dropped once this many have piled up in front of the window (or at the
-#: next extension, which copies the paths anyway)
+#: released steps are dropped at the next extension (which copies the paths anyway), or at
+#: once when at least this many and at least half the window are released (a copy of what is
+#: kept costs a transient as large as itself: trimming a small prefix raises the peak)
 _TRIM_STEPS = 120
 #: set to 1 to keep every contention path step ever computed (the peer of the window)
 KEEP_PATHS_ENV = "STRAGGLER_KEEP_PATHS"
@@ -280,7 +281,8 @@ class Cluster:
 
     def hold(self, reader: str, t: float | None) -> None:
         """Declare that ``reader`` will read nothing before time ``t`` (None: nothing at all);
-        steps no reader holds are dropped (unless :attr:`keep_paths`). A hold may only move
+        steps no reader holds are dropped (unless :attr:`keep_paths`): at the next extension
+        of the paths, or at once when they are at least half the window. A hold may only move
         forward: steps once released are gone.
 
         Examples
@@ -288,7 +290,11 @@ class Cluster:
         >>> c = Cluster(3, 1, seed=2, keep_paths=False)
         >>> c.hold("me", 3 * 3600.0)
         >>> c.base_step, c.window_steps
-        (180, 1260)
+        (0, 1440)
+        >>> c.levels_at([0], [1440 * 60.0]).shape  # the paths are extended: a day more
+        (4, 1)
+        >>> c.base_step, c.window_steps
+        (180, 2700)
         >>> c.cum_at(0, c.profile_id((1, 0, 0, 0)), 3 * 3600.0) > 0
         True
         >>> c.cum_at(0, 0, 60.0)  # doctest: +ELLIPSIS
@@ -302,8 +308,9 @@ class Cluster:
             self._holds[reader] = int(t // self.dt)
         if self.keep_paths or self.ideal or not self._holds:
             return
-        if self._release_to() - self._base >= _TRIM_STEPS:
-            self._trim(self._release_to() - self._base)
+        drop = self._release_to() - self._base
+        if drop >= _TRIM_STEPS and 2 * drop >= self._horizon - self._base:
+            self._trim(drop)
 
     def _release_to(self) -> int:
         """The first step some reader still holds (clamped to the horizon)."""

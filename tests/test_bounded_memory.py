@@ -72,7 +72,9 @@ def test_numpy_counters_read_the_window_like_the_kept_paths():
     for c in (keep, win):
         c._ensure_step(_BLOCK + 50)
     win.hold("reader", (_BLOCK - 200) * 60.0)
-    assert win.base_step > 0
+    for c in (keep, win):
+        c._ensure_step(2 * _BLOCK)  # an extension drops the released steps
+    assert win.base_step == _BLOCK - 200
     t = (_BLOCK - 10) * 60.0 + 3.0
     assert keep.counters_now(1, t, 1, 0.5, 0.4, 0.3) == win.counters_now(1, t, 1, 0.5, 0.4, 0.3)
     nodes, times = np.array([0, 1, 3]), np.array([t, t + 700.0, t + 4000.0])
@@ -85,6 +87,7 @@ def test_a_dropped_step_is_refused_with_its_time():
     c = Cluster(3, 1, 2, keep_paths=False)
     pid = c.profile_id((1, 0, 0, 0))
     c.hold("reader", 5 * 3600.0)
+    c._ensure_step(_BLOCK)
     assert c.base_step == 300
     with pytest.raises(IndexError, match=r"step 1 \(t=61.0\) was dropped \(kept from step 300\)"):
         c.cum_at(0, pid, 61.0)
@@ -110,9 +113,9 @@ def test_keep_paths_from_the_environment(monkeypatch):
     )
 )
 def test_a_held_step_is_never_dropped_and_released_ones_go(moves):
-    """Readers hold steps forward in time (as the engine and the sink do); after each hold the
-    window starts at or before every step held, and less than ``_TRIM_STEPS`` (the
-    copy-saving slack) before the oldest one when that lies within the paths."""
+    """Readers hold steps forward in time (as the engine and the sink do): the window always
+    starts at or before every step held; released steps go at once when they are at least
+    ``_TRIM_STEPS`` and half the window, else at the next extension, which drops all."""
     c = Cluster(2, 1, 1, keep_paths=False)
     pid = c.profile_id((0.5, 0.5, 0.5, 0.5))
     last = {"a": 0, "b": 0}
@@ -121,10 +124,16 @@ def test_a_held_step_is_never_dropped_and_released_ones_go(moves):
             step = last[reader] = max(step, last[reader], c.base_step)
             c._ensure_step(step)
         c.hold(reader, None if step is None else step * 60.0)
-        held = [s for r, s in c._holds.items()]
+        held = list(c._holds.values())
         if held:
-            assert c.base_step <= min(held) < c.base_step + _TRIM_STEPS
-            assert c.cum_at(1, pid, min(held) * 60.0) >= 0.0  # still readable
+            oldest = min(held)
+            assert c.base_step <= oldest
+            dead = oldest - c.base_step
+            assert dead < _TRIM_STEPS or 2 * dead < c.window_steps
+            assert c.cum_at(1, pid, oldest * 60.0) >= 0.0  # still readable
+            horizon = c.horizon_steps
+            c._extend()
+            assert c.base_step == min(oldest, horizon)
         assert c.window_steps == c._levels.shape[2] == c._cum[pid].shape[1] - 1
 
 
