@@ -53,8 +53,6 @@ from dataclasses import dataclass, fields
 from typing import Any, cast
 
 import numpy as np
-from scipy.optimize import least_squares
-from scipy.signal import lfilter
 from scipy.special import expit
 
 __all__ = [
@@ -379,6 +377,8 @@ _SECOND_COMPONENT_GAIN = 1e-3
 
 def _fit_resource(x: np.ndarray, lags: np.ndarray) -> np.ndarray:
     """Least squares of one resource's model statistics on its observed ones; theta in steps."""
+    from scipy.optimize import least_squares  # fitting only: not paid by ``import sim_bridge``
+
     n_machines, n_steps = x.shape
     acf_obs = autocorrelation(x, lags)
     mean_obs = x.mean()
@@ -523,6 +523,8 @@ class PersistentLevels:
 
     def block(self, b: int, n_steps: int) -> np.ndarray:
         """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``)."""
+        from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~1 s to load
+
         if b - 1 not in self._end:
             raise ValueError(f"block {b} needs block {b - 1} first (blocks come in order)")
         if n_steps < 0:
