@@ -55,7 +55,14 @@ PROFILES: dict[str, DemoProfile] = {
         slots=2,
         hours=6.0,
         load=0.7,  # realised load: busy, not saturated (queueing would hide placement)
-        grid={"lambda0": [0.1, 1.0], "nu": [1.0], "omega": [1.0], "threshold": [0.3, 0.5]},
+        # regularisers span decades, as the shipped grids do (pipelines/grids/): with C=1 and
+        # a loss summed over thousands of rows, values near 1 leave node blocks that overfit
+        grid={
+            "lambda0": [1.0, 100.0, 10000.0],
+            "nu": [100.0, 10000.0],
+            "omega": [10000.0],
+            "threshold": [0.3, 0.5],
+        },
         fractions=(0.05, 0.2, 0.66),
         table1_models=("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl"),
         pairs=3,
