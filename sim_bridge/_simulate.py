@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,8 @@ __all__ = ["DEFAULT_PLACEMENT", "SimulationResult", "simulate"]
 DEFAULT_PLACEMENT = "fair"
 
 log = logging.getLogger("sim_bridge")
+
+_P = TypeVar("_P", bound=Policy)
 
 
 @dataclass
@@ -122,7 +124,7 @@ def _as_workloads(workload, *, data_dir, hours, scale, seed, swim_kw) -> list[Wo
     return out
 
 
-def _resolve_policy(value, params, kind: type[Policy], what: str) -> Policy:
+def _resolve_policy(value, params, kind: type[_P], what: str) -> _P:
     pol = get_policy(value, **(params or {}))
     if not isinstance(pol, kind):
         raise ValueError(
@@ -494,7 +496,11 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
     tjobs = list(map(attrgetter("job"), tasks_of))
     job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
     jobs = sim.jobs  # indexed by uid
-    job_ids = np.array([j.job_id for j in jobs], dtype=object)
+
+    def per_job(name: str) -> list:
+        return list(map(attrgetter(name), jobs))
+
+    job_ids = np.array(per_job("job_id"), dtype=object)
     row_job_ids = job_ids[job_uid] if n else np.empty(0, dtype=object)
     phase = list(map(attrgetter("phase"), tasks_of))
     truth = None
@@ -514,13 +520,13 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
         job_id=row_job_ids,
         task_id=task_ids(row_job_ids.tolist(), phase, list(map(attrgetter("index"), tasks_of))),
         attempt=np.fromiter(map(attrgetter("index"), atts), np.int64, n),
-        workload=np.array([j.workload for j in jobs], dtype=object)[job_uid]
+        workload=np.array(per_job("workload"), dtype=object)[job_uid]
         if n
         else np.empty(0, dtype=object),
         node=node,
         node_names=node_names(sim.cluster.n_nodes),
         phase=phase,
-        submit_time=np.array([j.submit_time for j in jobs], float)[job_uid] if n else np.empty(0),
+        submit_time=np.array(per_job("submit_time"), np.float64)[job_uid] if n else np.empty(0),
         launch_time=launch,
         end_time=np.fromiter(map(attrgetter("end_time"), atts), float, n),
         outcome=np.where(state == A_FINISHED, "finished", "killed").astype(object),
@@ -531,11 +537,11 @@ def _tables(sim: Simulator, record_counters: bool) -> tuple[pd.DataFrame, pd.Dat
     n_att = np.bincount(job_uid, minlength=len(jobs))
     jobs_df = jobs_table(
         job_id=job_ids,
-        workload=[j.workload for j in jobs],
-        submit_time=[j.submit_time for j in jobs],
-        finish_time=[j.finish_time for j in jobs],
-        deadline=[j.deadline for j in jobs],
-        n_tasks=[j.n_tasks for j in jobs],
+        workload=per_job("workload"),
+        submit_time=per_job("submit_time"),
+        finish_time=per_job("finish_time"),
+        deadline=per_job("deadline"),
+        n_tasks=per_job("n_tasks"),
         n_attempts=n_att,
     )
     return jobs_df, tasks

@@ -480,6 +480,8 @@ class PredictorProtocol(Protocol):
       oracle that reads the clock or the running attempts).
 
     ``feature_names`` may be None: every counter of the simulator, in its order.
+    ``threshold`` and ``feature_names`` are read-only members: a plain attribute of any
+    subtype (``list[str]``) or a property satisfies them (as in ``mtl.PredictorProtocol``).
 
     Examples
     --------
@@ -491,8 +493,15 @@ class PredictorProtocol(Protocol):
     True
     """
 
-    threshold: float
-    feature_names: Sequence[str]
+    @property
+    def threshold(self) -> float:
+        """Act on a prediction when the probability exceeds it."""
+        ...
+
+    @property
+    def feature_names(self) -> Sequence[str]:
+        """The counters the predictor reads (trace column names), in its order."""
+        ...
 
     def straggler_probability(
         self, node: Hashable, workload: Hashable, counters: Mapping[str, float]
@@ -676,7 +685,9 @@ class Scorer:
         frame.insert(0, "node", [self.node_ids[n] for n in nodes])
         self.stats["calls"] += 1
         self.stats["batches"] += 1
-        out = np.asarray(self._batch(frame), dtype=float).reshape(-1)
+        if self._batch is None:
+            raise TypeError(f"{type(self.predictor).__name__} has no predict_proba method")
+        out = np.asarray(self._batch(frame), dtype=np.float64).reshape(-1)
         for n, v in zip(nodes, out.tolist(), strict=True):
             self._checked(v, self.node_ids[n], workload)
         return out
@@ -714,17 +725,20 @@ class Scorer:
             if self.reads_nothing:  # placeholders, each set by _values_now
                 values = (0.0,) * len(self.feature_names)
             else:
+                if self._read is None:
+                    raise RuntimeError("Scorer.attach(read, ...) must come before score()")
                 values = self._pick(self._read(node))
                 self.stats["reads"] += 1
             self._rows[key] = values
         return values
 
     def _values_now(self, node: int, running: int) -> Sequence[float]:
-        values = self._reading(node, running)
-        if self._exact:
-            values = list(values)
-            for i, is_running in self._exact:
-                values[i] = float(running) if is_running else float(self.slots - running)
+        reading = self._reading(node, running)
+        if not self._exact:
+            return reading
+        values = list(reading)
+        for i, is_running in self._exact:
+            values[i] = float(running) if is_running else float(self.slots - running)
         return values
 
     def score(self, node: int, running: int, workload: Hashable) -> float:

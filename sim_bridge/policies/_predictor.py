@@ -235,7 +235,7 @@ class SlowdownOracle:
             w if isinstance(w, Workload) else load_workload(w, data_dir, hours=hours, seed=seed)
             for w in items
         ]
-        world = {} if bad_node_share is None else {"bad_node_share": bad_node_share}
+        world: dict[str, Any] = {} if bad_node_share is None else {"bad_node_share": bad_node_share}
         cluster = Cluster(
             nodes, slots, seed, source=counters, data_dir=data_dir, kappa=kappa, **world
         )
@@ -533,8 +533,10 @@ class PredictorPlacement(PlacementPolicy):
         if self._view is not view:
             self._bind(view)
         now = view.now
-        self._scorer.roll(self._sample(now))
-        nodes = (_Ranked if self._rank else _FirstFit)(self._scorer, view, free, self._thr)
+        scorer = self._scorer
+        assert scorer is not None  # bound above
+        scorer.roll(self._sample(now))
+        nodes = (_Ranked if self._rank else _FirstFit)(scorer, view, free, self._thr)
         acceptable = nodes.acceptable
         queue = TaskQueue(view, self.order)
         out: list = []
