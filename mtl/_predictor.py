@@ -45,6 +45,10 @@ class PredictorInputError(ValueError):
 class PredictorProtocol(Protocol):
     """What a scheduler (e.g. the simulator bridge) needs from a straggler predictor.
 
+    The simulator states the same protocol as ``sim_bridge.trace.PredictorProtocol`` (with
+    the optional ``straggler_probability_values`` fast path and ``bind_view`` hook it uses
+    when present); ``mtl`` does not import ``sim_bridge``, and a test checks the two agree.
+
     ``threshold`` and ``feature_names`` are read-only members: a plain attribute of any
     subtype (``list[str]``) or a property satisfies them.
     """

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from pipelines._metrics import _roc_auc, holm
-from sim_bridge.trace import DEFAULT_BETA, DEFAULT_MIN_TASKS
+from sim_bridge.trace import DEFAULT_BETA, DEFAULT_MIN_TASKS, counter_columns
 
 __all__ = [
     "FACTS",
@@ -404,7 +404,7 @@ def counters_auc(
     rows = ~np.isnan(lab)
     sub = tasks.loc[rows]
     y = lab[rows]
-    cols = [c for c in tasks.columns if c.startswith("c_")]
+    cols = counter_columns(tasks)
     train, test = time_split(sub["launch_time"], train_fraction)
     out = {
         "counters_auc": float("nan"),
