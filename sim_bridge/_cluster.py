@@ -255,6 +255,14 @@ class Cluster:
         #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
         self._base = 0
         self._holds: dict[str, int] = {}  # reader -> the oldest step it may still read
+        #: steps covered by ``_rate``/``_cum``: the horizon, or with a window (a reader holds
+        #: steps) as far as the rates of every node were read; beyond it a node's rates are
+        #: computed from its levels when read (:meth:`cum_end`, :meth:`end_from`)
+        self._rhorizon = 0
+        #: per profile: the horizon when it was registered (its running sum up to there is
+        #: added step by step, block by block after)
+        self._seq_to: list[int] = []
+        self._ahead_cache: dict = {}  # (pid, node, horizon) -> cum_end
         #: the most path steps held at once (a run's memory; :attr:`window_steps` now)
         self.max_window_steps = 0
         self._profiles: list[np.ndarray] = []
@@ -329,6 +337,7 @@ class Cluster:
         """Drop the first ``drop`` kept steps (one copy of each path, one at a time)."""
         if drop <= 0:
             return
+        self._ensure_rates(self._base + drop - 1)
         self._levels = self._levels[:, :, drop:].copy()
         for pid in range(len(self._rate)):
             self._rate[pid] = self._rate[pid][:, drop:].copy()
@@ -375,15 +384,96 @@ class Cluster:
         if self.ideal:
             return
         drop = self._release_to() - self._base  # released steps go in the same copy
+        lazy = self._lazy()
+        if not lazy and self._rhorizon < self._horizon:  # the window was given up
+            self._ensure_rates(self._horizon - 1)
+        if lazy and drop and self._profiles:
+            self._ensure_rates(self._base + drop - 1)
+            for pid in range(len(self._rate)):
+                self._rate[pid] = self._rate[pid][:, drop:].copy()
+                self._cum[pid] = self._cum[pid][:, drop:].copy()
         block = self._next_levels()
         self._levels = np.concatenate([self._levels[:, :, drop:], block], axis=2)
         self._base += drop
         self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:
             self._synth.set_levels(self._levels, self._base)
-        for pid, prof in enumerate(self._profiles):
-            self._extend_profile(pid, prof, block, drop)
+        if not lazy:
+            for pid, prof in enumerate(self._profiles):
+                self._extend_profile(pid, prof, block, drop)
+            self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
+
+    def _lazy(self) -> bool:
+        """Rates of the steps read ahead are computed per node (a window is kept)."""
+        return bool(self._holds) and not self.keep_paths
+
+    def _ensure_rates(self, k: int) -> None:
+        """``_rate``/``_cum`` of every node up to step ``k`` (levels extended as needed)."""
+        while k >= self._rhorizon:
+            if self._rhorizon >= self._horizon:
+                self._extend()  # not lazy: the rates come with it
+                continue
+            j = self._rhorizon - self._base
+            block = self._levels[:, :, j : j + _BLOCK]
+            for pid, prof in enumerate(self._profiles):
+                if self._rhorizon < self._seq_to[pid]:  # registered with these steps
+                    rate = self._block_rate(prof, block)
+                    cum = self._cum[pid]
+                    x = np.concatenate([cum[:, -1:], rate * self.dt], axis=1)
+                    add = np.cumsum(x, axis=1)[:, 1:]
+                    self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
+                    self._cum[pid] = np.concatenate([cum, add], axis=1)
+                else:
+                    self._extend_profile(pid, prof, block, 0)
+            self._rhorizon += block.shape[2]
+
+    def _node_ahead(self, pid: int, node: int, r: int, carry: float):
+        """Rates and running sum ``(rate, cum)`` of ``node`` over the block from step ``r``
+        (not yet in ``_rate``), from the cumulative work ``carry`` at ``r``: the values the
+        whole block's computation gives this node, bit for bit."""
+        j = r - self._base
+        lv = self._levels[:, node : node + 1, j : j + _BLOCK]
+        load = np.einsum(
+            "r,nr,rnk->nk",
+            self._profiles[pid],
+            self.sens[node : node + 1],
+            contention_response(lv, self.response_eps),
+        )
+        rate = 1.0 / (self.speed[node : node + 1, None] * (1.0 + self.kappa * load))
+        c = np.array([[carry]])
+        if r < self._seq_to[pid]:
+            cum = np.cumsum(np.concatenate([c, rate * self.dt], axis=1), axis=1)[:, 1:]
+        else:
+            cum = c + np.cumsum(rate * self.dt, axis=1)
+        return rate[0], cum[0]
+
+    def cum_end(self, pid: int, node: int) -> float:
+        """:meth:`cum_at` of ``node`` at the end of the paths (:attr:`horizon_steps`).
+
+        Examples
+        --------
+        >>> c, w = Cluster(3, 1, seed=2), Cluster(3, 1, seed=2, keep_paths=False)
+        >>> pid = c.profile_id((1, 0, 0, 0)) == w.profile_id((1, 0, 0, 0)) == 0
+        >>> w.hold("me", 0.0)  # a window: rates ahead of every node's are computed per node
+        >>> _ = [x.levels_at([0], [2000 * 60.0]) for x in (c, w)]  # the levels: two blocks
+        >>> c.horizon_steps == w.horizon_steps == 2880, w._cum[0].shape[1] - 1
+        (True, 1440)
+        >>> c.cum_end(0, 1) == float(c._cum[0][1, -1]) == w.cum_end(0, 1)
+        True
+        """
+        cum = float(self._cum[pid][node, -1])
+        key = (pid, node, self._horizon)
+        hit = self._ahead_cache.get(key)
+        if hit is not None:
+            return hit
+        for r in range(self._rhorizon, self._horizon, _BLOCK):
+            cum = float(self._node_ahead(pid, node, r, cum)[1][-1])
+        if self._rhorizon < self._horizon:
+            if len(self._ahead_cache) > 65536:
+                self._ahead_cache.clear()
+            self._ahead_cache[key] = cum
+        return cum
 
     def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
         load = np.einsum(
@@ -426,7 +516,8 @@ class Cluster:
         self._profiles.append(prof)
         if self.ideal:
             return len(self._profiles) - 1
-        rate = self._block_rate(prof, self._levels)
+        self._seq_to.append(self._horizon)
+        rate = self._block_rate(prof, self._levels[:, :, : self._rhorizon - self._base])
         self._rate.append(rate)
         if self._base == 0:
             cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
@@ -450,8 +541,8 @@ class Cluster:
             return float(t)
         dt = self.dt
         k = int(t // dt)
-        if k >= self._horizon:
-            self._ensure_step(k)
+        if k >= self._rhorizon:
+            self._ensure_rates(k)
         j = k - self._base
         if j < 0:
             raise self._dropped(k, t)
@@ -463,7 +554,7 @@ class Cluster:
             return np.full(self.n_nodes, float(t))
         dt = self.dt
         k = int(t // dt)
-        self._ensure_step(k)
+        self._ensure_rates(k)
         j = k - self._base
         if j < 0:
             raise self._dropped(k, t)
@@ -475,8 +566,8 @@ class Cluster:
         if self.ideal:
             return 0.0
         k = int(t // self.dt)
-        if k >= self._horizon:
-            self._ensure_step(k)
+        if k >= self._rhorizon:
+            self._ensure_rates(k)
         if k < self._base:
             raise self._dropped(k, t)
         return float(1.0 - self._rate[pid][node, k - self._base] * self.speed[node])
@@ -491,8 +582,8 @@ class Cluster:
         >>> bool(c.step_rates(pid, 4)[1] == c.launch_point(1, pid, 4 * 60.0)[1])
         True
         """
-        if k >= self._horizon:
-            self._ensure_step(k)
+        if k >= self._rhorizon:
+            self._ensure_rates(k)
         if k < self._base:
             raise self._dropped(k)
         return self._rate[pid][:, k - self._base]
@@ -513,8 +604,8 @@ class Cluster:
         it, and :meth:`cum_at` (not for an ideal cluster). :meth:`pressure` is
         ``1 - rate * speed[node]``; :meth:`end_from` solves an end time from them."""
         k = int(t // self.dt)
-        if k >= self._horizon:
-            self._ensure_step(k)
+        if k >= self._rhorizon:
+            self._ensure_rates(k)
         j = k - self._base
         if j < 0:
             raise self._dropped(k, t)
@@ -531,8 +622,19 @@ class Cluster:
             return t_fast
         target = c0 + work
         cum = self._cum[pid]
+        if target >= cum[node, -1] and self._lazy():  # ahead: this node's rates only
+            r, carry = self._rhorizon, float(cum[node, -1])
+            while True:
+                while r >= self._horizon:
+                    self._extend()
+                rate, row = self._node_ahead(pid, node, r, carry)
+                if target < row[-1]:
+                    seg = np.concatenate([[carry], row])
+                    j = int(seg.searchsorted(target, side="right")) - 1
+                    return float((r + j) * dt + (target - seg[j]) / rate[j])
+                r, carry = r + _BLOCK, float(row[-1])
         while target >= cum[node, -1]:
-            self._extend()
+            self._ensure_rates(self._rhorizon)
             cum = self._cum[pid]
         row = cum[node]
         j = int(row.searchsorted(target, side="right")) - 1

@@ -1270,7 +1270,7 @@ class Simulator:
         if now + fastest > end:
             return end
         if dem is None:
-            return end if c0 + work >= cl._cum[pid][node, -1] else None
+            return end if c0 + work >= cl.cum_end(pid, node) else None
         last = (horizon - 1) * cl.dt
         if now + 32.0 * fastest <= end or last <= now:
             return None
