@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
 
-def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
+def binary_target(y: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, y_pm)`` with ``y_pm`` in {-1, +1}; the second class is the positive one."""
     # scikit-learn is imported when fitting, not by ``import mtl`` (the predictor does not)
     from sklearn.utils.multiclass import check_classification_targets
@@ -25,7 +26,7 @@ def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
     return classes, np.where(y_idx == 1, 1.0, -1.0)
 
 
-def class_weights(class_weight, classes: np.ndarray, y_pm: np.ndarray) -> np.ndarray:
+def class_weights(class_weight: object, classes: np.ndarray, y_pm: np.ndarray) -> np.ndarray:
     """Per-row loss weight from ``class_weight`` (None, ``"balanced"`` or ``{label: w}``)."""
     n = y_pm.shape[0]
     if class_weight is None:
@@ -63,7 +64,7 @@ def standardiser(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def stratified_folds(y_pm: np.ndarray, n_folds: int, seed) -> np.ndarray:
+def stratified_folds(y_pm: np.ndarray, n_folds: int, seed: Any) -> np.ndarray:
     """Fold index of every row: each class shuffled by a seeded Generator, dealt round robin.
 
     Examples

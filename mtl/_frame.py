@@ -7,6 +7,8 @@ neither column) is one node and one workload, both with the id :data:`SINGLE_ID`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -15,7 +17,7 @@ WORKLOAD = "workload"
 SINGLE_ID = "all"
 
 
-def split_ids(X) -> tuple[object, np.ndarray | None, np.ndarray | None]:
+def split_ids(X: Any) -> tuple[object, np.ndarray | None, np.ndarray | None]:
     """Return ``(counters, node_ids, workload_ids)``; ids are ``None`` for single-task input.
 
     Examples

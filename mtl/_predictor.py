@@ -9,7 +9,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from numbers import Real
 from operator import mul as _mul
 from pathlib import Path
@@ -85,7 +85,7 @@ def _canonical(meta: Mapping[str, Any]) -> bytes:
     return json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
 
 
-def _pair(key) -> tuple[Hashable, Hashable]:
+def _pair(key: Sequence[Hashable]) -> tuple[Hashable, Hashable]:
     return (native_id(key[0]), native_id(key[1]))
 
 
@@ -148,7 +148,7 @@ class Predictor:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_estimator(cls, estimator) -> Predictor:
+    def from_estimator(cls, estimator: Any) -> Predictor:
         """Predictor from a fitted :class:`GroupedMTLSVC` or :class:`WranglerSVC`."""
         from ._grouped import GroupedMTLSVC
         from ._wrangler import WranglerSVC
@@ -183,7 +183,7 @@ class Predictor:
                 platt=[estimator.calibration_slope_, estimator.calibration_intercept_],
             )
 
-            def stack(values):
+            def stack(values: Iterable[Any]) -> np.ndarray:
                 return np.array(list(values), dtype=np.float64).reshape(-1, d)
 
             w0 = estimator.w0_

@@ -19,7 +19,9 @@ Both return block weights in the *unscaled* standardised space (``w_g``, not ``u
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -87,7 +89,17 @@ def objective(
 class _ImplicitProblem:
     """Squared-hinge objective in the scaled variables ``u`` (regulariser ``1/2 ||u||^2``)."""
 
-    def __init__(self, X, y, sample_c, row_task, starts, structure, blocks, regs):
+    def __init__(
+        self,
+        X: Any,
+        y: np.ndarray,
+        sample_c: np.ndarray,
+        row_task: np.ndarray,
+        starts: np.ndarray,
+        structure: TaskStructure,
+        blocks: Sequence[str],
+        regs: Mapping[str, float],
+    ) -> None:
         self.X = X
         self.row_task = row_task
         self.T = structure.n_tasks
@@ -128,7 +140,7 @@ class _ImplicitProblem:
         assert W is not None  # a structure has at least one block
         return W
 
-    def aggregate(self, per_row: np.ndarray, R=None, X=None) -> np.ndarray:
+    def aggregate(self, per_row: np.ndarray, R: Any = None, X: Any = None) -> np.ndarray:
         """Block-space vector ``A_b @ (sum_{i in t} per_row_i x_i)`` for every block."""
         R = self.R if R is None else R
         R.data = per_row
@@ -182,15 +194,15 @@ class _ImplicitProblem:
         self._g[-1] = r.sum()
         self._key = key
 
-    def fun(self, theta):
+    def fun(self, theta: np.ndarray) -> float:
         self._evaluate(theta)
         return self._f
 
-    def jac(self, theta):
+    def jac(self, theta: np.ndarray) -> np.ndarray:
         self._evaluate(theta)
         return self._g.copy()
 
-    def hessp(self, theta, p):
+    def hessp(self, theta: np.ndarray, p: np.ndarray) -> np.ndarray:
         self._evaluate(theta)
         self._active_rows()
         dW = self.combined(p)

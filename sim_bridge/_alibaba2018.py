@@ -5,10 +5,14 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim_bridge._errors import DataFormatError
+
+if TYPE_CHECKING:  # _workloads imports this module
+    from sim_bridge._workloads import _CheckedText
 
 __all__ = ["MACHINE_USAGE_FILE", "load_machine_levels"]
 
@@ -19,7 +23,7 @@ MACHINE_USAGE_FILE = "alibaba-v2018-machine-usage-subset/machine_usage_m1932-m19
 _N_COLS = 9
 
 
-def _open(path: Path):
+def _open(path: Path) -> _CheckedText:
     from sim_bridge._workloads import _open_text  # one damaged-file check for every reader
 
     return _open_text(path)

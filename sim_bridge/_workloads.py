@@ -15,10 +15,10 @@ import logging
 import math
 import os
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -226,10 +226,10 @@ class _CheckedText:
     def __enter__(self) -> _CheckedText:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._fh.close()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         done = 0
         try:
             for line in self._fh:
@@ -255,7 +255,7 @@ def read_swim(path: str | Path) -> list[tuple[str, float, float, float, float]]:
     Raises :class:`DataFormatError` naming file, line and column on a malformed row.
     """
     path = Path(path)
-    rows = []
+    rows: list[tuple[str, float, float, float, float]] = []
     with _open_text(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             line = line.rstrip("\r\n")
@@ -277,7 +277,8 @@ def read_swim(path: str | Path) -> list[tuple[str, float, float, float, float]]:
                 if not math.isfinite(v) or v < 0:
                     raise DataFormatError(path, lineno, col + 1, f"{cells[col]!r} must be >= 0")
                 vals.append(v)
-            rows.append((cells[0], *vals))
+            submit_s, input_bytes, shuffle_bytes, output_bytes = vals
+            rows.append((cells[0], submit_s, input_bytes, shuffle_bytes, output_bytes))
     return rows
 
 
@@ -370,7 +371,9 @@ def read_ali2017(path: str | Path) -> list[tuple[float, float, str, str, int]]:
     return rows
 
 
-def ali2017_jobs(rows, *, hours: float | None, scale: float) -> list[JobSpec]:
+def ali2017_jobs(
+    rows: Sequence[tuple[float, float, str, str, int]], *, hours: float | None, scale: float
+) -> list[JobSpec]:
     """Alibaba 2017 rows -> jobs: one stage per job, one simulated task per instance
     (``round(instances * scale)`` of them), base work = the task's end - create time
     (at least 1 s; an upper bound of the instance run time, the trace has nothing finer).
@@ -628,7 +631,7 @@ def synthetic_jobs(
     rate_per_hour: float | None = None,
     prefix: str = "job",
     sizes: SyntheticSizes | None = None,
-    **swim_kw,
+    **swim_kw: Any,
 ) -> list[JobSpec]:
     """The synthetic workload ``SYN``: SWIM-like rows drawn from :data:`SYNTHETIC_SIZES`,
     turned into jobs exactly as SWIM rows are (:func:`swim_jobs`, ``scale`` on the bytes).
@@ -754,7 +757,7 @@ def load_workload(
     scale: float = 1.0,
     seed: int = 0,
     day: int = 0,
-    **swim_kw,
+    **swim_kw: Any,
 ) -> Workload:
     """Load a named workload (``FB2009``, ``FB2010``, ``ALI2017`` or ``SYN``).
 
