@@ -11,8 +11,9 @@ accuracy on the supported pairs alone is reported as well. A majority-class row 
 Table 2: f0nl against f0t on pairs whose later 95% of rows are left out of training
 (:func:`pipelines.leave_pair_out_splits`), tested on those rows.
 
-Hyper-parameters are the estimators' defaults (regularisers 1, threshold 0.5) unless a grid
-is given; then every model and fraction picks its regularisers and threshold by validation
+Hyper-parameters come from a grid (``straggler evaluate`` uses the shipped ``small`` one unless
+told otherwise; with ``grid=None`` the estimators' defaults, regularisers 1 and threshold 0.5):
+every model and fraction picks its regularisers and threshold by validation
 accuracy on the latest ``val_share`` of each pair's training rows and is refitted on all of
 them. Fits run in ``jobs`` processes.
 """
@@ -255,15 +256,45 @@ def _pct_se(v, se) -> str:
     return f"{head}±{100 * se:.1f}" if head != "-" and np.isfinite(se) else head
 
 
+def pivot_markdown(pivot: dict) -> str:
+    """A pivot of :func:`table1_pivot`/:func:`table2_pivot` as a Markdown table (its note,
+    when there is one, below it after a blank line).
+
+    Examples
+    --------
+    >>> print(pivot_markdown({"columns": ["a", "b"], "rows": [["1", "2"]], "note": ""}), end="")
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    cols = pivot["columns"]
+    lines = ["| " + " | ".join(cols) + " |", "|---|" + "---|" * (len(cols) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in pivot["rows"]]
+    if pivot.get("note"):
+        lines += ["", pivot["note"]]
+    return "\n".join(lines) + "\n"
+
+
 def table1_markdown(t: pd.DataFrame) -> str:
+    """:func:`table1_pivot` as Markdown (what ``table1.md`` holds above its verdicts)."""
+    return pivot_markdown(table1_pivot(t))
+
+
+def table1_pivot(t: pd.DataFrame) -> dict:
     """Rows: training %, columns: models; cells ``accuracy (precision/recall)`` and the two
     threshold-free scores ``ROC-AUC / PR-AUC``; the majority row's PR-AUC is the positive
-    share (what a score that knows nothing gets)."""
+    share (what a score that knows nothing gets).
+
+    Returns
+    -------
+    dict
+        ``columns`` (header cells), ``rows`` (lists of display strings) and ``note``: the one
+        formatting of Table 1, written to ``table1.md`` and ``summary.json`` (``pivot``), from
+        which the report renders it.
+    """
     models = [m for m in [*TABLE1_MODELS, "majority"] if m in set(t["model"])]
-    lines = [
-        "| % training data | " + " | ".join(models) + " |",
-        "|---|" + "---|" * len(models),
-    ]
+    columns = ["% training data", *models]
+    rows: list[list[str]] = []
     for f, g in t.groupby("fraction", sort=True):
         cells = []
         by = {r["model"]: r for r in g.to_dict("records")}
@@ -292,18 +323,18 @@ def table1_markdown(t: pd.DataFrame) -> str:
                     f"AUC {_auc(r['roc_auc'])}/{_auc(r['pr_auc'])}"
                 )
             cells.append(cell)
-        lines.append(f"| {100 * f:g} | " + " | ".join(cells) + " |")
+        rows.append([f"{100 * f:g}", *cells])
     if "anomaly_roc_auc" in t.columns and t["anomaly_roc_auc"].notna().any():
-        lines.append(
-            "| anomaly ROC-AUC (largest %) | "
-            + " | ".join(
-                _auc(_largest(t, m, "anomaly_roc_auc")) if m != "majority" else "0.5"
-                for m in models
-            )
-            + " |"
+        rows.append(
+            [
+                "anomaly ROC-AUC (largest %)",
+                *(
+                    _auc(_largest(t, m, "anomaly_roc_auc")) if m != "majority" else "0.5"
+                    for m in models
+                ),
+            ]
         )
-    lines.append("")
-    lines.append(
+    note = (
         "Cells: accuracy (precision/recall) on the test rows ('-': undefined, e.g. no predicted "
         "straggler). Wrangler has no model for a pair with too few rows or one class "
         "('insufficient data'); it predicts those with its global fallback, and 'supported "
@@ -321,7 +352,7 @@ def table1_markdown(t: pd.DataFrame) -> str:
             else ""
         )
     )
-    return "\n".join(lines) + "\n"
+    return {"columns": columns, "rows": rows, "note": note}
 
 
 def _largest(t: pd.DataFrame, model: str, col: str):
@@ -333,12 +364,17 @@ def _largest(t: pd.DataFrame, model: str, col: str):
 
 
 def table2_markdown(t: pd.DataFrame) -> str:
-    """One row per held-out pair: accuracy (precision/recall) of each model."""
+    """:func:`table2_pivot` as Markdown (what ``table2.md`` holds above its verdicts)."""
+    return pivot_markdown(table2_pivot(t))
+
+
+def table2_pivot(t: pd.DataFrame) -> dict:
+    """One row per held-out pair: accuracy (precision/recall) of each model; then the means
+    over pairs (± SE), the majority class on the same rows and the mean ROC-AUC. Returned as
+    :func:`table1_pivot` returns Table 1 (``columns``, ``rows``, ``note``)."""
     models = [m for m in TABLE2_MODELS if m in set(t["model"])]
-    lines = [
-        "| held-out pair | rows | " + " | ".join(models) + " |",
-        "|---|---|" + "---|" * len(models),
-    ]
+    columns = ["held-out pair", "rows", *models]
+    rows: list[list[str]] = []
     for pair, g in t.groupby("pair", sort=False):
         by = {r["model"]: r for r in g.to_dict("records")}
         cells = []
@@ -349,7 +385,7 @@ def table2_markdown(t: pd.DataFrame) -> str:
                 if r.get("status") == "ok"
                 else str(r.get("status"))
             )
-        lines.append(f"| {pair} | {int(g['pair_rows'].iloc[0])} | " + " | ".join(cells) + " |")
+        rows.append([str(pair), str(int(g["pair_rows"].iloc[0])), *cells])
     ok = t[t["status"] == "ok"]
     if len(ok):
 
@@ -360,26 +396,27 @@ def table2_markdown(t: pd.DataFrame) -> str:
             se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
             return f"{100 * v.mean():.1f}%" + (f"±{100 * se:.1f}" if se == se else "")
 
-        lines.append(
-            "| mean over pairs (±SE) | | "
-            + " | ".join(mean_se("accuracy", m) for m in models)
-            + " |"
-        )
+        rows.append(["mean over pairs (±SE)", "", *(mean_se("accuracy", m) for m in models)])
         if "majority_accuracy" in ok.columns:
-            lines.append(
-                "| majority class, same rows | | "
-                + " | ".join(mean_se("majority_accuracy", m) for m in models)
-                + " |"
+            rows.append(
+                [
+                    "majority class, same rows",
+                    "",
+                    *(mean_se("majority_accuracy", m) for m in models),
+                ]
             )
         if "roc_auc" in ok.columns:
-            lines.append(
-                "| mean ROC-AUC (pairs with both classes) | | "
-                + " | ".join(
-                    _auc(ok.loc[ok["model"] == m, "roc_auc"].astype(float).mean()) for m in models
-                )
-                + " |"
+            rows.append(
+                [
+                    "mean ROC-AUC (pairs with both classes)",
+                    "",
+                    *(
+                        _auc(ok.loc[ok["model"] == m, "roc_auc"].astype(float).mean())
+                        for m in models
+                    ),
+                ]
             )
-    return "\n".join(lines) + "\n"
+    return {"columns": columns, "rows": rows, "note": ""}
 
 
 def table1_claims(t: pd.DataFrame, small: float = 0.05) -> dict:
@@ -569,7 +606,7 @@ def run_evaluate(
         res = table1(
             frame, counters, fr, models or TABLE1_MODELS, g, seed=seed, jobs=jobs, engine=engine
         )
-        md = table1_markdown(res)
+        pivot = table1_pivot(res)
         claims = table1_claims(res)
         plot_metric_by_fraction(
             res[res["status"] == "ok"], outp / "table1.png", "Table 1: accuracy by training data"
@@ -587,13 +624,15 @@ def run_evaluate(
             engine=engine,
             min_rows=min_rows,
         )
-        md = table2_markdown(res)
+        pivot = table2_pivot(res)
         claims = table2_claims(res)
         plot_heldout(res[res["status"] == "ok"], outp / "table2.png", "Table 2: held-out pairs")
     res = res.assign(params=res.get("params", pd.Series(dtype=object)).astype(str))
     name = f"table{table}"
     atomic_write_text(outp / f"{name}.csv", res.to_csv(index=False))
     lines = verdict_lines(table, claims)
+    md = pivot_markdown(pivot)
+    summary["pivot"] = pivot
     atomic_write_text(outp / f"{name}.md", md + "\n" + "\n".join(f"- {s}" for s in lines) + "\n")
     summary["claims"] = claims
     summary["verdicts"] = lines

@@ -141,5 +141,42 @@ def compare_views(summary: Mapping[str, Any]) -> list[Grid]:
     return views
 
 
+def evaluate_views(summary: Mapping[str, Any]) -> list[Grid]:
+    """Table 1 or 2 of a ``straggler evaluate`` summary, from the pivot it recorded (the cells
+    ``table1.md``/``table2.md`` hold; :func:`pipelines._evaluate.table1_pivot`).
+
+    Examples
+    --------
+    >>> pivot = {"columns": ["% training data", "f0nl"], "rows": [["66", "80.0%"]], "note": "n"}
+    >>> (g,) = evaluate_views({"table": 1, "pivot": pivot})
+    >>> g.name, g.columns, g.rows, g.note
+    ('Table 1', ['% training data', 'f0nl'], [['66', '80.0%']], 'n')
+    >>> evaluate_views({"table": 1})
+    []
+    """
+    pivot = summary.get("pivot")
+    if not isinstance(pivot, Mapping):
+        return []
+    columns = [str(c) for c in pivot.get("columns") or []]
+    rows = [[str(c) for c in r] for r in pivot.get("rows") or [] if isinstance(r, list)]
+    if not columns:
+        return []
+    table = summary.get("table")
+    return [
+        Grid(
+            columns,
+            rows,
+            name=f"Table {table}" if table in (1, 2) else "Table",
+            total_rows=len(rows),
+            row_headers=True,
+            text_columns=list(range(len(columns))),
+            note=str(pivot.get("note") or ""),
+        )
+    ]
+
+
 #: Command -> the views built from its summary.
-VIEWS: dict[str, Callable[[Mapping[str, Any]], list[Grid]]] = {"compare": compare_views}
+VIEWS: dict[str, Callable[[Mapping[str, Any]], list[Grid]]] = {
+    "compare": compare_views,
+    "evaluate": evaluate_views,
+}
