@@ -228,7 +228,9 @@ def _run_training(cfg: TrainConfig) -> dict:
         "metric": cfg.metric,
         "seed": cfg.seed,
     }
-    study_name = f"{cfg.variant}-{config_hash(**settings)}"
+    # the grid names the study too: a rerun with another grid in the same --out starts its own
+    # study (Optuna cannot change a study's parameter space; it failed every trial)
+    study_name = f"{cfg.variant}-{config_hash(**settings, space=space)}"
     work = out / "work"
     work.mkdir(exist_ok=True)
     data_path = work / f"{study_name}.parquet"

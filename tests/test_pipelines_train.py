@@ -404,3 +404,23 @@ def test_registered_model_loads_from_its_store_and_after_the_run_directory_moved
     assert not (cwd / "mlflow.db").exists()
     with pytest.raises(mtl.ArtifactError, match="nope"):
         mtl.load_predictor("models:/nope@champion", tracking_uri=uri)
+
+
+@pytest.mark.slow
+def test_rerun_with_another_grid_starts_its_own_study(trace_dir, trained, tmp_path):
+    """Optuna cannot change a study's parameter space: a second grid in the same --out must
+    not resume the first grid's study (every trial used to fail)."""
+    uri = _summary(trained)["tracking_uri"]
+    args = ["train", "--traces", str(trace_dir), "--out", str(tmp_path / "run")]
+    args += ["--tracking-uri", uri, "--experiment", "regrid", "--no-register"]
+    grids = []
+    for i, nu in enumerate(([1.0, 10.0], [100.0])):
+        g = tmp_path / f"grid{i}.json"
+        g.write_text(json.dumps({"lambda0": [1.0], "nu": nu, "omega": [1.0], "threshold": [0.5]}))
+        grids.append(g)
+    assert main([*args, "--grid", str(grids[0])]) == 0
+    first = _summary(tmp_path / "run")["study"]["name"]
+    assert main([*args, "--grid", str(grids[1]), "--overwrite"]) == 0
+    s = _summary(tmp_path / "run")
+    assert s["status"] == "complete" and s["study"]["name"] != first
+    assert s["best_params"]["nu"] == 100.0
