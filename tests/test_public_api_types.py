@@ -3,8 +3,9 @@
 ``make test`` runs mypy on this file (``[tool.mypy] files`` in pyproject.toml) as well as on
 the two packages: each ``assert_type`` below fails type-checking if a public name loses its
 annotation (an ``Any`` is not a ``Predictor``) or changes its declared type, and the
-assignments to protocol-typed names check structural conformance (``mtl.Predictor`` is a
-``PredictorProtocol``). pytest runs the same code, so the calls are also real.
+assignments to protocol-typed names check structural conformance (``mtl.Predictor`` is both
+``mtl.PredictorProtocol`` and ``sim_bridge.PredictorProtocol``, the trace contract's). pytest
+runs the same code, so the calls are also real.
 """
 
 from __future__ import annotations
@@ -34,17 +35,18 @@ def test_predictor_round_trip_is_typed() -> None:
         again.straggler_probability("n0", "w0", {"c_0": 1.0, "c_1": 2.0, "c_2": 3.0}), float
     )
     protocol: mtl.PredictorProtocol = again  # structural: no inheritance needed
+    contract: sim_bridge.PredictorProtocol = again  # the simulator's, without mtl importing it
     assert isinstance(protocol, mtl.PredictorProtocol)
+    assert isinstance(contract, sim_bridge.PredictorProtocol)
     assert p.shape == (len(X),) and 0.0 < one < 1.0
     assert_type(again.feature_names, list[str])
     assert_type(again.threshold, float)
 
 
 def test_simulator_entry_points_are_typed() -> None:
-    # simulate's decorator (_gc_paused) is untyped, so this is Any to mypy: annotated, not
-    # asserted, until the decorator keeps the signature (typing.ParamSpec)
-    run: sim_bridge.SimulationResult = sim_bridge.simulate(
-        "SYN", "late", nodes=6, hours=0.05, seed=1
+    run = assert_type(
+        sim_bridge.simulate("SYN", "late", nodes=6, hours=0.05, seed=1),
+        sim_bridge.SimulationResult,
     )
     job = sim_bridge.JobSpec("a", 0.0, [1.0, 2.0], np.array([3.0]))
     assert_type(job.map_work, np.ndarray)
