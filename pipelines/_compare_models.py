@@ -102,7 +102,7 @@ def check_counters(preds: dict[str, dict]) -> None:
     counter set, e.g. FlowBench's, cannot score a simulated node)."""
     import sim_bridge
 
-    have = {f"c_{c}" for c in sim_bridge.COUNTER_NAMES}
+    have = {sim_bridge.trace.counter_column(c) for c in sim_bridge.COUNTER_NAMES}
     for name, entry in preds.items():
         feats = list(getattr(entry["predictor"], "feature_names", []) or [])
         missing = [f for f in feats if f not in have]

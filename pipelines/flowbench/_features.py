@@ -53,6 +53,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from sim_bridge.trace import DEFAULT_BETA
+
 #: Default half-life (seconds) of the time-weighted history means.
 DEFAULT_HALFLIFE = 600.0
 
@@ -216,7 +218,7 @@ def _grouped_ended_within(
 def causal_counters(
     raw: pd.DataFrame,
     *,
-    beta: float = 1.3,
+    beta: float = DEFAULT_BETA,
     halflife: float = DEFAULT_HALFLIFE,
     ref_window: int = DEFAULT_REF_WINDOW,
 ) -> pd.DataFrame:

@@ -11,14 +11,6 @@ from pipelines.report._collect import collect_report
 from pipelines.report._render import render_html, render_markdown
 
 
-def _shareable(path: Path) -> Path:
-    """Give ``path`` the user's umask permissions (a page to share, not a temporary file)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    path.chmod(0o666 & ~umask)
-    return path
-
-
 def build_report(
     run_dirs: Sequence[str | os.PathLike[str]] = (),
     out: str | os.PathLike[str] = "report",
@@ -66,6 +58,6 @@ def build_report(
     page, text = render_html(report), render_markdown(report)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    path = _shareable(atomic_write_text(root / "report.html", page))
-    _shareable(atomic_write_text(root / "report.md", text))
+    path = atomic_write_text(root / "report.html", page)  # the user's umask applies
+    atomic_write_text(root / "report.md", text)
     return path
