@@ -4,7 +4,7 @@ As Wrangler replayed several production workloads on one 50-node cluster and sna
 node counters at every task launch, this runs the simulator (no predictor, speculation as
 configured, ``none`` by default so that every original attempt runs to completion and its
 duration is the label's ground truth) on all the workloads at once and writes the attempt
-table (``tasks.parquet``, DESIGN.md §3), the job table and a summary: rows, (node, workload)
+table (``tasks.parquet``, ``sim_bridge.trace``), the job table and a summary: rows, (node, workload)
 pairs, straggler share per workload, jobs excluded for lack of a median.
 
 Workloads differ by orders of magnitude in tasks per hour (an FB-2010 hour at full scale has

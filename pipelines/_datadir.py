@@ -1,8 +1,8 @@
 """Where the public data lives: a CLI flag, then ``STRAGGLER_DATA_DIR``, then ``data/``.
 
-The order is DESIGN.md §7. The checkout's ``data/`` is the directory beside the installed
-``pipelines`` package, which is the repository root for the editable install the project
-uses (``pip install -e``).
+Same order as ``sim_bridge.resolve_data_dir``. The checkout's ``data/`` is the directory
+beside the installed ``pipelines`` package, which is the repository root for the editable
+install the project uses (``pip install -e``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Load a trace (DESIGN.md §3), validate it, and label stragglers as Wrangler does.
+"""Load a trace (:mod:`sim_bridge.trace`), validate it, and label stragglers as Wrangler does.
 
 A trace is one row per task attempt. :func:`label_stragglers` keeps the original attempts
 (``attempt == 0``) and labels one a straggler when its duration exceeds ``beta`` times the
@@ -73,7 +73,7 @@ ATTEMPT_KEY = ("job_id", "task_id", "attempt")
 
 
 class TraceError(ValueError):
-    """A trace violates the schema of DESIGN.md §3; the message names the column and value."""
+    """A trace breaks the schema of :mod:`sim_bridge.trace`; the message names column and value."""
 
 
 def load_trace(path: str | os.PathLike[str], nan_counters: str = "raise") -> pd.DataFrame:
@@ -135,7 +135,7 @@ def _require_complete_footer(file: Path) -> None:
 
 
 def validate_trace(frame: pd.DataFrame, nan_counters: str = "raise") -> pd.DataFrame:
-    """Check a trace against DESIGN.md §3 and return a normalised copy.
+    """Check a trace against :mod:`sim_bridge.trace` and return a normalised copy.
 
     The columns and their kinds are the trace contract's (:data:`sim_bridge.trace.REQUIRED_COLUMNS`,
     optional :data:`~sim_bridge.trace.TASK_COLUMNS` such as ``input_work``, and the

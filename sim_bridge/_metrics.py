@@ -162,7 +162,7 @@ class SummaryAccumulator:
 
 
 def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = DEFAULT_BETA) -> dict:
-    """The summary keys of DESIGN.md §6 (plus a few more) from the two tables.
+    """The summary keys (this function owns them) from the two tables.
 
     ``straggler_share`` is the share of labelled original attempts that straggle (beta x the
     median of their stage of their job, :func:`straggler_thresholds`, stages from the

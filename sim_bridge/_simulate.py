@@ -68,7 +68,7 @@ class SimulationResult:
         met_deadline, n_tasks, n_attempts``.
     tasks : DataFrame or None
         None after a streaming run (``trace_sink``: the rows are in the file). Else one row
-        per attempt (DESIGN.md §3): ``job_id, task_id, attempt, workload, node, phase,
+        per attempt (:mod:`sim_bridge.trace`): ``job_id, task_id, attempt, workload, node, phase,
         submit_time, launch_time, end_time, duration, outcome`` and the ``c_*`` counters
         snapshotted at launch.
     summary : dict

@@ -173,7 +173,7 @@ DATA_DIR_ENV = "STRAGGLER_DATA_DIR"
 def resolve_data_dir(
     flag: str | os.PathLike[str] | None = None, *, must_exist: bool = True
 ) -> Path:
-    """The data directory (DESIGN.md §7): ``flag``, then ``$STRAGGLER_DATA_DIR``, then
+    """The data directory (README, data directory): ``flag``, then ``$STRAGGLER_DATA_DIR``, then
     ``data/`` in the checkout (beside the installed package), as an absolute path.
 
     The one resolver of the project: ``pipelines.resolve_data_dir`` is this function with

@@ -1,4 +1,4 @@
-"""A small hand-made trace following DESIGN.md §3, shared by the pipeline tests.
+"""A small hand-made trace following sim_bridge.trace, shared by the pipeline tests.
 
 Durations depend on node counters through weights that differ by node and by workload (plus
 a shared part), so stragglers are partly predictable and multi-task learning has something to

@@ -1,5 +1,5 @@
-"""The node / counter / duration model (DESIGN.md §4): straggler share, node and workload
-effects, counters that partly predict stragglers with relations that differ by workload,
+"""The node / counter / duration model (sim_bridge.world, _cluster): straggler share, node and
+workload effects, counters that partly predict stragglers with relations that differ by workload,
 contention replay from the real Alibaba 2018 series."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``straggler data fetch|check``: download and verify the public datasets (DESIGN.md §7)."""
+"""``straggler data fetch|check``: download and verify the public datasets
+(where: ``sim_bridge.resolve_data_dir``)."""
 
 from __future__ import annotations
 

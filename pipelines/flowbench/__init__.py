@@ -2,7 +2,7 @@
 
 ``collect_flowbench(data_dir, out)`` reads ``parsed/<anomaly folder>/<workflow>-runNNNN.csv``
 (gzip-compressed or plain), builds one row per executor job in the trace schema of
-DESIGN.md §3 with causal counters at launch, and writes ``tasks.parquet``, ``jobs.parquet``
+``sim_bridge.trace`` with causal counters at launch, and writes ``tasks.parquet``, ``jobs.parquet``
 and ``summary.json`` as a simulated ``straggler collect`` does, so ``train``, ``evaluate``
 and ``compare --model`` read it unchanged.
 

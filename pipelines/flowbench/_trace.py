@@ -1,4 +1,4 @@
-"""Build the DESIGN.md §3 trace from FlowBench rows and write it as ``straggler collect`` does."""
+"""Build the ``sim_bridge.trace`` trace from FlowBench rows, write it as ``collect`` does."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The policy plug-in interface: hooks called by the engine, actions returned to it.
 
-Two concerns compose (DESIGN.md §5):
+Two concerns compose (``sim_bridge/POLICY_API.md``):
 
 * a :class:`PlacementPolicy` decides which waiting task goes to which free slot
   (:meth:`PlacementPolicy.assign`);

@@ -1,6 +1,6 @@
 """The world model: the named causes of stragglers, each with its parameters and evidence.
 
-The simulator's physics lives here, apart from the event loop (DESIGN.md §4):
+The simulator's physics lives here, apart from the event loop (slots: :mod:`sim_bridge._cluster`):
 
 - :func:`contention_response`: the convex, queueing-like response of a task's speed to a
   resource's load (``_response``);
