@@ -16,28 +16,38 @@ Part 2 -- a full FB-2009 day (SWIM ``FB-2009_samples_24_times_1hr_0.tsv``, 64 MB
 subprocess so that its peak RSS is its own: wall time, CPU time, engine time, events, peak
 memory -- for the streaming run (``trace_sink``: the trace written to Parquet as jobs
 finish) against its named peer, the in-memory run (``simulate()`` keeping every attempt to
-build the tables at the end), with the ratios streaming / in-memory.
+build the tables at the end), with the ratios streaming / in-memory; then the streaming run
+with the sliding window of contention paths (``Cluster.hold``) against the streaming run
+that keeps every path step (``STRAGGLER_KEEP_PATHS=1``, "before"), and the window's peak
+RSS over the day against its first 6 hours (flat memory: at most 1.2).
 
 Part 3 -- FB-2010 (SWIM ``FB-2010_samples_24_times_1hr_0.tsv``, 24,442 jobs, 16.6M tasks,
-6,110 slot-days of base work) streamed on a cluster sized for the day (default 3,000 nodes x
-4 slots), with LATE and without speculation, at 1, 6 and 24 simulated hours: the same
+6,110 slot-days of base work) streamed on a cluster sized for the day (default 1,500 nodes
+x 10 slots), with LATE and without speculation, at 1, 6 and 24 simulated hours: the same
 figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS ratio 24 h
 / 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
 one core and under 4 GB; the FB-2009 day under 300 MB.
 
-Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 6-11: compare
-CPU seconds, not wall): the FB-2009 day streams in 49.8 s CPU at 1,095 MB peak, against
-51.0 s and 1,235 MB in memory. Neither the FB-2009 nor the FB-2010 memory goal is met, and
-what is left is not the trace: ``sim_bridge._cluster`` keeps the contention paths of every
-node for every simulated step from 0 to the latest step any solve touched (about 92 KB per
-node and simulated day, grown a day at a time with a transient copy). Before streaming runs
-re-solved far ends at checkpoints, FB-2010's first hour on 3,000 x 4 slots reached a 21-day
-horizon (9.4 GB, stopped) by 9.7 simulated hours; with the checkpoints the horizon still
-runs ahead, because ``Cluster.end_with`` walks the paths in chunks of up to 1,440 steps past
-the end it finds (4 days at 1.95 simulated hours). The same 3,000 x 4 cluster was saturated
-in hour 1 (12,000 attempts running, 300k tasks waiting): it is not sized for a load of 0.8.
-Expect part 3 at 6 and 24 hours to need more memory than this machine has until the paths
-are a sliding window and ``end_with`` stops at the horizon it needs.
+Measured on 2026-11-24 (a 2-core machine shared with other jobs: compare CPU seconds, not
+wall). ``python bench/bench_sim.py --skip-part1 --skip-fb2010 --data-dir ../shared/data``:
+the FB-2009 day streams in 38.2 s CPU (46.7 s wall) at 1,006 MB peak with the path window,
+against 36.0 s (41.9 s) and 1,091 MB keeping every path step (window / kept: CPU 1.06x,
+peak RSS 0.92x; the traces are identical) and 43.4 s (65.6 s) and 1,289 MB in memory; its
+first 6 hours peak at 600 MB (day / 6 h = 1.68). The 300 MB goal is not met, and the window
+cannot meet it alone: importing ``sim_bridge`` (numpy, scipy, pandas, pyarrow) is 172 MB of
+RSS; drawing one day-block of contention for 600 nodes (``world.PersistentLevels.block``)
+peaks ~145 MB above that (its (2, 4, nodes, 1,440) normal draws and four block-sized
+temporaries); and what the window keeps is mostly ahead of the clock: ``Cluster.end_with``
+reads its co-located solves in chunks of up to 1,440 steps, so the horizon reaches 72 h by
+3.3 simulated hours and 120 h by 13.8 h, and the engine's checkpoint test reads that horizon,
+so bringing it back changes end times in the last bits (not done: same seed, same trace).
+Behind the clock the window drops everything older than the oldest live or buffered job
+(tracemalloc: the paths are ~85% of the traced heap; per-task objects ~1 KB an attempt,
+alive only with their job or in the sink's 8,192-row buffer). ``--fb2010-hours 1`` on
+1,500 x 10 slots (realised load 0.42 at 1 h, <= 0.8): LATE 977 jobs, 514,865 tasks,
+525,639 events, 585 s CPU (1,370 s wall), 3,378 MB peak (measured before the rates ahead
+were computed per node); the per-event cost there (1.1 ms, 10x FB-2009's) grows with the
+15,000 slots, so the FB-2010 day is far from 10 minutes; 6 and 24 h were not run.
 
 Usage::
 
@@ -372,8 +382,8 @@ def main(argv=None) -> int:
         help="FB-2010 horizons (1 6 24)",
     )
     ap.add_argument("--fb2010-policies", nargs="+", default=["late", "none"], help="(late none)")
-    ap.add_argument("--fb2010-nodes", type=int, default=3000, help="FB-2010 nodes (3000)")
-    ap.add_argument("--fb2010-slots", type=int, default=4, help="FB-2010 slots per node (4)")
+    ap.add_argument("--fb2010-nodes", type=int, default=1500, help="FB-2010 nodes (1500)")
+    ap.add_argument("--fb2010-slots", type=int, default=10, help="FB-2010 slots per node (10)")
     ap.add_argument("--out", default="runs/bench_sim")
     args = ap.parse_args(argv)
     n = args.jobs or (20_000 if args.quick else 200_000)
