@@ -4,8 +4,10 @@ Tables 3 and 4).
 Flow:
 
 1. the predictors: Wrangler (:class:`mtl.WranglerSVC`, one SVM per node-workload pair) and
-   the grouped multi-task SVM f0,n,l (:class:`mtl.GroupedMTLSVC`), trained with default
-   hyper-parameters on every labelled original attempt of the collected trace, or loaded
+   the grouped multi-task SVM f0,n,l (:class:`mtl.GroupedMTLSVC`), trained on every labelled
+   original attempt of the collected trace (Wrangler at C=0.1; f0,n,l at the seed's C=1
+   with its regularisers and threshold chosen on validation rows from the ``small`` grid,
+   :func:`pipelines._compare_models.fit_selected_mtl`), or loaded
    with ``--model NAME=PATH_OR_URI`` (``mtl.load_predictor``: a directory or an MLflow URI);
 2. a *fresh period on the same cluster*: the training trace's cluster (its seed fixes the
    nodes' hardware, so per-node models apply) at a later time (the contention paths go on),

@@ -1,5 +1,6 @@
 """The predictors of ``straggler compare``: Wrangler and MTL f0,n,l, loaded from
-``--model`` or trained a second way (default hyper-parameters, no grid) on the trace."""
+``--model`` or trained on the trace (Wrangler at C=0.1; f0,n,l chosen as ``train`` chooses,
+from the ``small`` grid on validation rows, without the Optuna study and MLflow)."""
 
 from __future__ import annotations
 

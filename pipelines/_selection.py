@@ -8,6 +8,7 @@ each regulariser set once and scores every threshold of the grid on the same pre
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,8 +85,14 @@ def select_point(
         return Selection(first, math.nan, None, 0)
     best, best_score, best_p = first, -math.inf, None
     Xf, yf, Xv = X.iloc[fit_rows], np.asarray(y)[fit_rows], X.iloc[val_rows]
+    from mtl import DegenerateModelWarning
+
     for reg in points:
-        est = make_estimator(model, reg, seed, **(extra or {})).fit(Xf, yf)
+        # A candidate whose probabilities collapse is a point the search can pass over, not
+        # something to warn about; the refit of the chosen point warns if that one collapses.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateModelWarning)
+            est = make_estimator(model, reg, seed, **(extra or {})).fit(Xf, yf)
         p = est.predict_proba(Xv)[:, 1]
         for thr in thresholds[:1] if threshold_free else thresholds:
             score = float(binary_metrics(yv, p, thr)[metric])

@@ -104,6 +104,35 @@ def test_compare_writes_tables_plots_and_summary(compared):
         assert s["models"][name]["trained"]
 
 
+def test_trained_mtl_is_chosen_from_the_small_grid_on_validation(compared, trace_dir):
+    """compare's own f0,n,l model: the regularisers are a point of the shipped ``small`` grid
+    (the one ``select_point`` picks on the latest quarter of each pair's rows by ROC-AUC),
+    the threshold maximises balanced accuracy there, and the saved predictor is that fit."""
+    import mtl
+    from pipelines._compare_models import TRAIN_GRID
+    from pipelines._dataset import check_classes, label_stragglers, load_trace
+    from pipelines._estimators import make_estimator
+    from pipelines._grid import grid_points, load_grid, variant_grid
+    from pipelines._metrics import choose_threshold
+    from pipelines._selection import select_point
+    from pipelines._splits import fraction_split
+
+    out, s = compared
+    info = s["models"]["mtl"]
+    space = variant_grid(load_grid(TRAIN_GRID), mtl.VARIANTS["f0nl"])
+    regs = {k: v for k, v in info["params"].items() if k != "threshold"}
+    assert regs in [{k: v for k, v in p.items() if k != "threshold"} for p in grid_points(space)]
+    lt = check_classes(label_stragglers(load_trace(trace_dir)), on_single_class="drop")
+    split = fraction_split(lt.frame, 1.0, 0.25, test_start=1.0)
+    sel = select_point("f0nl", lt.X, lt.y, split.fit, split.val, space, metric="roc_auc")
+    assert {k: v for k, v in sel.point.items() if k != "threshold"} == regs
+    want = choose_threshold(lt.y[split.val], sel.proba, "balanced_accuracy")
+    assert info["params"]["threshold"] == pytest.approx(want)
+    ref = mtl.Predictor.from_estimator(make_estimator("f0nl", info["params"], 0).fit(lt.X, lt.y))
+    saved = mtl.load_predictor(out / "models" / "mtl")
+    np.testing.assert_allclose(saved.predict_proba(lt.frame), ref.predict_proba(lt.frame))
+
+
 def test_tables_are_recomputed_from_the_runs(compared):
     """Oracle: every Table 3/4 cell is the improvement of that seed's run over the
     speculation-only run of the same seed, recomputed here from the raw metrics."""

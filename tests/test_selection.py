@@ -81,3 +81,21 @@ def test_ties_go_to_the_first_point_in_grid_order():
     same = {"lambda0": [1.0, 1.0], "nu": [2.0, 3.0], "threshold": [0.5]}  # f0: nu unused
     sel = select_point("f0", X, y, fit, val, same, metric="roc_auc")
     assert sel.fits == 4 and sel.point["nu"] == 2.0  # four equal scores: the first wins
+
+
+def test_candidates_that_collapse_do_not_warn():
+    """A grid point whose regularisers zero every weight is a candidate the search passes
+    over: selecting must not raise DegenerateModelWarning for it (the estimator itself does)."""
+    import warnings
+
+    from mtl import DegenerateModelWarning
+
+    X, y = _data(5)
+    fit, val = np.arange(200), np.arange(200, 300)
+    space = {"lambda0": [1.0, 1e8], "threshold": [0.5]}
+    with pytest.warns(DegenerateModelWarning):
+        make_estimator("f0", {"lambda0": 1e8}, 0).fit(X.iloc[fit], y[fit])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        sel = select_point("f0", X, y, fit, val, space, metric="accuracy")
+    assert sel.fits == 2
