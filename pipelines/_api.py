@@ -41,9 +41,10 @@ if TYPE_CHECKING:
     from pipelines._sweep import Engine
     from pipelines._train_config import TrainConfig
 
-#: Output directories this process holds (real paths): a nested claim of one of them (the
-#: CLI claimed it, then called the API) is the same output set, not a second writer.
-_HELD: set[str] = set()
+#: Output directories this process holds (real path -> its :class:`OutputSet`): a nested
+#: claim of one of them (the CLI claimed it, then called the API) is the same output set, not
+#: a second writer, and gets the outer claim's object (so an inner ``ok = False`` counts).
+_HELD: dict[str, OutputSet] = {}
 
 
 class OutputSet:
@@ -61,7 +62,7 @@ def claimed_output(
 ) -> Iterator[OutputSet]:
     """Hold ``out`` as one output set for the block (:func:`pipelines._io.begin_output` /
     :func:`pipelines._io.end_output`); nested claims of a directory this process already
-    holds pass through.
+    holds pass through and yield the outer claim's :class:`OutputSet`.
 
     The marker is removed when the block ends without an exception and with ``ok`` still
     true; otherwise it stays (the directory is half-written), unless the run changed
@@ -80,19 +81,24 @@ def claimed_output(
     from pipelines._io import begin_output, end_output
 
     key = os.path.realpath(out)
-    held = OutputSet(Path(out))
-    if key in _HELD:
-        yield held
+    outer = _HELD.get(key)
+    if outer is not None:
+        try:
+            yield outer
+        except BaseException:
+            outer.ok = False
+            raise
         return
+    held = OutputSet(Path(out))
     claim = begin_output(out, overwrite=overwrite, command=command)
-    _HELD.add(key)
+    _HELD[key] = held
     try:
         yield held
     except BaseException:
         held.ok = False
         raise
     finally:
-        _HELD.discard(key)
+        _HELD.pop(key, None)
         end_output(claim, ok=held.ok)
 
 
@@ -294,17 +300,20 @@ def demo(
     """The whole story end to end (``straggler demo``, :func:`pipelines.run_demo`): every
     stage claims its own directory under ``config.out``; progress lines go to ``stream``
     (default standard output). Returns the demo's summary (``status`` ``"failed"`` when a
-    stage failed)."""
+    stage failed; the directory then keeps its incomplete-marker, as ``straggler demo``'s
+    exit code 1 does)."""
     from pipelines._demo import run_demo
 
-    with claimed_output(config.out, overwrite=overwrite, command="demo"):
-        return run_demo(
+    with claimed_output(config.out, overwrite=overwrite, command="demo") as held:
+        summary = run_demo(
             config.out,
             quick=config.quick,
             data_dir=config.data_dir,
             seed=config.seed,
             stream=stream,
         )
+        held.ok = summary.get("status") != "failed"
+        return summary
 
 
 def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, Any]:

@@ -204,3 +204,33 @@ def test_collect_trace_refuses_earlier_results_and_a_bad_workload_leaves_nothing
     with pytest.raises(ValueError, match="NOPE"):
         pipelines.collect_trace(bad)
     assert not (tmp_path / "bad").exists()  # the failed run changed nothing: no directory
+
+
+def test_a_nested_claim_shares_the_outer_output_set(tmp_path):
+    # the CLI claims --out, then the API function it calls claims it again: a failure the
+    # inner claim records (an incomplete simulate) must reach the outer claim's marker
+    out = tmp_path / "run"
+    with _api.claimed_output(out, command="x") as outer:
+        with _api.claimed_output(out, command="x") as inner:
+            assert inner is outer
+            (out / "half.csv").write_text("x\n")
+            inner.ok = False
+    assert not outer.ok
+    assert (out / INCOMPLETE_MARKER).is_file()
+
+
+def test_the_demo_api_keeps_the_marker_when_a_stage_failed(tmp_path, monkeypatch):
+    # `straggler demo` exits 1 and keeps the marker on a failed stage; the API agrees
+    import pipelines._demo as demo_mod
+
+    def failing_demo(out, **kw):
+        (tmp_path / "demo" / "stage.txt").write_text("half\n")
+        return {"command": "demo", "status": "failed"}
+
+    monkeypatch.setattr(demo_mod, "run_demo", failing_demo)
+    s = pipelines.demo(DemoConfig(out=str(tmp_path / "demo")))
+    assert s["status"] == "failed"
+    assert (tmp_path / "demo" / INCOMPLETE_MARKER).is_file()
+    monkeypatch.setattr(demo_mod, "run_demo", lambda out, **kw: {"status": "ok"})
+    pipelines.demo(DemoConfig(out=str(tmp_path / "demo2")))
+    assert not (tmp_path / "demo2" / INCOMPLETE_MARKER).exists()
