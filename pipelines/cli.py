@@ -69,8 +69,9 @@ def _version() -> str:
         return "straggler-mtl (not installed)"
 
 
-#: what the command line needs beyond the base install (the ``pipelines`` extra)
-PIPELINES_EXTRA: tuple[str, ...] = ("mlflow", "optuna", "matplotlib")
+#: what the command line needs beyond the base install (the ``pipelines`` extra; jinja2 renders
+#: the report, imported at module level)
+PIPELINES_EXTRA: tuple[str, ...] = ("mlflow", "optuna", "matplotlib", "jinja2")
 
 
 def missing_extra() -> list[str]:

@@ -2,7 +2,7 @@
 
 A scheduler that loads a predictor, or a user who fits a model or runs the simulator, installs
 ``pip install straggler-mtl`` (numpy, scipy, pandas, pyarrow, scikit-learn, joblib, tqdm).
-MLflow, Optuna and Matplotlib are the ``pipelines`` extra and Dask the ``dask`` extra.
+MLflow, Optuna, Matplotlib and Jinja2 are the ``pipelines`` extra and Dask the ``dask`` extra.
 
 Each check runs a fresh interpreter whose ``sys.meta_path`` starts with a finder that refuses
 the extras (``ModuleNotFoundError``, exactly what an absent package raises), then walks the
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-EXTRAS = ("mlflow", "optuna", "matplotlib", "dask", "distributed")
+EXTRAS = ("mlflow", "optuna", "matplotlib", "dask", "distributed", "jinja2")
 
 #: the finder: refuses every module whose top-level package is in argv[1] (comma separated)
 BLOCKER = textwrap.dedent(
@@ -174,6 +174,26 @@ def test_cli_without_the_pipelines_extra_says_what_to_install(tmp_path):
     assert len(lines) == 1, done.stderr
     assert "pip install 'straggler-mtl[pipelines]'" in lines[0]
     assert "mlflow" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_the_cli_checks_every_module_of_the_pipelines_extra():
+    # the CLI's missing-extra check names what pyproject's `pipelines` extra installs
+    import re
+    import tomllib
+
+    from pipelines.cli import PIPELINES_EXTRA
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[ ;]", req, maxsplit=1)[0].lower() for req in extra["pipelines"]}
+    assert set(PIPELINES_EXTRA) == names
+
+
+def test_cli_without_jinja2_says_what_to_install(tmp_path):
+    # the report renders with jinja2, imported at module level: without it, the one-line hint
+    code = BLOCKER + "from pipelines.cli import main\nraise SystemExit(main(['--help']))\n"
+    done = _run(code, ("jinja2",), tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "missing: jinja2" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_typed_packages_ship_their_marker():
