@@ -260,14 +260,21 @@ def headline(
     compare: Mapping[str, Any] | None = None,
     fidelity: Mapping[str, Any] | None = None,
     collect: Mapping[str, Any] | None = None,
+    incomplete: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The headline figures from the commands' summaries (any of them may be missing).
+
+    ``incomplete`` names the commands whose summary was read from a directory still holding
+    the incomplete-marker (an interrupted or running run): the headline is then not final,
+    ``provisional`` says why and the verdict opens with it.
 
     Examples
     --------
     >>> h = headline(train={"test": {"rows": 10, "positives": 2, "accuracy": 0.8}})
     >>> h["quality"]["majority_accuracy"], h["quality"]["pr_auc_baseline"]
     (0.8, 0.2)
+    >>> headline(train={"test": {}}, incomplete=["train"])["provisional"]
+    'Not final: the train run is incomplete (interrupted or still running); numbers may be stale.'
     """
     out: dict[str, Any] = {}
     if train is not None:
@@ -292,6 +299,16 @@ def headline(
         out["helped"], out["verdict"] = prediction_verdict(out["gains"])
     if fidelity is not None:
         out["fidelity"] = fidelity_verdict(fidelity)
+    if incomplete:
+        names = list(dict.fromkeys(str(c) for c in incomplete))
+        runs = " and ".join(names) + (" runs are" if len(names) > 1 else " run is")
+        out["incomplete"] = names
+        out["provisional"] = (
+            f"Not final: the {runs} incomplete (interrupted or still running); numbers may be "
+            "stale."
+        )
+        if "verdict" in out:
+            out["verdict"] = f"{out['provisional']} {out['verdict']}"
     return out
 
 
@@ -346,6 +363,8 @@ def render_headline(h: Mapping[str, Any]) -> str:
     if not h:
         return ""
     parts = ['<section class="headline" id="headline"><h2>Headline</h2>']
+    if h.get("provisional") and "verdict" not in h:  # else the verdict opens with it
+        parts.append(f'<p class="verdict no">{_e(h["provisional"])}</p>')
     if "verdict" in h:
         cls = "yes" if h.get("helped") else "no"
         parts.append(f'<p class="verdict {cls}">{_e(h["verdict"])}</p>')

@@ -592,3 +592,31 @@ def test_unreadable_inputs_are_notes_in_both_renderings(tmp_path):
     for rendering in (text, html.unescape(re.sub(r"\\(.)", r"\1", md))):
         assert "latin.md: not UTF-8 text" in rendering
         assert "empty.csv: not a readable CSV table" in rendering
+
+
+def test_an_incomplete_directory_is_reported_as_such_not_as_final(runs, tmp_path):
+    # a summary.json beside the incomplete-marker: an interrupted run (or an interrupted
+    # --overwrite rerun that kept the old summary.json), or one still running
+    from pipelines._io import INCOMPLETE_MARKER
+    from pipelines.report import INCOMPLETE_NOTE
+
+    vals = {"mtl": [4.0, 6.0, 5.0], "random": [1.0, 0.0, 0.5]}
+    cmp_dir = _run(tmp_path, "compare", _compare_summary(vals, {"mtl"}))
+    (cmp_dir / INCOMPLETE_MARKER).write_text('{"command": "compare"}')
+    assert scan_run(cmp_dir).incomplete and not scan_run(runs["collect"]).incomplete
+    out = build_report([runs["collect"], cmp_dir], tmp_path / "rep")
+    page = html.unescape(" ".join(_parse(out).text))
+    md = (tmp_path / "rep" / "report.md").read_text()
+    for text in (page, md):
+        assert text.count(INCOMPLETE_NOTE) == 1  # the compare block, not the collect one
+        assert "Table 3: improvement" in text  # the run is shown, not dropped
+    # the headline does not present the interrupted run's numbers as final
+    head = page[page.index("Headline") : page.index("Prediction helped here")]
+    assert "not final" in head.lower()
+    md_head = md[md.index("**Headline**") :].splitlines()[0]
+    assert "not final" in md_head.lower() and "Prediction helped here" in md_head
+    # without the marker, the same inputs give a final headline and no note
+    (cmp_dir / INCOMPLETE_MARKER).unlink()
+    out = build_report([runs["collect"], cmp_dir], tmp_path / "rep2")
+    page = html.unescape(" ".join(_parse(out).text))
+    assert INCOMPLETE_NOTE not in page and "not final" not in page.lower()

@@ -9,7 +9,7 @@ stylesheet fetched from anywhere, so a browser opens it with no network. Beside 
 The package works in three steps, one module each:
 
 - ``_scan``: read a result directory (:func:`read_summary`, :func:`scan_run`,
-  :func:`demo_stages`);
+  :func:`incomplete_note`, :func:`demo_stages`);
 - ``_collect``: turn the directories into a :class:`Report` of sections, blocks and tables
   of display strings (every number formatted once, there);
 - ``_render``: the Jinja2 templates in ``templates/`` (HTML autoescaped) render that model.
@@ -44,10 +44,12 @@ from pipelines.report._render import (
     train_metrics_table,
 )
 from pipelines.report._scan import (
+    INCOMPLETE_NOTE,
     SKIP_DIRS,
     ReportError,
     RunDir,
     demo_stages,
+    incomplete_note,
     read_summary,
     scan_run,
 )
@@ -55,6 +57,7 @@ from pipelines.report._summary import KEY_FIELDS, flatten_summary
 
 __all__ = [
     "COMMAND_SECTION",
+    "INCOMPLETE_NOTE",
     "KEY_FIELDS",
     "MAX_IMAGE_BYTES",
     "MAX_TABLE_ROWS",
@@ -70,6 +73,7 @@ __all__ = [
     "collect_report",
     "demo_stages",
     "flatten_summary",
+    "incomplete_note",
     "read_summary",
     "read_table",
     "render_csv",

@@ -171,7 +171,7 @@ def _block(
     summary: Mapping[str, Any] | None = None,
 ) -> Block:
     summary = run.summary if summary is None else summary
-    block = Block(source=str(run.path), command=_command(run, stage))
+    block = Block(source=str(run.path), command=_command(run, stage), incomplete=run.incomplete)
     if stage:
         block.stage = stage_line(stage)
     if run.command == "train" and isinstance(summary.get("test"), Mapping):
@@ -300,10 +300,10 @@ def collect_report(
 
     blocks: dict[str, list[Block]] = {}
     extra_titles: dict[str, str] = {}
-    summaries: list[dict[str, Any]] = []
+    summaries: list[tuple[dict[str, Any], bool]] = []
     for path, stage in pending:
         run = scan_run(path)
-        summaries.append(run.summary)
+        summaries.append((run.summary, bool(run.incomplete)))
         cmd, table = run.command, run.summary.get("table")
         if _is_flowbench(run.summary):
             blocks.setdefault("flowbench", []).append(_block(run, run.files, stage, root))
@@ -325,11 +325,17 @@ def collect_report(
                 extra_titles.setdefault(key, f"straggler {cmd}")
             blocks.setdefault(key, []).append(_block(run, run.files, stage, root))
 
-    by_command: dict[str, dict[str, Any]] = {}
-    for summ in summaries:
-        if not _is_flowbench(summ):  # the headline is about the simulated loop
-            by_command.setdefault(str(summ.get("command")), summ)
-    head = headline(**{k: by_command.get(k) for k in ("train", "compare", "fidelity", "collect")})
+    # the headline is about the simulated loop; a finished run of a command is preferred to
+    # an incomplete one, which (when it is all there is) makes the headline provisional
+    by_command: dict[str, tuple[dict[str, Any], bool]] = {}
+    for summ, partial in sorted(summaries, key=lambda s: s[1]):
+        if not _is_flowbench(summ):
+            by_command.setdefault(str(summ.get("command")), (summ, partial))
+    inputs = ("train", "compare", "fidelity", "collect")
+    head = headline(
+        **{k: by_command[k][0] if k in by_command else None for k in inputs},
+        incomplete=[k for k in inputs if k in by_command and by_command[k][1]],
+    )
 
     not_run: dict[str, list[Stage]] = {}
     for _, _, stages in demos:
@@ -346,7 +352,7 @@ def collect_report(
         generated=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         n_sources=len(pending),
         headline_html=render_headline(head),
-        verdict=str(head.get("verdict") or ""),
+        verdict=str(head.get("verdict") or head.get("provisional") or ""),
         demos=[_demo_run(*d) for d in demos],
         sections=[Section(k, t, not_run.get(k, []), blocks.get(k, [])) for k, t in ordered],
         absent=[t for k, t in SECTIONS if k not in blocks and k not in not_run],

@@ -152,10 +152,12 @@ class Stage:
 
 @dataclass
 class Block:
-    """What one result directory contributes to one section."""
+    """What one result directory contributes to one section; ``incomplete`` (empty, or
+    :func:`pipelines.report.incomplete_note`) says its numbers may not be final."""
 
     source: str
     command: str | None
+    incomplete: str = ""
     stage: Stage | None = None
     metrics: Grid | None = None
     views: list[Grid] = field(default_factory=list)

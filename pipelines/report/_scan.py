@@ -14,6 +14,11 @@ SKIP_DIRS = frozenset(
 )
 
 
+#: What the report says of a directory holding the incomplete-marker
+#: (:data:`pipelines._io.INCOMPLETE_MARKER`) beside its ``summary.json``.
+INCOMPLETE_NOTE = "incomplete: interrupted or still running; numbers may be stale"
+
+
 class ReportError(ValueError):
     """A result directory cannot be reported (bad ``summary.json``, bad demo listing)."""
 
@@ -31,6 +36,8 @@ class RunDir:
     tables, markdown, images : list of Path
         CSV files, Markdown files and PNG files, sorted by path. A CSV with a Markdown file of
         the same stem (the command's presentable version of it) is shown folded.
+    incomplete : str
+        Empty, or why the directory is not one finished output set (:func:`incomplete_note`).
 
     Examples
     --------
@@ -45,6 +52,7 @@ class RunDir:
     tables: list[Path] = field(default_factory=list)
     markdown: list[Path] = field(default_factory=list)
     images: list[Path] = field(default_factory=list)
+    incomplete: str = ""
 
     @property
     def command(self) -> str:
@@ -60,6 +68,9 @@ class RunDir:
 
 def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read ``path/summary.json``.
+
+    It is read even beside the incomplete-marker (a report shows such a run, marked); ask
+    :func:`incomplete_note` (or :func:`scan_run`) whether its numbers are final.
 
     Raises
     ------
@@ -93,11 +104,40 @@ def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
+def incomplete_note(path: str | os.PathLike[str]) -> str:
+    """:data:`INCOMPLETE_NOTE` (naming the writer) when ``path`` holds the incomplete-marker.
+
+    The marker is written before a command writes its output set and removed only after it
+    succeeded, so with it present ``summary.json`` may be an earlier run's or a partial one.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> incomplete_note(d)
+    ''
+    >>> _ = (d / ".straggler-incomplete").write_text('{"command": "train"}')
+    >>> incomplete_note(d)
+    'incomplete: interrupted or still running; numbers may be stale (train left ...)'
+    """
+    from pipelines._io import INCOMPLETE_MARKER
+
+    marker = Path(path) / INCOMPLETE_MARKER
+    if not marker.exists():
+        return ""
+    try:
+        who = json.loads(marker.read_text(encoding="utf-8")).get("command") or "a run"
+    except (ValueError, OSError, AttributeError):
+        who = "a run"
+    return f"{INCOMPLETE_NOTE} ({who} left {INCOMPLETE_MARKER} in {path})"
+
+
 def scan_run(path: str | os.PathLike[str]) -> RunDir:
     """Read ``summary.json`` and list the CSV, Markdown and PNG files of a result directory.
 
     The directory and its sub-directories one level down are scanned; hidden entries and
-    model, tracking and cache directories (:data:`SKIP_DIRS`) are not.
+    model, tracking and cache directories (:data:`SKIP_DIRS`) are not. A directory holding
+    the incomplete-marker is still read, with :attr:`RunDir.incomplete` saying so.
 
     Examples
     --------
@@ -109,7 +149,7 @@ def scan_run(path: str | os.PathLike[str]) -> RunDir:
     ['t.csv']
     """
     path = Path(path)
-    run = RunDir(path=path, summary=read_summary(path))
+    run = RunDir(path=path, summary=read_summary(path), incomplete=incomplete_note(path))
     files: list[Path] = []
     for entry in sorted(path.iterdir()):
         if entry.name.startswith("."):
