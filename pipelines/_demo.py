@@ -24,7 +24,7 @@ goes to ``OUT/logs/<stage>.log`` as well as the console):
    (``straggler data fetch --only flowbench``), its real workflow runs become a trace
    (``collect --source flowbench``) and Table 1 is measured on it, with the anomaly check
    (how well the predicted probability finds the throttled executors);
-7. ``report``: ``OUT/report.html`` (:func:`pipelines._report.build_report`, what
+7. ``report``: ``OUT/report.html`` (:func:`pipelines.report.build_report`, what
    ``straggler report --from OUT`` runs).
 
 A stage whose command module is not installed is skipped, and the demo says so; a stage that
@@ -176,7 +176,7 @@ class Demo:
         under ``headline`` and as top-level keys (ROC-AUC, PR-AUC, accuracy beside the
         majority class, mean/p99 JCT and task-seconds gains with intervals, the verdict)."""
         from pipelines._headline import flat_figures, headline
-        from pipelines._report import read_summary
+        from pipelines.report import read_summary
 
         found: dict[str, Any] = {}
         for s in self.stages:
@@ -374,7 +374,7 @@ class Demo:
 
     def run(self) -> dict[str, Any]:
         """Run every stage, write ``summary.json`` and ``report.html``; return the summary."""
-        from pipelines._report import build_report
+        from pipelines.report import build_report
 
         self.out.mkdir(parents=True, exist_ok=True)
         self.say(f"straggler demo ({self.profile.name} profile) -> {self.out}")

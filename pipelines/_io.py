@@ -40,7 +40,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     >>> atomic_write_text(d / "a.txt", "hi").read_text()
     'hi'
     """
-    from mtl._atomic import atomic_write_text as write  # imported when used: mtl loads sklearn
+    # imported when used: importing the mtl package loads pandas and scipy, which claiming
+    # an output directory (begin_output, before every guarded command runs) does not need
+    from mtl._atomic import atomic_write_text as write
 
     return write(path, text)
 

@@ -234,3 +234,15 @@ def test_the_demo_api_keeps_the_marker_when_a_stage_failed(tmp_path, monkeypatch
     monkeypatch.setattr(demo_mod, "run_demo", lambda out, **kw: {"status": "ok"})
     pipelines.demo(DemoConfig(out=str(tmp_path / "demo2")))
     assert not (tmp_path / "demo2" / INCOMPLETE_MARKER).exists()
+
+
+def test_the_output_helpers_import_neither_mtl_nor_pandas():
+    # every guarded command claims its --out through pipelines._io before it runs: that
+    # import stays light (mtl, imported lazily there for atomic writes, loads pandas/scipy)
+    code = (
+        "import sys, pipelines._io; "
+        "print(sorted(m for m in ('mtl', 'pandas', 'scipy', 'sklearn') if m in sys.modules))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"
