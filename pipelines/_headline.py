@@ -167,6 +167,11 @@ def prediction_verdict(gains: Mapping[str, Any]) -> tuple[bool | None, str]:
     ...      "seeds": 8, "correction": "Holm"}
     >>> prediction_verdict(g)[0]
     True
+    >>> worse = {**cell, "mean": -16.0, "ci_low": -30.0, "ci_high": -2.0}
+    >>> g["policies"].append({"policy": "wrangler", "label": "Wrangler", "kind": "model",
+    ...                       "mean_jct": worse, "p99_jct": None, "task_seconds": None})
+    >>> prediction_verdict(g)[1].endswith("Wrangler makes mean JCT significantly worse (-16.0%).")
+    True
     """
     models = [p for p in gains.get("policies", []) if p.get("kind") == "model"]
     if not models:
@@ -179,6 +184,10 @@ def prediction_verdict(gains: Mapping[str, Any]) -> tuple[bool | None, str]:
             c = p.get(key)
             if c and c.get("significant") and c.get("mean") is not None:
                 (wins if c["mean"] > 0 else losses).append((p["label"], label, c))
+    hurt = ""
+    if losses:  # said beside a win too: one model's gain must not hide another's loss
+        name, what, c = min(losses, key=lambda w: w[2]["mean"])
+        hurt = f"; {name} makes {what} significantly worse ({c['mean']:+.1f}%)"
     if wins:
         name, what, c = max(wins, key=lambda w: w[2]["mean"])
         ci = (
@@ -194,17 +203,13 @@ def prediction_verdict(gains: Mapping[str, Any]) -> tuple[bool | None, str]:
         return True, (
             f"Prediction helped here: {name} improves {what} by {c['mean']:.1f}%{ci} over "
             f"speculation alone, significant after {corr} correction over {seeds} seeds"
-            f"{caveat}."
+            f"{caveat}{hurt}."
         )
     if seeds is not None and int(seeds) < 2:
         return False, (
             "No significant gain: with one seed compare runs no significance test, so these "
             "numbers may be noise."
         )
-    hurt = ""
-    if losses:
-        name, what, c = min(losses, key=lambda w: w[2]["mean"])
-        hurt = f"; {name} makes {what} significantly worse ({c['mean']:+.1f}%)"
     return False, (
         f"No significant gain: no predictor improves mean JCT, p99 JCT or task-seconds over "
         f"speculation alone significantly ({corr} correction, {seeds} seeds){hurt}."
