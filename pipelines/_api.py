@@ -328,6 +328,7 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     import resource
 
     import sim_bridge
+    from mtl._atomic import atomic_path
     from pipelines._io import write_summary
 
     out = Path(config.out)
@@ -366,9 +367,8 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
         if result.tasks is not None:
             tables.insert(0, ("tasks", result.tasks))
         for name, table in tables:
-            tmp = out / f".{name}.parquet.tmp"
-            table.to_parquet(tmp, index=False)
-            os.replace(tmp, out / f"{name}.parquet")
+            with atomic_path(out / f"{name}.parquet") as tmp:
+                table.to_parquet(tmp, index=False)
         s = result.summary
         summary = {
             "command": "simulate",

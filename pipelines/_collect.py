@@ -18,6 +18,7 @@ import math
 import time
 from pathlib import Path
 
+from mtl._atomic import atomic_path
 from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers, validate_trace
 from pipelines._io import write_summary
 
@@ -340,9 +341,8 @@ def collect(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, table in (("tasks", result.tasks), ("jobs", result.jobs)):
-        tmp = out / f".{name}.parquet.tmp"
-        table.to_parquet(tmp, index=False)
-        tmp.replace(out / f"{name}.parquet")
+        with atomic_path(out / f"{name}.parquet") as tmp:
+            table.to_parquet(tmp, index=False)
     labelled = label_stragglers(validate_trace(result.tasks), beta, min_tasks)
     data = labelled.summary()
     sim = {k: v for k, v in result.summary.items() if not isinstance(v, (dict, list))}

@@ -17,7 +17,6 @@ Flow (issue 5):
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import warnings
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mtl._atomic import atomic_path
 from pipelines._dataset import (
     check_classes,
     label_stragglers,
@@ -238,9 +238,8 @@ def _run_training(cfg: TrainConfig) -> dict:
         part = np.full(len(frame), "", dtype=object)
         part[split.fit], part[split.val] = "fit", "val"
         keep = np.sort(np.concatenate([split.fit, split.val]))
-        tmp = data_path.with_suffix(".tmp")
-        frame.assign(part=part).iloc[keep][[*cols, "straggler", "part"]].to_parquet(tmp)
-        os.replace(tmp, data_path)
+        with atomic_path(data_path) as tmp:
+            frame.assign(part=part).iloc[keep][[*cols, "straggler", "part"]].to_parquet(tmp)
     ctx = StudyContext(
         journal=str(out / "optuna-journal.log"),
         study_name=study_name,

@@ -471,3 +471,19 @@ def test_collect_cli_writes_the_same_trace(tiny, tmp_path, capsys):
     assert set(load_trace(one)["anomaly_folder"]) == {"cpu_2"}
     assert main([*args, "--anomalies", "cpu_9", "--overwrite"]) == 2
     assert "cpu_9" in capsys.readouterr().err
+
+
+def test_the_trace_files_are_written_under_fresh_temporary_names(tiny, tmp_path):
+    # tasks.parquet / jobs.parquet went through the fixed names .tasks.parquet.tmp and
+    # .jobs.parquet.tmp, which two writers (or a leftover) shared; now each write has its own
+    out = tmp_path / "fb"
+    out.mkdir()
+    others = [out / f".{name}.parquet.tmp" for name in ("tasks", "jobs")]
+    for p in others:
+        p.write_text("another writer's file\n")
+    collect_flowbench(tiny, out)
+    assert [p.read_text() for p in others] == ["another writer's file\n"] * 2
+    assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == sorted(
+        p.name for p in others
+    )
+    assert len(load_trace(out)) > 0

@@ -143,3 +143,21 @@ def test_scale_search_passes_over_scales_that_keep_no_job(monkeypatch):
     assert scale >= 0.003 and refused
     got = _collect.offered_load(thin("SYN", hours=0.5, scale=scale, seed=0), 10, 2, 0.5)
     assert got == pytest.approx(target, rel=0.05)
+
+
+def test_trace_files_are_written_under_fresh_temporary_names(tmp_path):
+    # tasks.parquet / jobs.parquet went through the fixed names .tasks.parquet.tmp and
+    # .jobs.parquet.tmp, which two writers (or a leftover) shared; now each write has its own
+    from pipelines._collect import collect
+
+    out = tmp_path / "t"
+    out.mkdir()
+    others = [out / f".{name}.parquet.tmp" for name in ("tasks", "jobs")]
+    for p in others:
+        p.write_text("another writer's file\n")
+    collect(out, ["SYN"], nodes=3, hours=0.05, scales={"SYN": 0.05}, seed=1)
+    assert [p.read_text() for p in others] == ["another writer's file\n"] * 2
+    assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == sorted(
+        p.name for p in others
+    )
+    assert len(pd.read_parquet(out / "tasks.parquet")) > 0

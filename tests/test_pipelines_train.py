@@ -424,3 +424,22 @@ def test_rerun_with_another_grid_starts_its_own_study(trace_dir, trained, tmp_pa
     s = _summary(tmp_path / "run")
     assert s["status"] == "complete" and s["study"]["name"] != first
     assert s["best_params"]["nu"] == 100.0
+
+
+def test_the_study_data_file_is_written_under_a_fresh_temporary_name(trace_dir, tmp_path):
+    # work/<study>.parquet went through the fixed name work/<study>.tmp, which a second writer
+    # (or a leftover) shared; now each write has its own temporary name
+    first = tmp_path / "a"
+    args = ["train", "--traces", str(trace_dir), "--grid", "small", "--max-trials", "1"]
+    assert main([*args, "--out", str(first)]) == 0
+    (data,) = (first / "work").glob("*.parquet")
+    second = tmp_path / "b"
+    (second / "work").mkdir(parents=True)
+    other = second / "work" / f"{data.stem}.tmp"
+    other.write_text("another writer's file\n")
+    assert main([*args, "--out", str(second)]) == 0
+    assert other.read_text() == "another writer's file\n"
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(second / "work" / data.name), pd.read_parquet(data)
+    )
+    assert sorted(p.name for p in (second / "work").iterdir() if p.suffix == ".tmp") == [other.name]

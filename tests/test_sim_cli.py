@@ -145,3 +145,21 @@ def test_workload_lists_are_comma_separated_as_in_collect(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main([*base, "--workload", "SYN,FOO", "--out", str(tmp_path / "c")])
     assert exc.value.code == 2 and "FOO" in capsys.readouterr().err
+
+
+def test_simulate_writes_its_tables_under_fresh_temporary_names(tmp_path):
+    # the tables went through the fixed names .tasks.parquet.tmp / .jobs.parquet.tmp, which
+    # two writers (or a leftover) shared; now each write has its own temporary name
+    out = tmp_path / "run"
+    out.mkdir()
+    others = [out / f".{name}.parquet.tmp" for name in ("tasks", "jobs")]
+    for p in others:
+        p.write_text("another writer's file\n")
+    args = ["simulate", "--workload", "SYN", "--nodes", "3", "--hours", "0.05", "--seed", "1"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+    assert [p.read_text() for p in others] == ["another writer's file\n"] * 2
+    assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == sorted(
+        p.name for p in others
+    )
+    s = json.loads((out / "summary.json").read_text())
+    assert len(pd.read_parquet(out / "jobs.parquet")) == s["jobs"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mtl._atomic import atomic_path
 from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers, validate_trace
 from pipelines._io import write_summary
 from pipelines.flowbench._features import (
@@ -116,9 +117,8 @@ def row_categories(raw: pd.DataFrame) -> dict[str, int]:
 
 
 def _atomic_parquet(frame: pd.DataFrame, path: Path) -> None:
-    tmp = path.parent / f".{path.name}.tmp"
-    frame.to_parquet(tmp, index=False)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
 
 
 def _jobs_table(trace: pd.DataFrame) -> pd.DataFrame:
