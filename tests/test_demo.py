@@ -90,7 +90,8 @@ def test_probe_data_falls_back_to_synthetic(tmp_path):
 def test_probe_data_uses_the_real_files(shared_data_dir):
     workloads, note = probe_data(str(shared_data_dir), hours=0.1)
     assert workloads == ["FB2009", "FB2010", "ALI2017"]
-    assert note.startswith(f"data: real workload files from {shared_data_dir}")
+    # the data directory is resolved (symlinks followed), as every command resolves it
+    assert note.startswith(f"data: real workload files from {shared_data_dir.resolve()}")
 
 
 def test_plan_wires_outputs_to_inputs(tmp_path):
