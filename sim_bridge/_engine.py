@@ -14,7 +14,6 @@ import heapq
 import math
 import time
 from array import array
-from collections.abc import Iterator, Mapping
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
@@ -22,8 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._cluster import Cluster
 from sim_bridge._gc import gc_paused
+from sim_bridge._states import (
+    A_FINISHED,
+    A_KILLED,
+    A_RUNNING,
+    BLOCKED,
+    DONE,
+    RUNNING,
+    WAITING,
+)
+from sim_bridge._view import FreeSlots, SimView
 from sim_bridge._workloads import JobSpec, Workload
 from sim_bridge.policies.base import (
     Kill,
@@ -39,10 +48,6 @@ from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simulator", "Task"]
 
-# task states
-BLOCKED, WAITING, RUNNING, DONE = 0, 1, 2, 3
-# attempt states
-A_RUNNING, A_FINISHED, A_KILLED = 0, 1, 2
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 # event kinds (also the tie order at equal times after seq: seq decides)
 EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
@@ -78,11 +83,6 @@ def _add(dem, own):
     if dem is None:
         return own
     return (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
-
-
-FreeSlots = Mapping[int, int]
-"""Read-only mapping node -> number of free slots (only nodes with a free slot appear), in
-least-recently-freed order."""
 
 
 class Attempt:
@@ -301,204 +301,6 @@ class Job:
             for t in self.tasks
             if t.attempts and t.attempts[0].state == A_FINISHED
         ]
-
-
-class SimView:
-    """What policies may read: the clock, slots, jobs, attempts' progress, node counters.
-
-    Progress is what a task tracker reports: the fraction of the task's input processed so
-    far, computed analytically from the attempt's rate path (a copy launched with
-    ``start_fraction`` starts at that fraction).
-    """
-
-    __slots__ = ("_sim", "_cache_t", "_cache")
-
-    def __init__(self, sim: Simulator):
-        self._sim = sim
-        self._cache_t = -1.0
-        self._cache: dict[int, np.ndarray] = {}
-
-    # -- clock and slots
-    @property
-    def now(self) -> float:
-        """The simulated clock (s)."""
-        return self._sim.now
-
-    @property
-    def n_nodes(self) -> int:
-        return self._sim.cluster.n_nodes
-
-    @property
-    def slots_per_node(self) -> int:
-        return self._sim.cluster.slots
-
-    @property
-    def total_slots(self) -> int:
-        return self._sim.cluster.n_nodes * self._sim.cluster.slots
-
-    @property
-    def free(self) -> FreeSlots:
-        """node -> free slots (nodes with at least one), least recently freed first."""
-        return self._sim._free_proxy
-
-    @property
-    def free_slot_count(self) -> int:
-        return self._sim._n_free
-
-    @property
-    def running_count(self) -> int:
-        """Attempts running in the whole cluster."""
-        return self._sim._n_running
-
-    @property
-    def copies_running(self) -> int:
-        """Live attempts that are copies (attempt index >= 1) in the whole cluster."""
-        return self._sim._n_copies
-
-    def node_running(self, node: int) -> int:
-        """Attempts running on ``node``."""
-        return self._sim._node_running[node]
-
-    def node_attempts(self, node: int) -> list[Attempt]:
-        """Attempts running on ``node`` (launch order)."""
-        return list(self._sim._node_live[node].values())
-
-    # -- jobs
-    def active_jobs(self) -> Iterator[Job]:
-        """Jobs that arrived and are not finished, in arrival order."""
-        return iter(self._sim._active.values())
-
-    def waiting_jobs(self):
-        """Active jobs with at least one waiting task, in arrival order (a live view: iterate
-        it within the hook, do not keep it)."""
-        sim = self._sim
-        if sim._waiting_dirty:
-            sim._waiting = dict(sorted(sim._waiting.items()))
-            sim._waiting_dirty = False
-        return sim._waiting.values()
-
-    def waiting_count(self) -> int:
-        """Number of waiting tasks in the cluster."""
-        return self._sim._n_waiting
-
-    def running_attempts(self) -> Iterator[Attempt]:
-        """Every live attempt, job by job in arrival order."""
-        for job in self._sim._active.values():
-            yield from job.running.values()
-
-    # -- progress
-    def progress(self, attempt: Attempt) -> float:
-        """Fraction of the task done by ``attempt`` now (its ``start_fraction`` included)."""
-        if attempt.state == A_FINISHED:
-            return 1.0
-        sim = self._sim
-        t = sim.now if attempt.state == A_RUNNING else attempt.end_time
-        sf = attempt.start_fraction
-        if attempt._work <= 0.0:  # duration override: linear progress
-            span = attempt._end - attempt.launch_time
-            frac = 1.0 if span <= 0 else (t - attempt.launch_time) / span
-        else:
-            frac = sim._work_done(attempt, t) / attempt._work
-        return sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
-
-    def progress_many(self, attempts) -> np.ndarray:
-        """:meth:`progress` of several running attempts at once (vectorised per profile)."""
-        sim = self._sim
-        now = sim.now
-        if self._cache_t != now:
-            self._cache_t = now
-            self._cache = {}
-        cache = self._cache
-        out = np.empty(len(attempts))
-        for i, a in enumerate(attempts):
-            sf = a.start_fraction
-            if a.state != A_RUNNING:
-                out[i] = self.progress(a)
-                continue
-            if a._work <= 0.0:
-                span = a._end - a.launch_time
-                frac = 1.0 if span <= 0 else (now - a.launch_time) / span
-            elif a._dem is not None:
-                frac = sim._work_done(a, now) / a._work
-            else:
-                pid = a.task.job.pids[a.task.stage]
-                cum = cache.get(pid)
-                if cum is None:
-                    cum = cache[pid] = sim.cluster.cum_at_nodes(pid, now)
-                frac = (a._seg_done + cum[a.node] - a._c0) / a._work
-            out[i] = sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
-        return out
-
-    def progress_rate(self, attempt: Attempt) -> float:
-        """Progress per second since launch (0 at the launch instant)."""
-        el = self._sim.now - attempt.launch_time
-        if el <= 0:
-            return 0.0
-        return (self.progress(attempt) - attempt.start_fraction) / el
-
-    def elapsed(self, attempt: Attempt) -> float:
-        """Seconds the attempt has run (until now, or until it ended)."""
-        end = self._sim.now if attempt.state == A_RUNNING else attempt.end_time
-        return end - attempt.launch_time
-
-    # -- counters
-    def node_counters(self, node: int) -> dict[str, float]:
-        """The node's sysstat-like counters now (the same readings a launch would record)."""
-        return dict(zip(COUNTER_NAMES, self.node_counter_values(node), strict=True))
-
-    def node_counter_values(self, node: int) -> list[float]:
-        """:meth:`node_counters` as a list in :attr:`counter_names` order (no mapping built:
-        the cheapest read, for a policy that reads many nodes one by one)."""
-        sim = self._sim
-        if not (isinstance(node, (int, np.integer)) and 0 <= node < sim.cluster.n_nodes):
-            raise ValueError(f"node must be in [0, {sim.cluster.n_nodes}), got {node!r}")
-        sim._load_touch(node)
-        l1, l5, l15 = sim._load
-        return sim.cluster.counter_values_now(
-            int(node),
-            sim.now,
-            sim._node_running[node],
-            l1[node],
-            l5[node],
-            l15[node],
-            sim._node_demand(node),
-        )
-
-    def node_counters_many(self, nodes) -> dict[str, np.ndarray]:
-        """Counters of several nodes now, in one vectorised read (a monitoring sweep).
-
-        Returns one array per counter name, in the order of ``nodes``; row ``i`` equals
-        ``node_counters(nodes[i])``.
-        """
-        sim = self._sim
-        n = sim.cluster.n_nodes
-        idx = list(nodes)
-        for node in idx:
-            if not (isinstance(node, (int, np.integer)) and 0 <= node < n):
-                raise ValueError(f"node must be in [0, {n}), got {node!r}")
-        for node in idx:
-            sim._load_touch(node)
-        load = sim._load
-        demand = None
-        if sim._tenancy:
-            demand = (
-                np.array([sim._node_demand(i) or (0.0, 0.0, 0.0, 0.0) for i in idx], dtype=float)
-                .reshape(len(idx), 4)
-                .T
-            )
-        return sim.cluster.counters(
-            np.array(idx, dtype=np.int64),
-            np.full(len(idx), sim.now),
-            np.array([sim._node_running[i] for i in idx], dtype=float),
-            np.array([load[0][i] for i in idx]),
-            np.array([load[1][i] for i in idx]),
-            np.array([load[2][i] for i in idx]),
-            demand,
-        )
-
-    @property
-    def counter_names(self) -> tuple[str, ...]:
-        return COUNTER_NAMES
 
 
 class Simulator:
