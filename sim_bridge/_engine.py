@@ -29,6 +29,11 @@ from sim_bridge._states import (
     A_RUNNING,
     BLOCKED,
     DONE,
+    EV_ARRIVAL,
+    EV_CHECK,
+    EV_FINISH,
+    EV_TICK,
+    EV_WAKE,
     RUNNING,
     WAITING,
 )
@@ -42,24 +47,14 @@ from sim_bridge.policies.base import (
     SpeculationPolicy,
     Wake,
 )
-from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
+from sim_bridge.world._attempts import LOAD_TAUS, AttemptPhysics, decay_loads
+from sim_bridge.world._interference import TENANT_LOAD
 from sim_bridge.world._noise import residual_noise
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simulator", "Task"]
 
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
-# event kinds (also the tie order at equal times after seq: seq decides)
-EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
-# a streaming run's checkpoint: an attempt that cannot end before the cluster's contention
-# paths do is re-solved when the clock reaches them (not an event of the model)
-EV_CHECK = 4
-_LOAD_TAUS = (60.0, 300.0, 900.0)
-_INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in _LOAD_TAUS)
-_exp = math.exp
-
-
-_NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
 _CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
 
 
@@ -76,13 +71,6 @@ class SimulationStopped(RuntimeError):
     def __init__(self, reason: str, message: str | None = None):
         super().__init__(message or f"simulation stopped: {reason}")
         self.reason = reason
-
-
-def _add(dem, own):
-    """``dem + own`` (``dem`` None: no demand yet)."""
-    if dem is None:
-        return own
-    return (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
 
 
 class Attempt:
@@ -303,7 +291,7 @@ class Job:
         ]
 
 
-class Simulator:
+class Simulator(AttemptPhysics):
     """The discrete-event engine. Use :func:`sim_bridge.simulate` rather than this directly.
 
     Parameters
@@ -423,7 +411,7 @@ class Simulator:
         self._n_copies = 0
         self._node_running = [0] * n
         self._node_live: list[dict[int, Attempt]] = [{} for _ in range(n)]
-        self._load = [[0.0] * n for _ in _LOAD_TAUS]
+        self._load = [[0.0] * n for _ in LOAD_TAUS]
         self._load_t = [0.0] * n
         # jobs
         self._active: dict[int, Job] = {}
@@ -734,15 +722,7 @@ class Simulator:
 
     # ----------------------------------------------------------------- slots / loads
     def _load_touch(self, node: int) -> None:
-        now = self.now
-        dt = now - self._load_t[node]
-        if dt > 0.0:
-            n = self._node_running[node]
-            l1, l5, l15 = self._load
-            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
-            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
-            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
-            self._load_t[node] = now
+        decay_loads(self._load, self._load_t, node, self._node_running[node], self.now)
 
     # ----------------------------------------------------------------- actions
     def _apply(self, actions, policy) -> None:
@@ -867,88 +847,10 @@ class Simulator:
         uid = self._attempt_uid
         self._attempt_uid = uid + 1
         att = Attempt(uid, task, index, node, now, sf)
-        # load averages of the node, brought up to now (as _load_touch)
         node_running = self._node_running
         running_before = node_running[node]
-        l1, l5, l15 = self._load
-        load_t = self._load_t
-        dt = now - load_t[node]
-        if dt > 0.0:
-            n = running_before
-            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
-            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
-            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
-            load_t[node] = now
-        # what the node's counters at launch are computed from (trace rows, at the end)
         keep = self.keep_history
-        if keep:
-            self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
-        else:
-            att._rec = rec = [running_before, l1[node], l5[node], l15[node]]
-        # duration
-        if self.duration_dist is not None:
-            x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
-            if not (math.isfinite(x) and x >= 0):
-                raise ValueError(f"duration_dist drew an invalid duration {x!r}")
-            end = att._end = now + task.work * (1.0 - sf) * x
-        else:
-            cluster = self.cluster
-            pid = job.pids[task.stage]
-            ideal = cluster.ideal
-            if not ideal:
-                k0, r0, c0 = cluster.launch_point(node, pid, now)
-            if self.noise:
-                alpha = job.alpha * self._tail[node]
-                if self.tail_pressure:
-                    # contention met at launch makes the tail heavier (workload-specific)
-                    press = 0.0 if ideal else 1.0 - r0 * self._speed[node]
-                    alpha *= 1.0 - self.tail_pressure * press
-                    u = task._u0 if index == 0 else job.rng.random()
-                    mult = float(residual_noise(u, alpha))
-                elif index == 0:
-                    mult = job._m[task.index]
-                else:
-                    mult = float(residual_noise(job.rng.random(), alpha))
-            else:
-                mult = 1.0
-            work = task.work * mult * (1.0 - sf)
-            att._work = work
-            dem = None
-            if self._tenancy:
-                live = self._node_live[node]
-                if live:
-                    own = self._demand(pid)
-                    dem = self._demand_of(live.values())
-                    for other in live.values():  # the newcomer loads its co-tenants
-                        self._advance(other, now)
-                        self._resolve(other, now, _add(other._dem, own))
-                if keep:
-                    self._dstates.extend(dem or _NO_DEMAND)
-                else:
-                    rec.extend(dem or _NO_DEMAND)
-            if self.record_truth:
-                if ideal:
-                    r_now = 1.0
-                else:
-                    r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
-                self._record_truth(task, node, now, mult, r_now, None if keep else rec)
-            if ideal:
-                att._c0 = float(now)
-                end = att._end = float(now + work)
-            elif dem is None:
-                att._c0 = c0
-                at = self._bounded and self._check_at(node, pid, now, work, c0, None)
-                if at:
-                    end = self._checkpoint(att, at)
-                else:
-                    end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
-            else:
-                att._dem = dem
-                at = self._bounded and self._check_at(node, pid, now, work, 0.0, dem)
-                if at:
-                    end = self._checkpoint(att, at)
-                else:
-                    end = att._end = cluster.end_with(node, pid, now, work, dem)
+        end = self._solve_launch(att, task, job, node, now, sf, running_before)
         attempts.append(att)
         task.live[uid] = att
         job.running[uid] = att
@@ -971,161 +873,12 @@ class Simulator:
         if self._hook_launched:
             self._just_launched.append(att)
 
-    # ----------------------------------------------------------------- co-located tenants
-    def _demand(self, pid: int) -> tuple[float, ...]:
-        """The demand one running attempt of profile ``pid`` puts on its node."""
-        d = self._pid_demand.get(pid)
-        if d is None:
-            d = self._pid_demand[pid] = tenant_demand(
-                self.cluster._profiles[pid], self.cluster.slots, self.interference
-            )
-        return d
-
-    def _demand_of(self, attempts) -> tuple[float, ...] | None:
-        """The summed demand of ``attempts`` (None when there is none)."""
-        c = m = d = n = 0.0
-        for a in attempts:
-            own = self._demand(a.task.job.pids[a.task.stage])
-            c += own[0]
-            m += own[1]
-            d += own[2]
-            n += own[3]
-        if c == 0.0 and m == 0.0 and d == 0.0 and n == 0.0:
-            return None
-        return (c, m, d, n)
-
-    def _node_demand(self, node: int) -> tuple[float, ...] | None:
-        """The demand of the attempts running on ``node`` now (None: none, or co-located
-        contention off)."""
-        if not self._tenancy:
-            return None
-        live = self._node_live[node]
-        return self._demand_of(live.values()) if live else None
-
-    def _work_done(self, att: Attempt, t: float) -> float:
-        """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""
-        pid = att.task.job.pids[att.task.stage]
-        cl = self.cluster
-        if cl.ideal:
-            return att._seg_done + (t - att._seg_t)
-        if att._dem is None:
-            return att._seg_done + cl.cum_at(att.node, pid, t) - att._c0
-        # under demand the work is integrated step by step: a speculation scan reads the
-        # progress again and again, so go on from the last read in this segment
-        prog = att._prog
-        if prog is not None and att._seg_t <= prog[0] <= t:
-            done = prog[1] + cl.work_with(att.node, pid, prog[0], t, att._dem)
-        else:
-            done = att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
-        att._prog = (t, done)
-        return done
-
-    def _advance(self, att: Attempt, now: float) -> None:
-        """Close ``att``'s current segment at ``now``: its work done so far is booked."""
-        if now > att._seg_t:
-            att._seg_done = self._work_done(att, now)
-            att._seg_t = now
-            att._prog = None
-
-    def _resolve(self, att: Attempt, now: float, dem) -> None:
-        """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
-        old finish event goes stale (the loop skips it)."""
-        cl = self.cluster
-        pid = att.task.job.pids[att.task.stage]
-        left = att._work - att._seg_done
-        if left < 0.0:
-            left = 0.0
-        att._prog = None
-        att._ckpt = False
-        if dem is None:
-            k0, r0, c0 = cl.launch_point(att.node, pid, now)
-            att._dem = None
-            att._c0 = c0
-            at = left > 0.0 and self._bounded and self._check_at(att.node, pid, now, left, c0, None)
-            if at:
-                end = self._checkpoint(att, at)
-            else:
-                end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
-        else:
-            att._dem = dem
-            at = self._bounded and self._check_at(att.node, pid, now, left, 0.0, dem)
-            if at:
-                end = self._checkpoint(att, at)
-            else:
-                end = cl.end_with(att.node, pid, now, left, dem)
-        att._end = end
-        self._seq += 1
-        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
-
-    def _check_at(self, node: int, pid: int, now: float, work: float, c0: float, dem):
-        """Where to re-solve ``work`` started at ``now`` instead of solving its end now, or
-        None: solve it. A checkpoint always lies before the true end (the attempt cannot end
-        by then), so it delays nothing. Without co-located demand: the end of the contention
-        paths when the work is not done by then (exactly as ``Cluster.end_from`` decides to
-        extend them; ``c0`` the cumulative work at ``now``). Under ``dem``: one step before
-        their end when the work is not done by then (a long attempt only: one that could end
-        within 1/32 of the paths left at the node's fastest rate is solved directly)."""
-        cl = self.cluster
-        horizon = cl.horizon_steps
-        end = horizon * cl.dt
-        fastest = work * self._speed[node]  # the rate is at most 1 / speed
-        if now + fastest > end:
-            return end
-        if dem is None:
-            return end if c0 + work >= cl.cum_end(pid, node) else None
-        last = (horizon - 1) * cl.dt
-        if now + 32.0 * fastest <= end or last <= now:
-            return None
-        return last if cl.work_with(node, pid, now, last, dem) < work else None
-
-    def _checkpoint(self, att: Attempt, at: float) -> float:
-        """Schedule ``att``'s re-solve at ``at`` (returned)."""
-        att._ckpt = True
-        att._end = at
-        return at
-
-    def _tenants_left(self, node: int, now: float) -> None:
-        """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
-        live = self._node_live[node]
-        if not live:
-            return
-        others = list(live.values())
-        for att in others:
-            self._advance(att, now)
-            self._resolve(att, now, self._demand_of(a for a in others if a is not att))
-
-    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float, rec=None):
-        """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
-        median node's (same profile, same instant, no co-located tasks); appended to ``rec``
-        (a streaming attempt's launch record) when given."""
-        cluster = self.cluster
-        if cluster.ideal:
-            med = 1.0
-        else:
-            pid = task.job.pids[task.stage]
-            key = (pid, int(now // cluster.dt))
-            med = self._median_cache.get(key)
-            if med is None:
-                if len(self._median_cache) > 65536:
-                    self._median_cache.clear()
-                med = self._median_cache[key] = float(
-                    np.median(1.0 / cluster.step_rates(pid, key[1]))
-                )
-        (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
-
     def _close(self, att: Attempt, state: int) -> None:
         node = att.node
         now = self.now
         node_running = self._node_running
         n = node_running[node]
-        load_t = self._load_t
-        dt = now - load_t[node]
-        if dt > 0.0:  # as _load_touch
-            l1, l5, l15 = self._load
-            l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
-            l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
-            l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
-            load_t[node] = now
+        decay_loads(self._load, self._load_t, node, n, now)
         att.state = state
         att.end_time = now
         task = att.task

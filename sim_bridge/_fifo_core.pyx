@@ -322,6 +322,9 @@ cdef class FifoCore:
             self.wheap[i] = last
 
     # ------------------------------------------------------------------ loads
+    # the C copy of sim_bridge.world._attempts.decay_loads, the Python reference (keep the
+    # two alike: tests/test_compiled_engine.py compares the engines' rows, load averages
+    # included, for equality)
     cdef inline void _touch(self, int node, int n) noexcept nogil:
         cdef double dt = self.now - self.load_t[node]
         if dt > 0.0:

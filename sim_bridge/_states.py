@@ -1,17 +1,36 @@
-"""The states of tasks and attempts (small ints, shared by the engine and the view).
+"""The states of tasks and attempts and the kinds of events (small ints, shared by the
+engine's loop, its view and the attempt physics).
 
 Examples
 --------
->>> from sim_bridge._states import A_FINISHED, A_RUNNING, DONE
->>> (A_RUNNING, A_FINISHED, DONE)
-(0, 1, 3)
+>>> from sim_bridge._states import A_FINISHED, A_RUNNING, DONE, EV_CHECK
+>>> (A_RUNNING, A_FINISHED, DONE, EV_CHECK)
+(0, 1, 3, 4)
 """
 
 from __future__ import annotations
 
-__all__ = ["A_FINISHED", "A_KILLED", "A_RUNNING", "BLOCKED", "DONE", "RUNNING", "WAITING"]
+__all__ = [
+    "A_FINISHED",
+    "A_KILLED",
+    "A_RUNNING",
+    "BLOCKED",
+    "DONE",
+    "EV_ARRIVAL",
+    "EV_CHECK",
+    "EV_FINISH",
+    "EV_TICK",
+    "EV_WAKE",
+    "RUNNING",
+    "WAITING",
+]
 
 # task states
 BLOCKED, WAITING, RUNNING, DONE = 0, 1, 2, 3
 # attempt states
 A_RUNNING, A_FINISHED, A_KILLED = 0, 1, 2
+# event kinds (also the tie order at equal times after seq: seq decides)
+EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
+# a streaming run's checkpoint: an attempt that cannot end before the cluster's contention
+# paths do is re-solved when the clock reaches them (not an event of the model)
+EV_CHECK = 4

@@ -13,10 +13,21 @@ The simulator's physics lives here, apart from the event loop (slots: :mod:`sim_
   variance are fitted on the Alibaba 2018 series (:func:`fit_persistence`,
   ``_persistence``).
 
+- :func:`decay_loads`, :func:`noise_alpha`, :func:`sum_demand` and the engine's
+  :class:`AttemptPhysics`: how long a launched attempt runs and the node load averages it
+  moves (``_attempts``).
+
 Each module's docstring names the evidence behind its defaults; a cause switched off (share
 or sigma 0) gives the old special case.
 """
 
+from sim_bridge.world._attempts import (
+    LOAD_TAUS,
+    AttemptPhysics,
+    decay_loads,
+    noise_alpha,
+    sum_demand,
+)
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import (
@@ -39,6 +50,11 @@ from sim_bridge.world._response import RESPONSE_EPS, contention_response
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = [
+    "LOAD_TAUS",
+    "AttemptPhysics",
+    "decay_loads",
+    "noise_alpha",
+    "sum_demand",
     "BAD_NODE_SHARE",
     "DEFAULT_PERSISTENCE",
     "TENANT_LOAD",

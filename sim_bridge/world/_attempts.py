@@ -1,0 +1,326 @@
+"""Attempt physics: how long an attempt runs, and the node load averages it moves.
+
+The engine's loop (:mod:`sim_bridge._engine`) decides *when* things happen; this module is
+the world model's answer to *how long*: a launched attempt's duration is solved analytically
+from its node's contention path (:mod:`sim_bridge._cluster`), its residual noise
+(:func:`~sim_bridge.world.residual_noise`, tail exponent :func:`noise_alpha`) and the demand
+of the tasks sharing its node (:func:`~sim_bridge.world.tenant_demand`, summed by
+:func:`sum_demand`), and re-solved whenever that node's tenants change.
+
+:func:`decay_loads` is the one place the 1-, 5- and 15-minute load averages are updated (the
+compiled loop ``sim_bridge/_fifo_core.pyx`` restates it in C, ``_touch``; the compiled and
+Python engines are compared row for row in ``tests/test_compiled_engine.py``).
+
+:class:`AttemptPhysics` holds the engine's attempt methods (a mixin of
+:class:`sim_bridge._engine.Simulator`: they read and write the simulator's state).
+
+Examples
+--------
+>>> load, load_t = [[0.0], [0.0], [0.0]], [0.0]
+>>> decay_loads(load, load_t, 0, 2, 60.0)
+>>> round(load[0][0], 4), load_t[0]
+(1.2642, 60.0)
+>>> noise_alpha(1.5, 2.0, 0.0, 0.3)
+3.0
+>>> sum_demand([(0.1, 0.0, 0.2, 0.0), (0.1, 0.0, 0.0, 0.0)])
+(0.2, 0.0, 0.2, 0.0)
+>>> sum_demand([]) is None
+True
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sim_bridge._states import EV_CHECK, EV_FINISH
+from sim_bridge.world._interference import tenant_demand
+from sim_bridge.world._noise import residual_noise
+
+if TYPE_CHECKING:
+    from sim_bridge._engine import Attempt
+
+__all__ = ["LOAD_TAUS", "AttemptPhysics", "decay_loads", "noise_alpha", "sum_demand"]
+
+LOAD_TAUS = (60.0, 300.0, 900.0)
+"""Time constants (s) of the 1-, 5- and 15-minute load averages."""
+_INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in LOAD_TAUS)
+_exp = math.exp
+_NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
+
+
+def decay_loads(load: Sequence[Any], load_t: Any, node: int, n: float, now: float) -> None:
+    """Bring ``node``'s load averages up to ``now``, in place.
+
+    ``load`` holds the 1-, 5- and 15-minute averages (three per-node sequences), ``load_t``
+    the time each node's were last brought up to date; ``n`` attempts ran on the node since
+    then. Each average relaxes exponentially towards ``n`` with its time constant
+    (:data:`LOAD_TAUS`), as the kernel's ``loadavg``. Nothing changes when ``now`` is not
+    later than ``load_t[node]``.
+    """
+    dt = now - load_t[node]
+    if dt > 0.0:
+        l1, l5, l15 = load
+        l1[node] = n + (l1[node] - n) * _exp(-dt * _INV_TAU1)
+        l5[node] = n + (l5[node] - n) * _exp(-dt * _INV_TAU5)
+        l15[node] = n + (l15[node] - n) * _exp(-dt * _INV_TAU15)
+        load_t[node] = now
+
+
+def noise_alpha(alpha_w: Any, tail: Any, tail_pressure: float, press: Any) -> Any:
+    """Tail exponent of an attempt's residual noise: ``alpha_w * tail * (1 - tail_pressure *
+    press)``.
+
+    ``alpha_w`` is the workload's exponent, ``tail`` the node's tail factor and ``press`` the
+    contention met at launch (``1 - rate * speed``); scalars or numpy arrays.
+    """
+    return alpha_w * tail * (1.0 - tail_pressure * press)
+
+
+def sum_demand(owns: Iterable[Sequence[float]]) -> tuple[float, float, float, float] | None:
+    """The summed demand ``(cpu, mem, disk, net)`` of co-located tenants' own demands (None
+    when there is none: no tenant, or all zero)."""
+    c = m = d = n = 0.0
+    for own in owns:
+        c += own[0]
+        m += own[1]
+        d += own[2]
+        n += own[3]
+    if c == 0.0 and m == 0.0 and d == 0.0 and n == 0.0:
+        return None
+    return (c, m, d, n)
+
+
+def _add(dem, own):
+    """``dem + own`` (``dem`` None: no demand yet)."""
+    if dem is None:
+        return own
+    return (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
+
+
+class AttemptPhysics:
+    """The simulator's attempt physics (mixin of :class:`sim_bridge._engine.Simulator`)."""
+
+    __slots__ = ()
+
+    # ----------------------------------------------------------------- launch
+    def _solve_launch(self, att, task, job, node: int, now: float, sf: float, running_before: int):
+        """The physics of a launch: the node's load averages brought up to ``now``, what its
+        counters at launch are computed from, the attempt's duration (noise multiplier,
+        co-tenants' demand, end time solved on the contention path; the newcomer re-solves
+        its co-tenants) and the truth when recorded. Returns the time of its heap event (its
+        end, or a checkpoint)."""
+        index = att.index
+        # load averages of the node, brought up to now (as _load_touch)
+        load = self._load
+        decay_loads(load, self._load_t, node, running_before, now)
+        l1, l5, l15 = load
+        # what the node's counters at launch are computed from (trace rows, at the end)
+        keep = self.keep_history
+        if keep:
+            self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
+        else:
+            att._rec = rec = [running_before, l1[node], l5[node], l15[node]]
+        # duration
+        if self.duration_dist is not None:
+            x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
+            if not (math.isfinite(x) and x >= 0):
+                raise ValueError(f"duration_dist drew an invalid duration {x!r}")
+            end = att._end = now + task.work * (1.0 - sf) * x
+        else:
+            cluster = self.cluster
+            pid = job.pids[task.stage]
+            ideal = cluster.ideal
+            if not ideal:
+                k0, r0, c0 = cluster.launch_point(node, pid, now)
+            if self.noise:
+                if self.tail_pressure:
+                    # contention met at launch makes the tail heavier (workload-specific)
+                    press = 0.0 if ideal else 1.0 - r0 * self._speed[node]
+                    alpha = noise_alpha(job.alpha, self._tail[node], self.tail_pressure, press)
+                    u = task._u0 if index == 0 else job.rng.random()
+                    mult = float(residual_noise(u, alpha))
+                elif index == 0:
+                    mult = job._m[task.index]
+                else:
+                    alpha = noise_alpha(job.alpha, self._tail[node], 0.0, 0.0)
+                    mult = float(residual_noise(job.rng.random(), alpha))
+            else:
+                mult = 1.0
+            work = task.work * mult * (1.0 - sf)
+            att._work = work
+            dem = None
+            if self._tenancy:
+                live = self._node_live[node]
+                if live:
+                    own = self._demand(pid)
+                    dem = self._demand_of(live.values())
+                    for other in live.values():  # the newcomer loads its co-tenants
+                        self._advance(other, now)
+                        self._resolve(other, now, _add(other._dem, own))
+                if keep:
+                    self._dstates.extend(dem or _NO_DEMAND)
+                else:
+                    rec.extend(dem or _NO_DEMAND)
+            if self.record_truth:
+                if ideal:
+                    r_now = 1.0
+                else:
+                    r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
+                self._record_truth(task, node, now, mult, r_now, None if keep else rec)
+            if ideal:
+                att._c0 = float(now)
+                end = att._end = float(now + work)
+            elif dem is None:
+                att._c0 = c0
+                at = self._bounded and self._check_at(node, pid, now, work, c0, None)
+                if at:
+                    end = self._checkpoint(att, at)
+                else:
+                    end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
+            else:
+                att._dem = dem
+                at = self._bounded and self._check_at(node, pid, now, work, 0.0, dem)
+                if at:
+                    end = self._checkpoint(att, at)
+                else:
+                    end = att._end = cluster.end_with(node, pid, now, work, dem)
+        return end
+
+    # ----------------------------------------------------------------- co-located tenants
+    def _demand(self, pid: int) -> tuple[float, ...]:
+        """The demand one running attempt of profile ``pid`` puts on its node."""
+        d = self._pid_demand.get(pid)
+        if d is None:
+            d = self._pid_demand[pid] = tenant_demand(
+                self.cluster._profiles[pid], self.cluster.slots, self.interference
+            )
+        return d
+
+    def _demand_of(self, attempts) -> tuple[float, ...] | None:
+        """The summed demand of ``attempts`` (None when there is none)."""
+        demand = self._demand
+        return sum_demand(demand(a.task.job.pids[a.task.stage]) for a in attempts)
+
+    def _node_demand(self, node: int) -> tuple[float, ...] | None:
+        """The demand of the attempts running on ``node`` now (None: none, or co-located
+        contention off)."""
+        if not self._tenancy:
+            return None
+        live = self._node_live[node]
+        return self._demand_of(live.values()) if live else None
+
+    def _work_done(self, att: Attempt, t: float) -> float:
+        """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""
+        pid = att.task.job.pids[att.task.stage]
+        cl = self.cluster
+        if cl.ideal:
+            return att._seg_done + (t - att._seg_t)
+        if att._dem is None:
+            return att._seg_done + cl.cum_at(att.node, pid, t) - att._c0
+        # under demand the work is integrated step by step: a speculation scan reads the
+        # progress again and again, so go on from the last read in this segment
+        prog = att._prog
+        if prog is not None and att._seg_t <= prog[0] <= t:
+            done = prog[1] + cl.work_with(att.node, pid, prog[0], t, att._dem)
+        else:
+            done = att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
+        att._prog = (t, done)
+        return done
+
+    def _advance(self, att: Attempt, now: float) -> None:
+        """Close ``att``'s current segment at ``now``: its work done so far is booked."""
+        if now > att._seg_t:
+            att._seg_done = self._work_done(att, now)
+            att._seg_t = now
+            att._prog = None
+
+    def _resolve(self, att: Attempt, now: float, dem) -> None:
+        """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
+        old finish event goes stale (the loop skips it)."""
+        cl = self.cluster
+        pid = att.task.job.pids[att.task.stage]
+        left = att._work - att._seg_done
+        if left < 0.0:
+            left = 0.0
+        att._prog = None
+        att._ckpt = False
+        if dem is None:
+            k0, r0, c0 = cl.launch_point(att.node, pid, now)
+            att._dem = None
+            att._c0 = c0
+            at = left > 0.0 and self._bounded and self._check_at(att.node, pid, now, left, c0, None)
+            if at:
+                end = self._checkpoint(att, at)
+            else:
+                end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
+        else:
+            att._dem = dem
+            at = self._bounded and self._check_at(att.node, pid, now, left, 0.0, dem)
+            if at:
+                end = self._checkpoint(att, at)
+            else:
+                end = cl.end_with(att.node, pid, now, left, dem)
+        att._end = end
+        self._seq += 1
+        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
+
+    def _check_at(self, node: int, pid: int, now: float, work: float, c0: float, dem):
+        """Where to re-solve ``work`` started at ``now`` instead of solving its end now, or
+        None: solve it. A checkpoint always lies before the true end (the attempt cannot end
+        by then), so it delays nothing. Without co-located demand: the end of the contention
+        paths when the work is not done by then (exactly as ``Cluster.end_from`` decides to
+        extend them; ``c0`` the cumulative work at ``now``). Under ``dem``: one step before
+        their end when the work is not done by then (a long attempt only: one that could end
+        within 1/32 of the paths left at the node's fastest rate is solved directly)."""
+        cl = self.cluster
+        horizon = cl.horizon_steps
+        end = horizon * cl.dt
+        fastest = work * self._speed[node]  # the rate is at most 1 / speed
+        if now + fastest > end:
+            return end
+        if dem is None:
+            return end if c0 + work >= cl.cum_end(pid, node) else None
+        last = (horizon - 1) * cl.dt
+        if now + 32.0 * fastest <= end or last <= now:
+            return None
+        return last if cl.work_with(node, pid, now, last, dem) < work else None
+
+    def _checkpoint(self, att: Attempt, at: float) -> float:
+        """Schedule ``att``'s re-solve at ``at`` (returned)."""
+        att._ckpt = True
+        att._end = at
+        return at
+
+    def _tenants_left(self, node: int, now: float) -> None:
+        """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
+        live = self._node_live[node]
+        if not live:
+            return
+        others = list(live.values())
+        for att in others:
+            self._advance(att, now)
+            self._resolve(att, now, self._demand_of(a for a in others if a is not att))
+
+    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float, rec=None):
+        """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
+        median node's (same profile, same instant, no co-located tasks); appended to ``rec``
+        (a streaming attempt's launch record) when given."""
+        cluster = self.cluster
+        if cluster.ideal:
+            med = 1.0
+        else:
+            pid = task.job.pids[task.stage]
+            key = (pid, int(now // cluster.dt))
+            med = self._median_cache.get(key)
+            if med is None:
+                if len(self._median_cache) > 65536:
+                    self._median_cache.clear()
+                med = self._median_cache[key] = float(
+                    np.median(1.0 / cluster.step_rates(pid, key[1]))
+                )
+        (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
