@@ -59,6 +59,7 @@ from sim_bridge.trace import (
     node_name,
 )
 from sim_bridge.trace import node_index as _node_index
+from sim_bridge.world._attempts import noise_alpha, sum_demand
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import noise_sf, residual_noise
 
@@ -141,7 +142,8 @@ class SlowdownOracle:
 
     and the duration multiplier is ``d_n * X`` with ``X`` the residual noise of
     :func:`sim_bridge.world.residual_noise` (tail exponent ``alpha_n = alpha_w * tail_n * (1 -
-    tail_pressure * pressure_n)``, the engine's model). With the stage's median approximated
+    tail_pressure * pressure_n)``, the engine's model:
+    :func:`sim_bridge.world.noise_alpha`). With the stage's median approximated
     by ``m = median_k(d_k) * median(X)`` (the cluster-wide median node, median noise), the
     probability of straggling is ``P(d_n X > beta m) = noise_sf(beta m / d_n)``, averaged over
     the workload's phase profiles. The contention is read at launch (it may change while the
@@ -251,7 +253,7 @@ class SlowdownOracle:
         view = self._view
         if view is None or not self.interference:
             return None
-        total = None
+        owns = []
         for a in view.node_attempts(node):
             key = (a.task.job.workload, a.task.phase)
             own = self._own.get(key)
@@ -262,8 +264,8 @@ class SlowdownOracle:
                     if w is None
                     else tenant_demand(w.profile(key[1]), self.cluster.slots, self.interference)
                 )
-            total = own if total is None else tuple(x + y for x, y in zip(total, own, strict=True))
-        return total if total is not None and any(total) else None
+            owns.append(own)
+        return sum_demand(owns)  # summed as the engine sums its co-tenants' demand
 
     def _slowdowns(self, pid: int, t: float, nodes: np.ndarray, running: np.ndarray):
         cl = self.cluster
@@ -301,7 +303,7 @@ class SlowdownOracle:
         out = np.zeros(len(idx))
         for pid in pids:
             d, press = self._slowdowns(pid, t, idx, running)
-            alpha = alpha_w * self.cluster.tail[idx] * (1.0 - self.tail_pressure * press)
+            alpha = noise_alpha(alpha_w, self.cluster.tail[idx], self.tail_pressure, press)
             m = self._reference(pid, t) * float(residual_noise(0.5, alpha_w))
             out += noise_sf(self.beta * m / d, alpha)
         return out / len(pids)
