@@ -1,5 +1,5 @@
 """Cluster model: heterogeneous nodes, background contention paths, the rate at which an attempt
-progresses, and the sysstat-like counters observed on a node (DESIGN.md §4).
+progresses, and the sysstat-like counters observed on a node (see :mod:`sim_bridge.world`).
 
 Time is cut into steps of ``dt`` seconds (60 s, the sampling period of the Alibaba 2018 series).
 Each node has, per resource (cpu, mem, disk, net), a background contention level that is

@@ -1,14 +1,15 @@
-"""The result tables of the Python loop, built at the end or streamed job by job to Parquet.
+"""The streamed result tables of the Python loop, written job by job to Parquet.
 
-:func:`attempt_table` turns attempts into trace rows (DESIGN.md §3) and :func:`job_table`
-jobs into job rows; the in-memory path (``simulate()`` without ``trace_sink``) calls them once
-at the end. A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
+A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
 :class:`TraceSink`: its attempts are buffered, and every ``row_group_rows`` rows they become
 one Parquet row group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
 :class:`~sim_bridge._metrics.SummaryAccumulator`; the job rows, a few floats a job, stay in
-memory. The file is written under a hidden temporary name and renamed when closed, so a
-``tasks.parquet`` on disk always has its footer; a run that stops early closes it too (the
-rows of every job finished so far: each job in the file is whole).
+memory. :func:`attempt_table` reads the buffered attempts' columns and :func:`job_table` the
+jobs'; both build their rows through :mod:`sim_bridge.trace` (the trace contract and the one
+table builder, which the in-memory engines use too). The file is written under a hidden
+temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
+footer; a run that stops early closes it too (the rows of every job finished so far: each
+job in the file is whole).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import pandas as pd
 
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._metrics import SummaryAccumulator
+from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
+from sim_bridge.trace import node_names as trace_node_names
 
 __all__ = [
     "write_trace",
@@ -50,10 +53,6 @@ _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
 
 
-def _node_names(n_nodes: int) -> np.ndarray:
-    return np.array([f"n{i:04d}" for i in range(n_nodes)], dtype=object)
-
-
 def attempt_table(
     atts: list,
     cluster,
@@ -65,6 +64,9 @@ def attempt_table(
     node_names: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Trace rows of ``atts`` (closed :class:`~sim_bridge._engine.Attempt` objects), in order.
+
+    Reads the attempts' columns and hands them to :func:`sim_bridge.trace.tasks_table` (the
+    one table builder: columns, dtypes, node names, ``truth_*`` and ``c_*`` columns).
 
     Parameters
     ----------
@@ -80,22 +82,29 @@ def attempt_table(
     truth : ndarray (n, 4), optional
         The ``truth_*`` columns (None: not recorded).
     node_names : ndarray, optional
-        ``n0000``... for each node (built when not given).
+        The trace's name of each node (:func:`sim_bridge.trace.node_names` when not given).
 
     Examples
     --------
-    >>> import sim_bridge
-    >>> from sim_bridge import JobSpec
-    >>> r = sim_bridge.simulate([JobSpec("j", 0.0, [1.0, 2.0])], nodes=1, ideal=True,
-    ...     noise=False, skew=(0, 0), engine="python", record_counters=False)
-    >>> r.tasks[["task_id", "duration", "outcome"]].values.tolist()
-    [['j-m0', 1.0, 'finished'], ['j-m1', 2.0, 'finished']]
+    >>> from sim_bridge import Cluster, JobSpec, Workload
+    >>> from sim_bridge._engine import Simulator
+    >>> from sim_bridge.policies import get_policy
+    >>> from sim_bridge.trace import TASK_COLUMNS
+    >>> cluster, done = Cluster(1, 1, 0, ideal=True), []
+    >>> w = Workload("SYN", [JobSpec("j", 0.0, [1.0, 2.0])])
+    >>> Simulator(cluster, [w], get_policy("none"), get_policy("fifo"),
+    ...     noise=False, skew=(0, 0), keep_history=False, on_job_done=done.append).run()
+    >>> atts = [a for job in done for task in job.tasks for a in task.attempts]
+    >>> t = attempt_table(atts, cluster, record_counters=False)
+    >>> t[["task_id", "node", "duration", "outcome"]].values.tolist()
+    [['j-m0', 'n0000', 1.0, 'finished'], ['j-m1', 'n0000', 2.0, 'finished']]
+    >>> list(t.columns) == list(TASK_COLUMNS)
+    True
     """
     n = len(atts)
     # attributes read with C-level getters, column by column (no per-row tuples)
     node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
     launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
-    end = np.fromiter(map(attrgetter("end_time"), atts), float, n)
     tasks_of = list(map(attrgetter("task"), atts))
     tjobs = list(map(attrgetter("job"), tasks_of))
     # one entry per distinct job, then gathered per row (as the job table's columns)
@@ -105,78 +114,59 @@ def attempt_table(
     for j in tjobs:
         first_of.setdefault(j.uid, j)
     ujobs = [first_of[u] for u in uniq.tolist()]
-    job_ids = np.array([j.job_id for j in ujobs], dtype=object)
-    phase_list = list(map(attrgetter("phase"), tasks_of))
-    tidx = list(map(attrgetter("index"), tasks_of))
-    row_job_ids = job_ids[inverse] if n else np.empty(0, dtype=object)
-    task_id = [
-        f"{j}-{ph[0]}{i}" for j, ph, i in zip(row_job_ids.tolist(), phase_list, tidx, strict=True)
-    ]
-    if node_names is None:
-        node_names = _node_names(cluster.n_nodes)
-    tasks = pd.DataFrame(
-        {
-            "job_id": row_job_ids,
-            "task_id": task_id,
-            "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
-            "workload": np.array([j.workload for j in ujobs], dtype=object)[inverse]
-            if n
-            else np.empty(0, dtype=object),
-            "node": node_names[node],
-            "phase": np.array(phase_list, dtype=object),
-            "submit_time": np.array([j.submit_time for j in ujobs], float)[inverse]
-            if n
-            else np.empty(0),
-            "launch_time": launch,
-            "end_time": end,
-            "duration": end - launch,
-            "outcome": np.where(
-                np.fromiter(map(attrgetter("state"), atts), np.int64, n) == _A_FINISHED,
-                "finished",
-                "killed",
-            ).astype(object),
-            "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
-        }
-    )
-    if truth is not None:
-        for k, name in enumerate(_TRUTH):
-            tasks[f"truth_{name}"] = truth[:, k]
+
+    def per_row(values: list, dtype: Any) -> np.ndarray:
+        return np.array(values, dtype=dtype)[inverse] if n else np.empty(0, dtype=dtype)
+
+    row_job_ids = per_row([j.job_id for j in ujobs], object)
+    phase = np.array(list(map(attrgetter("phase"), tasks_of)), dtype=object)
+    finished = np.fromiter(map(attrgetter("state"), atts), np.int64, n) == _A_FINISHED
+    counters = None
     if record_counters:
         rs = rstates if rstates is not None else np.zeros((n, 4))
         dem = None if dstates is None else dstates.T
         c = cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
-        for name in COUNTER_NAMES:
-            tasks[f"c_{name}"] = c[name]
-    return tasks
+        counters = {name: c[name] for name in COUNTER_NAMES}
+    return tasks_table(
+        job_id=row_job_ids,
+        task_id=task_ids(
+            row_job_ids.tolist(), phase.tolist(), list(map(attrgetter("index"), tasks_of))
+        ),
+        attempt=np.fromiter(map(attrgetter("index"), atts), np.int64, n),
+        workload=per_row([j.workload for j in ujobs], object),
+        node=node,
+        phase=phase,
+        submit_time=per_row([j.submit_time for j in ujobs], float),
+        launch_time=launch,
+        end_time=np.fromiter(map(attrgetter("end_time"), atts), float, n),
+        outcome=np.where(finished, "finished", "killed").astype(object),
+        input_work=np.fromiter(map(attrgetter("work"), tasks_of), float, n),
+        node_names=trace_node_names(cluster.n_nodes) if node_names is None else node_names,
+        truth=None if truth is None else {k: truth[:, i] for i, k in enumerate(_TRUTH)},
+        counters=counters,
+    )
 
 
 def job_table(jobs: list, n_attempts: np.ndarray) -> pd.DataFrame:
-    """Job rows of finished ``jobs`` (in the order given) and their attempt counts.
+    """Job rows of finished ``jobs`` (in the order given) and their attempt counts, through
+    :func:`sim_bridge.trace.jobs_table`.
 
     Examples
     --------
-    >>> import sim_bridge
-    >>> from sim_bridge import JobSpec
-    >>> r = sim_bridge.simulate([JobSpec("j", 0.0, [1.0, 2.0])], nodes=1, ideal=True,
-    ...     noise=False, skew=(0, 0), engine="python")
-    >>> r.jobs[["job_id", "jct", "n_tasks", "n_attempts"]].values.tolist()
-    [['j', 2.0, 2, 2]]
+    >>> from types import SimpleNamespace as Job
+    >>> j = Job(job_id="j", workload="SYN", submit_time=1.0, finish_time=3.0, deadline=9.0,
+    ...     n_tasks=2)
+    >>> job_table([j], [3])[["job_id", "jct", "met_deadline", "n_attempts"]].values.tolist()
+    [['j', 2.0, True, 3]]
     """
-    submit = np.array([j.submit_time for j in jobs], float)
-    finish = np.array([j.finish_time for j in jobs], float)
-    deadline = np.array([j.deadline for j in jobs], float)
-    return pd.DataFrame(
-        {
-            "job_id": np.array([j.job_id for j in jobs], dtype=object),
-            "workload": np.array([j.workload for j in jobs], dtype=object),
-            "submit_time": submit,
-            "finish_time": finish,
-            "jct": finish - submit,
-            "deadline": deadline,
-            "met_deadline": finish <= deadline,
-            "n_tasks": np.array([j.n_tasks for j in jobs], np.int64),
-            "n_attempts": np.asarray(n_attempts, np.int64),
-        }
+    return jobs_table(
+        job_id=[j.job_id for j in jobs],
+        workload=[j.workload for j in jobs],
+        submit_time=np.array([j.submit_time for j in jobs], float),
+        finish_time=np.array([j.finish_time for j in jobs], float),
+        deadline=np.array([j.deadline for j in jobs], float),
+        n_tasks=np.array([j.n_tasks for j in jobs], np.int64),
+        n_attempts=n_attempts,
     )
 
 
@@ -234,7 +224,7 @@ class TraceSink:
         record_counters: bool = True,
         tenancy: bool = False,
         record_truth: bool = False,
-        beta: float = 1.3,
+        beta: float = DEFAULT_BETA,
         row_group_rows: int = ROW_GROUP_ROWS,
     ):
         if not (isinstance(row_group_rows, (int, np.integer)) and row_group_rows >= 1):
@@ -243,7 +233,7 @@ class TraceSink:
             )
         self.cluster = cluster
         self.path = None if path is None else Path(path)
-        self._tmp = None
+        self._tmp: Path | None = None
         if self.path is not None:
             if not self.path.parent.is_dir():
                 raise FileNotFoundError(
@@ -255,14 +245,14 @@ class TraceSink:
         self.record_truth = bool(record_truth)
         self.row_group_rows = int(row_group_rows)
         self.acc = SummaryAccumulator(beta)
-        self._node_names = _node_names(cluster.n_nodes)
+        self._node_names = trace_node_names(cluster.n_nodes)
         self._atts: list = []
         #: the oldest submission among the buffered jobs: the counters at their launches are
         #: read at the flush, so the cluster keeps its paths from there (``Cluster.hold``)
         self._oldest = math.inf
         self._rows: list[_JobRow] = []
         self._n_att = array("q")
-        self._writer = None
+        self._writer: Any = None  # a pyarrow.parquet.ParquetWriter once written
         self._chunks: list[pd.DataFrame] = []
         self.rows_written = 0
         self.row_groups = 0
@@ -349,6 +339,7 @@ class TraceSink:
                 }
             )
             self._writer.close()
+            assert self._tmp is not None  # set with the path
             os.replace(self._tmp, self.path)
         self.closed = True
         order = np.argsort(np.fromiter(map(attrgetter("uid"), self._rows), np.int64), kind="stable")
