@@ -360,3 +360,29 @@ def test_readers_refuse_a_trace_that_stopped_early(tmp_path):
     (full / "summary.json").write_text(json.dumps({"complete": False, "stop_reason": "SIGTERM"}))
     with pytest.raises(OutputError, match="SIGTERM"):
         load_trace(full)
+
+
+def test_streamed_trace_follows_the_trace_contract(tmp_path):
+    # the sink builds its rows through sim_bridge.trace: its columns, dtypes and node names
+    from sim_bridge import trace
+    from sim_bridge._cluster import COUNTER_NAMES
+
+    path = tmp_path / "tasks.parquet"
+    r = sim_bridge.simulate(
+        _workload(12), "late", nodes=5, seed=3, progress=False, engine="python",
+        record_truth=True, trace_sink=path, row_group_rows=20,
+    )
+    t = pd.read_parquet(path)
+    truth = [c for c in t.columns if c.startswith("truth_")]
+    assert len(truth) == 4
+    assert list(t.columns) == [
+        *trace.TASK_COLUMNS, *truth, *map(trace.counter_column, COUNTER_NAMES)
+    ]
+    assert t["attempt"].dtype == np.int64 and t[truth + ["duration"]].dtypes.eq(float).all()
+    assert set(t["node"]) <= set(trace.node_names(5).tolist())
+    prefix = t["job_id"] + "-" + t["phase"].str[0]
+    assert all(tid.startswith(p) for tid, p in zip(t["task_id"], prefix, strict=True))
+    assert list(r.jobs.columns) == list(trace.JOB_COLUMNS)
+    for name, dtype in trace.JOB_COLUMNS.items():
+        if dtype != "str":
+            assert str(r.jobs[name].dtype) == dtype, name
