@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipelines._compare_config import split_names
+from pipelines._label_defaults import BETA as _BETA
 from pipelines.commands._params import option
 from pipelines.commands._types import beta_value, finite_positive_float, positive_int
-
-_BETA = 1.3  # pipelines._dataset.DEFAULT_BETA (checked equal in tests/test_pipelines_api.py)
 
 
 def _names_or_none(text: str | None) -> list[str] | None:

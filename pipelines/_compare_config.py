@@ -30,10 +30,8 @@ from pipelines.commands._types import (
 if TYPE_CHECKING:
     import pandas as pd
 
-#: ``pipelines._dataset.DEFAULT_BETA`` and ``DEFAULT_MIN_TASKS`` (not imported: that module
-#: loads pandas; ``tests/test_pipelines_api.py`` checks they agree).
-_BETA = 1.3
-_MIN_TASKS = 3
+from pipelines._label_defaults import BETA as _BETA
+from pipelines._label_defaults import MIN_TASKS as _MIN_TASKS
 
 #: The predictors compared, in table order (names of ``--model NAME=...``).
 PREDICTORS: tuple[str, ...] = ("wrangler", "mtl")

@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from pipelines._label_defaults import BETA as _BETA
 from pipelines.commands._params import option
 from pipelines.commands._types import beta_value, positive_int
-
-_BETA = 1.3  # pipelines._dataset.DEFAULT_BETA (checked equal in tests/test_pipelines_api.py)
 
 
 def fractions_value(text: str) -> list[float]:

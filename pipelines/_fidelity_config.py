@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipelines._label_defaults import BETA as _BETA
 from pipelines.commands._params import option
 
 #: Workloads the fidelity measurements know.
 WORKLOADS: tuple[str, ...] = ("FB2009", "FB2010", "ALI2017", "SYN")
-
-_BETA = 1.3  # pipelines._dataset.DEFAULT_BETA (checked equal in tests/test_pipelines_api.py)
 
 
 @dataclass

@@ -18,12 +18,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pipelines._label_defaults import BETA as _BETA
 from pipelines.commands._params import option
 
 #: Workloads the simulator knows by name.
 WORKLOADS: tuple[str, ...] = ("FB2009", "FB2010", "ALI2017", "SYN")
 
-_BETA = 1.3  # pipelines._dataset.DEFAULT_BETA (checked equal in tests/test_pipelines_api.py)
 
 _WORLD = ("world model", "the causes of stragglers (sim_bridge.world); 0 turns a cause off")
 

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipelines._label_defaults import BETA as _BETA
+from pipelines._label_defaults import MIN_TASKS as _MIN_TASKS
 from pipelines.commands._params import RegistryChoices, option
 from pipelines.commands._types import beta_value, tracking_uri
 
 #: Training fractions of the accuracy-against-data curve logged with every training run.
 CURVE_FRACTIONS: tuple[float, ...] = (0.05, 0.1, 0.2, 0.4, 0.66)
 
-#: ``pipelines._dataset.DEFAULT_BETA`` and ``DEFAULT_MIN_TASKS`` (not imported: that module
-#: loads pandas; ``tests/test_pipelines_api.py`` checks they agree).
-_BETA = 1.3
-_MIN_TASKS = 3
 
 #: The metrics ``--metric`` offers: :data:`pipelines._metrics.METRICS` a grid can sensibly
 #: maximise (``tpr`` and ``fpr`` alone are maximised by a degenerate threshold).
