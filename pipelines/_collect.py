@@ -16,11 +16,17 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mtl._atomic import atomic_path
 from pipelines._dataset import DEFAULT_BETA, DEFAULT_MIN_TASKS, label_stragglers, validate_trace
 from pipelines._io import write_summary
+from pipelines._sweep import SweepTask, run_sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Realised load (:func:`realised_load`) ``straggler collect`` targets unless ``--scale``.
 DEFAULT_LOAD = 0.7
@@ -125,6 +131,7 @@ def scales_for_load(
     counters: str = "synthetic",
     tolerance: float = 0.1,
     rounds: int = 6,
+    cluster_seed: int | None = None,
 ) -> dict[str, float]:
     """Per-workload data scales giving each workload an equal share of a ``target`` load.
 
@@ -138,7 +145,9 @@ def scales_for_load(
     of the best of at most ``rounds`` simulations, and a warning gives the loads when even
     that one is off. Contention, node
     factors and the heavy-tailed noise make tasks run about twice their base work, so a
-    nominal 0.7 is a saturated cluster.
+    nominal 0.7 is a saturated cluster. Each calibration run (:func:`calibration_run`) is a
+    sweep task (:mod:`pipelines._sweep`): inside a :func:`pipelines._sweep.sweep_session` it
+    runs on the session's engine. ``cluster_seed`` (default ``seed``) seeds the cluster.
 
     Examples
     --------
@@ -148,8 +157,6 @@ def scales_for_load(
     >>> abs(offered_load(w, 10, 2, 0.5) / 0.5 - 1) < 0.05
     True
     """
-    import sim_bridge
-
     if not (isinstance(target, (int, float)) and target > 0 and math.isfinite(target)):
         raise ValueError(f"--load must be a positive number, got {target!r}")
     if basis not in ("realised", "nominal"):
@@ -166,23 +173,23 @@ def scales_for_load(
         return scales
     best: tuple[float, dict[str, float], dict[str, float]] | None = None
     for r in range(rounds):
-        loaded = [
-            sim_bridge.load_workload(w, data_dir, hours=hours, scale=scales[w], seed=seed + k)
-            for k, w in enumerate(workloads)
-        ]
-        result = sim_bridge.simulate(
-            loaded,
-            "none",
-            sim_bridge.DEFAULT_PLACEMENT,
-            nodes=nodes,
-            slots=slots,
-            seed=seed,
-            data_dir=data_dir,
-            counters=counters,
-            record_counters=False,
-            progress=False,
+        # each round needs the one before: a sweep of one task (on the session's engine)
+        key = f"calibrate/seed={seed}/round={r}"
+        task = SweepTask(
+            key,
+            calibration_run,
+            (workloads, dict(scales)),
+            dict(
+                nodes=nodes,
+                slots=slots,
+                hours=hours,
+                seed=seed,
+                cluster_seed=cluster_seed,
+                data_dir=data_dir,
+                counters=counters,
+            ),
         )
-        real = _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
+        real = run_sweep([task], desc="calibrate", progress=False)[key]
         # the total within tolerance, each workload within twice the tolerance of its share
         worst = max(
             abs(sum(real.values()) / target - 1),
@@ -215,6 +222,51 @@ def scales_for_load(
             stacklevel=2,
         )
     return scales
+
+
+def calibration_run(
+    workloads: list[str],
+    scales: dict[str, float],
+    *,
+    nodes: int,
+    slots: int,
+    hours: float,
+    seed: int,
+    cluster_seed: int | None = None,
+    data_dir: str | None = None,
+    counters: str = "synthetic",
+) -> dict[str, float]:
+    """One calibration run of :func:`scales_for_load`: the realised load per workload.
+
+    The workloads at ``scales`` run together without speculation and without counter
+    snapshots (a sweep task: module level, picklable arguments, the same result anywhere).
+
+    Examples
+    --------
+    >>> real = calibration_run(["SYN"], {"SYN": 0.05}, nodes=3, slots=2, hours=0.1, seed=0)
+    >>> list(real), real["SYN"] > 0
+    (['SYN'], True)
+    """
+    import sim_bridge
+
+    loaded = [
+        sim_bridge.load_workload(w, data_dir, hours=hours, scale=scales[w], seed=seed + k)
+        for k, w in enumerate(workloads)
+    ]
+    result = sim_bridge.simulate(
+        loaded,
+        "none",
+        sim_bridge.DEFAULT_PLACEMENT,
+        nodes=nodes,
+        slots=slots,
+        seed=seed,
+        cluster_seed=cluster_seed,
+        data_dir=data_dir,
+        counters=counters,
+        record_counters=False,
+        progress=False,
+    )
+    return _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
 
 
 def _scale_for_nominal(
@@ -285,6 +337,115 @@ def check_workloads(workloads: list[str]) -> None:
         raise ValueError(f"--workloads lists a workload twice: {workloads}")
 
 
+@dataclass
+class CellRun:
+    """One collect simulation (a *cell*: a seed and a target load or given scales).
+
+    Attributes
+    ----------
+    tasks, jobs : pandas.DataFrame
+        The attempt and job tables (:mod:`sim_bridge.trace`).
+    simulation : dict
+        The simulation summary's scalar entries.
+    sources : dict
+        Requested workload -> the file (or ``"synthetic"``) it was loaded from.
+    synthetic_fallback : list of str
+        Requested workloads that had no data file and ran as the synthetic one.
+    scales, offered_load, realised_load : dict
+        Per requested workload: the data scale, :func:`offered_load`, :func:`realised_load`.
+    warnings : list of str
+        Warnings raised while calibrating or simulating (a Dask worker's would be lost).
+    """
+
+    tasks: pd.DataFrame
+    jobs: pd.DataFrame
+    simulation: dict[str, Any]
+    sources: dict[str, str]
+    synthetic_fallback: list[str]
+    scales: dict[str, float]
+    offered_load: dict[str, float]
+    realised_load: dict[str, float]
+    warnings: list[str] = field(default_factory=list)
+
+
+def simulate_cell(
+    workloads: list[str],
+    scales: dict[str, float],
+    *,
+    nodes: int = 50,
+    slots: int = 2,
+    hours: float = 1.0,
+    seed: int = 0,
+    cluster_seed: int | None = None,
+    policy: str = "none",
+    data_dir: str | None = None,
+    counters: str = "synthetic",
+    beta: float = DEFAULT_BETA,
+    progress: bool | None = None,
+) -> CellRun:
+    """Simulate ``workloads`` at ``scales`` on one cluster (a sweep task of ``collect``).
+
+    Workload ``k`` draws with ``seed + k``; the run with ``seed``; the cluster with
+    ``cluster_seed`` (default ``seed``).
+
+    Examples
+    --------
+    >>> run = simulate_cell(["SYN"], {"SYN": 0.05}, nodes=3, hours=0.1, seed=1)
+    >>> run.sources, len(run.tasks) > 0, run.realised_load["SYN"] > 0
+    ({'SYN': 'synthetic'}, True, True)
+    """
+    import sim_bridge
+
+    loaded = [
+        sim_bridge.load_workload(w, data_dir, hours=hours, scale=scales[w], seed=seed + k)
+        for k, w in enumerate(workloads)
+    ]
+    result = sim_bridge.simulate(
+        loaded,
+        policy,
+        nodes=nodes,
+        slots=slots,
+        seed=seed,
+        cluster_seed=cluster_seed,
+        data_dir=data_dir,
+        counters=counters,
+        beta=beta,
+        progress=progress,
+    )
+    pairs = list(zip(workloads, loaded, strict=True))
+    return CellRun(
+        tasks=result.tasks,
+        jobs=result.jobs,
+        simulation={k: v for k, v in result.summary.items() if not isinstance(v, (dict, list))},
+        sources={req: w.source for req, w in pairs},
+        synthetic_fallback=[req for req, w in pairs if req != w.name],
+        scales=dict(scales),
+        offered_load={req: offered_load(w, nodes, slots, hours) for req, w in pairs},
+        realised_load=_realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours),
+    )
+
+
+def warn_if_saturated(realised: dict[str, float], nodes: int, slots: int, what: str = "") -> None:
+    """Warn when a realised load (summed over workloads) is above 1."""
+    if sum(realised.values()) > 1.0:
+        import warnings
+
+        warnings.warn(
+            f"collect{what}: realised load {sum(realised.values()):.2f} > 1 ({nodes} nodes x "
+            f"{slots} slots): the cluster saturates and queueing dominates job completion "
+            "times; use --load (e.g. 0.7) or smaller --scale values",
+            stacklevel=3,
+        )
+
+
+def write_tables(out: Path, tasks: pd.DataFrame, jobs: pd.DataFrame) -> None:
+    """Write ``tasks.parquet`` and ``jobs.parquet`` into ``out`` (each atomically)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in (("tasks", tasks), ("jobs", jobs)):
+        with atomic_path(out / f"{name}.parquet") as tmp:
+            table.to_parquet(tmp, index=False)
+
+
 def collect(
     out: str | Path,
     workloads: list[str],
@@ -298,73 +459,62 @@ def collect(
     counters: str = "synthetic",
     beta: float = DEFAULT_BETA,
     min_tasks: int = DEFAULT_MIN_TASKS,
+    cluster_seed: int | None = None,
 ) -> dict:
     """Simulate ``workloads`` on one cluster and write the trace and its summary to ``out``.
+
+    The simulation (:func:`simulate_cell`) is a sweep task: inside a
+    :func:`pipelines._sweep.sweep_session` it runs on the session's engine, else here.
+    ``cluster_seed`` (default ``seed``) seeds the cluster.
 
     Returns
     -------
     dict
         The summary written to ``out/summary.json``.
     """
-    import sim_bridge
-
     check_workloads(workloads)
     scales = scales or {w: DEFAULT_SCALES.get(w, 1.0) for w in workloads}
     t0 = time.perf_counter()
-    loaded = [
-        sim_bridge.load_workload(w, data_dir, hours=hours, scale=scales[w], seed=seed + k)
-        for k, w in enumerate(workloads)
-    ]
-    result = sim_bridge.simulate(
-        loaded,
-        policy,
-        nodes=nodes,
-        slots=slots,
-        seed=seed,
-        data_dir=data_dir,
-        counters=counters,
-        beta=beta,
+    key = f"seed={seed}"
+    task = SweepTask(
+        key,
+        simulate_cell,
+        (workloads, scales),
+        dict(
+            nodes=nodes,
+            slots=slots,
+            hours=hours,
+            seed=seed,
+            cluster_seed=cluster_seed,
+            policy=policy,
+            data_dir=data_dir,
+            counters=counters,
+            beta=beta,
+        ),
     )
-    loads = {
-        req: offered_load(w, nodes, slots, hours) for req, w in zip(workloads, loaded, strict=True)
-    }
-    realised = _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
-    if sum(realised.values()) > 1.0:
-        import warnings
-
-        warnings.warn(
-            f"collect: realised load {sum(realised.values()):.2f} > 1 ({nodes} nodes x "
-            f"{slots} slots): the cluster saturates and queueing dominates job completion "
-            "times; use --load (e.g. 0.7) or smaller --scale values",
-            stacklevel=2,
-        )
+    run: CellRun = run_sweep([task], desc="collect", progress=False)[key]
+    warn_if_saturated(run.realised_load, nodes, slots)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, table in (("tasks", result.tasks), ("jobs", result.jobs)):
-        with atomic_path(out / f"{name}.parquet") as tmp:
-            table.to_parquet(tmp, index=False)
-    labelled = label_stragglers(validate_trace(result.tasks), beta, min_tasks)
+    write_tables(out, run.tasks, run.jobs)
+    labelled = label_stragglers(validate_trace(run.tasks), beta, min_tasks)
     data = labelled.summary()
-    sim = {k: v for k, v in result.summary.items() if not isinstance(v, (dict, list))}
     summary = {
         "command": "collect",
         "workloads": workloads,
-        "sources": {req: w.source for req, w in zip(workloads, loaded, strict=True)},
-        "synthetic_fallback": [
-            req for req, w in zip(workloads, loaded, strict=True) if req != w.name
-        ],
+        "sources": run.sources,
+        "synthetic_fallback": run.synthetic_fallback,
         "scales": scales,
-        "offered_load": loads,
-        "realised_load": realised,
+        "offered_load": run.offered_load,
+        "realised_load": run.realised_load,
         "nodes": nodes,
         "slots": slots,
         "hours": hours,
         "seed": seed,
         "policy": policy,
         "counters_source": counters,
-        "attempt_rows": len(result.tasks),
+        "attempt_rows": len(run.tasks),
         **data,
-        "simulation": sim,
+        "simulation": run.simulation,
         "wall_seconds": time.perf_counter() - t0,
     }
     write_summary(out, summary)

@@ -3,15 +3,23 @@
 Light at import (the CLI builds its parser from it). :func:`pipelines.collect_trace` runs
 a config; the lower-level :func:`pipelines.collect` takes the resolved scales.
 
+``seeds`` and ``loads`` (``--seeds 0,1,2 --loads 0.5,0.7``) make one run collect every
+(seed, load) cell into one trace (:func:`pipelines.collect_cells`); left at None, a run is
+one cell (``seed``, ``load``), as before.
+
 Examples
 --------
 >>> cfg = CollectConfig(out="runs/trace", workloads=["SYN"], nodes=8, load=0.7)
->>> cfg.source, cfg.slots, cfg.scales
-('simulator', 2, None)
+>>> cfg.source, cfg.slots, cfg.scales, cfg.seeds, cfg.loads
+('simulator', 2, None, None, None)
+>>> seed_list("0, 1,2"), load_list("0.5,0.7")
+([0, 1, 2], [0.5, 0.7])
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 from dataclasses import dataclass
 
 from pipelines._compare_config import split_names
@@ -22,6 +30,73 @@ from pipelines.commands._types import beta_value, finite_positive_float, positiv
 
 def _names_or_none(text: str | None) -> list[str] | None:
     return None if text is None else split_names(text)
+
+
+def _items(flag: str, text: str) -> list[str]:
+    items = [t.strip() for t in str(text).split(",")]
+    if not text or any(not t for t in items):
+        raise argparse.ArgumentTypeError(f"{flag}: empty item in {text!r}")
+    return items
+
+
+def seed_list(text: str) -> list[int]:
+    """``"0,1,2"`` -> ``[0, 1, 2]``: distinct integers >= 0 (``--seeds``).
+
+    Examples
+    --------
+    >>> seed_list("3,1")
+    [3, 1]
+    >>> seed_list("1,x")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: --seeds: 'x' is not an integer >= 0 (in '1,x')
+    """
+    out = []
+    for item in _items("--seeds", text):
+        try:
+            value = int(item)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise argparse.ArgumentTypeError(
+                f"--seeds: {item!r} is not an integer >= 0 (in {text!r})"
+            )
+        out.append(value)
+    if len(set(out)) != len(out):
+        raise argparse.ArgumentTypeError(f"--seeds lists a seed twice: {text!r}")
+    return out
+
+
+def load_list(text: str) -> list[float]:
+    """``"0.5,0.7"`` -> ``[0.5, 0.7]``: distinct finite numbers > 0 (``--loads``).
+
+    Examples
+    --------
+    >>> load_list("0.5, 0.9")
+    [0.5, 0.9]
+    >>> load_list("0.5,-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: --loads: '-1' is not a finite number > 0 (in '0.5,-1')
+    """
+    out = []
+    for item in _items("--loads", text):
+        try:
+            value = float(item)
+        except ValueError:
+            value = float("nan")
+        if not (value > 0 and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(
+                f"--loads: {item!r} is not a finite number > 0 (in {text!r})"
+            )
+        out.append(value)
+    if len(set(out)) != len(out):
+        raise argparse.ArgumentTypeError(f"--loads lists a load twice: {text!r}")
+    return out
+
+
+def _join(values: list) -> str:
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
 
 
 @dataclass(kw_only=True)
@@ -59,7 +134,20 @@ class CollectConfig:
     hours: float = option(
         1.0, type=finite_positive_float, help="first H hours of each workload (1)"
     )
-    seed: int = option(0, type=int, help="seed of every random draw")
+    seed: int = option(
+        0,
+        type=int,
+        help="seed of every random draw; with --seeds, the seed of the cluster (node factors, "
+        "background contention) every cell shares",
+    )
+    seeds: list[int] | None = option(
+        None,
+        type=seed_list,
+        format=_join,
+        help="collect one cell per seed (comma separated, e.g. 0,1,2) into one trace: each "
+        "cell's workload draws and run use its seed, on the cluster of --seed; rows carry "
+        "'seed' and 'load' columns and job ids start with the cell (seed=S/load=L/)",
+    )
     #: workload -> data scale; None: chosen for ``load`` (``--scale``: one number or NAME=X,...
     #: parsed against ``workloads`` by :func:`pipelines._collect.parse_scales`)
     scales: dict[str, float] | None = option(
@@ -77,6 +165,13 @@ class CollectConfig:
         "really run (contention and noise included; measured by calibration runs without "
         "speculation), or the base work alone with --load-basis nominal; above 1 the cluster "
         "saturates and queueing dominates job completion times",
+    )
+    loads: list[float] | None = option(
+        None,
+        type=load_list,
+        format=_join,
+        help="collect one cell per target load (comma separated, e.g. 0.5,0.7), each "
+        "calibrated as --load; with --seeds, every (seed, load) pair; not with --scale or --load",
     )
     load_basis: str = option(
         "realised",
