@@ -5,12 +5,14 @@ time-ordered split protocols (Tables 1 and 2), the data directory resolver and t
 fetcher, the FlowBench reader (:mod:`pipelines.flowbench`), the output helpers every command
 uses, and the pipelines as a Python API the CLI wraps: each command's settings dataclass
 (``CollectConfig``, ``TrainConfig``, ``EvaluateConfig``, ``CompareConfig``,
-``FidelityConfig``, ``DemoConfig``, ``SimulateConfig``, ``ReproduceConfig``) and its function
-(``collect_trace``, ``train``, ``evaluate``, ``compare``, ``fidelity``, ``demo``,
-``simulate``, and ``reproduce``; each claims its output directory as one output set, as the
-command does), the lower-level entry points they call, which do not claim it (``collect``,
-``run_training``, ``run_evaluate``, ``run_compare``, ``run_fidelity``), ``build_report``,
-``run_demo`` and the demo's ``replication_example``. They are imported lazily (on first
+``FidelityConfig``, ``DemoConfig``, ``SimulateConfig``, ``ReproduceConfig``,
+``ReportConfig``) and its function (``collect_trace``, ``train``, ``evaluate``, ``compare``,
+``fidelity``, ``demo``, ``simulate``, ``reproduce``, each claiming its output directory as
+one output set, as the command does, and ``write_report``), the lower-level entry points they
+call, which do not claim it (``collect``, ``run_training``, ``run_evaluate``,
+``run_compare``, ``run_reproduce``, ``run_report`` take the same config; ``run_fidelity``),
+``build_report`` (``run_report`` with the config's fields as arguments), ``run_demo`` and the
+demo's ``replication_example``. They are imported lazily (on first
 attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
@@ -44,15 +46,19 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "fidelity": ("pipelines._api", "fidelity"),
     "train": ("pipelines._api", "train"),
     "reproduce": ("pipelines._api", "reproduce"),
+    "write_report": ("pipelines._api", "write_report"),
     "replication_example": ("pipelines._replication", "replication_example"),
     "DemoConfig": ("pipelines._demo_config", "DemoConfig"),
     "SimulateConfig": ("pipelines._simulate_config", "SimulateConfig"),
     "ReproduceConfig": ("pipelines._reproduce_config", "ReproduceConfig"),
+    "ReportConfig": ("pipelines._report_config", "ReportConfig"),
     "simulate": ("pipelines._api", "simulate"),
     "demo": ("pipelines._api", "demo"),
     "run_compare": ("pipelines._compare", "run_compare"),
     "run_demo": ("pipelines._demo", "run_demo"),
     "run_evaluate": ("pipelines._evaluate", "run_evaluate"),
+    "run_reproduce": ("pipelines._reproduce", "run_reproduce"),
+    "run_report": ("pipelines.report", "run_report"),
     "FidelityProfile": ("pipelines._fidelity", "FidelityProfile"),
     "run_fidelity": ("pipelines._fidelity", "run_fidelity"),
     "build_report": ("pipelines.report", "build_report"),

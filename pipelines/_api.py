@@ -4,12 +4,13 @@ Each function takes the command's settings dataclass (:class:`pipelines.CollectC
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
 :class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`,
 :class:`pipelines.DemoConfig`, :class:`pipelines.SimulateConfig`,
-:class:`pipelines.ReproduceConfig`) and returns the summary
-it wrote to ``config.out/summary.json``. The CLI commands parse their flags into the same
+:class:`pipelines.ReproduceConfig`, :class:`pipelines.ReportConfig`) and returns the summary
+it wrote to ``config.out/summary.json`` (:func:`write_report`: the page it wrote); the
+lower-level runners they call take the same object. The CLI commands parse their flags into the same
 dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
 notebook and the demo run exactly what the command line runs.
 
-Every function treats ``config.out`` as one output set, as the CLI does
+Every function but :func:`write_report` treats ``config.out`` as one output set, as the CLI does
 (:func:`claimed_output`): it takes the directory's lock, writes the incomplete-marker first
 and removes it only when the run succeeded, and refuses a directory holding the results of
 an earlier run unless ``overwrite=True`` (:class:`pipelines._io.OutputError`, a
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from pipelines._demo_config import DemoConfig
     from pipelines._evaluate_config import EvaluateConfig
     from pipelines._fidelity_config import FidelityConfig
+    from pipelines._report_config import ReportConfig
     from pipelines._reproduce_config import ReproduceConfig
     from pipelines._simulate_config import SimulateConfig
     from pipelines._sweep import Engine
@@ -202,31 +204,14 @@ def evaluate(
     Raises
     ------
     ValueError
-        ``config.models`` names a model the table does not have.
+        A table, jobs or models :func:`pipelines._evaluate.check_config` refuses (the
+        output directory is then left alone).
     """
-    from pipelines._evaluate import TABLE1_MODELS, TABLE2_MODELS, run_evaluate
+    from pipelines._evaluate import check_config, run_evaluate
 
-    if config.models:
-        allowed = TABLE1_MODELS if config.table == 1 else TABLE2_MODELS
-        bad = [m for m in config.models if m not in allowed]
-        if bad:
-            raise ValueError(f"--models: {bad} not in Table {config.table}'s {list(allowed)}")
+    check_config(config)  # before the claim: a refused config leaves no directory
     with claimed_output(config.out, overwrite=overwrite, command="evaluate"):
-        return run_evaluate(
-            config.traces,
-            config.table,
-            config.out,
-            fractions=config.fractions,
-            n_pairs=config.pairs,
-            grid=config.grid,
-            beta=config.beta,
-            seed=config.seed,
-            jobs=config.jobs,
-            models=config.models,
-            min_rows=config.min_rows,
-            on_single_class=config.on_single_class,
-            engine=engine if engine is not None else _engine(None, None),
-        )
+        return run_evaluate(config, engine if engine is not None else _engine(None, None))
 
 
 def compare(
@@ -279,19 +264,12 @@ def reproduce(
     config: ReproduceConfig, *, engine: Engine | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
     """Regenerate a seed paper's figures on the engine (``straggler reproduce SEED``,
-    :func:`pipelines._reproduce.reproduce`); ``engine`` sends the runs to Dask (default:
+    :func:`pipelines._reproduce.run_reproduce`); ``engine`` sends the runs to Dask (default:
     ``$STRAGGLER_DASK_SCHEDULER`` when set, else this process)."""
-    from pipelines._reproduce import reproduce as run_reproduce
+    from pipelines._reproduce import run_reproduce
 
     with claimed_output(config.out, overwrite=overwrite, command="reproduce"):
-        return run_reproduce(
-            config.seed_paper,
-            config.out,
-            quick=config.quick,
-            seed=config.seed,
-            progress=config.progress,
-            engine=engine if engine is not None else _engine(None, None),
-        )
+        return run_reproduce(config, engine if engine is not None else _engine(None, None))
 
 
 def demo(
@@ -316,6 +294,34 @@ def demo(
         return summary
 
 
+def write_report(config: ReportConfig) -> Path:
+    """Write ``config.out/report.html`` and ``report.md`` from result directories
+    (``straggler report``, :func:`pipelines.report.run_report`); returns the HTML page's
+    path. Not an output set: the page may go into a directory that holds its inputs, and
+    each file is written atomically. (Named ``write_report`` because ``pipelines.report`` is
+    the package that renders it.)
+
+    Raises
+    ------
+    FileNotFoundError
+        A directory is missing or has no ``summary.json``.
+    pipelines.report.ReportError
+        No directory given, or a ``summary.json`` is malformed.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> import pipelines
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "summary.json").write_text(json.dumps({"command": "collect", "rows": 7}))
+    >>> pipelines.write_report(pipelines.ReportConfig(run_dirs=[d], out=d / "rep")).name
+    'report.html'
+    """
+    from pipelines.report import run_report
+
+    return run_report(config)
+
+
 def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, Any]:
     """Run the cluster simulator once and write ``tasks.parquet``, ``jobs.parquet`` and
     ``summary.json`` (``straggler simulate``; :func:`sim_bridge.simulate` is the in-memory
@@ -333,36 +339,13 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
 
     out = Path(config.out)
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
-        stream_kw: dict[str, Any] = {}
-        if config.max_events is not None:
-            stream_kw["max_events"] = config.max_events
-        if config.max_wall_seconds is not None:
-            stream_kw["max_wall_seconds"] = config.max_wall_seconds
+        sink: dict[str, Any] = {}
         if config.stream:
             # no earlier run's files may sit next to the one being written
             for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
                 (out / name).unlink(missing_ok=True)
-            stream_kw["trace_sink"] = out / "tasks.parquet"
-        names = list(config.workloads)
-        result = sim_bridge.simulate(
-            names[0] if len(names) == 1 else names,
-            config.policy,
-            config.placement,
-            nodes=config.nodes,
-            slots=config.slots,
-            hours=config.hours,
-            scale=config.scale,
-            seed=config.seed,
-            data_dir=config.data_dir,
-            counters=config.counters,
-            beta=config.beta,
-            progress=config.progress,
-            policy_params=dict(config.policy_params),
-            placement_params=dict(config.placement_params),
-            engine=config.engine,
-            **stream_kw,
-            **config.world_kwargs(),
-        )
+            sink["trace_sink"] = out / "tasks.parquet"
+        result = sim_bridge.simulate(**config.simulator_kwargs(), **sink)
         tables = [("jobs", result.jobs)]
         if result.tasks is not None:
             tables.insert(0, ("tasks", result.tasks))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,10 @@ from pipelines._grid import variant_grid
 from pipelines._metrics import binary_metrics, metric_standard_errors
 from pipelines._selection import select_point
 from pipelines._splits import Split, fraction_split, leave_pair_out_splits
-from sim_bridge.trace import DEFAULT_BETA, DEFAULT_MIN_TASKS
+
+if TYPE_CHECKING:
+    from pipelines._evaluate_config import EvaluateConfig
+    from pipelines._sweep import Engine
 
 #: Models of Table 1, in the seed's column order.
 TABLE1_MODELS: tuple[str, ...] = ("wrangler", "f0", "fn", "fl", "f0nl", "f0t", "f0tl")
@@ -542,48 +546,73 @@ def _trace_source(traces: str) -> str:
         return "simulator"
 
 
-def run_evaluate(
-    traces: str,
-    table: int,
-    out: str,
-    fractions=None,
-    n_pairs: int = 20,
-    grid: str | None = None,
-    beta: float = DEFAULT_BETA,
-    min_tasks: int = DEFAULT_MIN_TASKS,
-    seed: int = 0,
-    jobs: int = 1,
-    models=None,
-    min_rows: int = 40,
-    engine=None,
-    on_single_class: str = "raise",
-) -> dict:
-    """Compute Table 1 or 2 on a trace; write CSV, Markdown, PNG and summary.json.
+def check_config(cfg: EvaluateConfig) -> None:
+    """Refuse settings no table can run with, before any file is read or written.
 
-    ``on_single_class`` is :func:`pipelines._dataset.check_classes`'s: ``"drop"`` removes
+    Raises
+    ------
+    ValueError
+        ``table`` not 1 or 2, ``jobs`` not a positive integer, or ``models`` naming a model
+        the table does not have (the message names the flag and the bad value).
+
+    Examples
+    --------
+    >>> from pipelines._evaluate_config import EvaluateConfig
+    >>> check_config(EvaluateConfig(traces="t", table=2, out="o", models=("f0t",)))
+    >>> check_config(EvaluateConfig(traces="t", table=2, out="o", models=("fn",)))
+    Traceback (most recent call last):
+    ...
+    ValueError: --models: ['fn'] not in Table 2's ['f0nl', 'f0t']
+    """
+    if cfg.table not in (1, 2):
+        raise ValueError(f"--table must be 1 or 2, got {cfg.table!r}")
+    if not (isinstance(cfg.jobs, int) and cfg.jobs >= 1):
+        raise ValueError(f"--jobs must be a positive integer, got {cfg.jobs!r}")
+    if cfg.models:
+        allowed = TABLE1_MODELS if cfg.table == 1 else TABLE2_MODELS
+        bad = [m for m in cfg.models if m not in allowed]
+        if bad:
+            raise ValueError(f"--models: {bad} not in Table {cfg.table}'s {list(allowed)}")
+
+
+def run_evaluate(cfg: EvaluateConfig, engine: Engine | None = None) -> dict:
+    """Compute Table 1 or 2 on the trace ``cfg.traces``; write CSV, Markdown, PNG and
+    ``summary.json`` into ``cfg.out``.
+
+    ``cfg.on_single_class`` is :func:`pipelines._dataset.check_classes`'s: ``"drop"`` removes
     workloads whose rows are all one class (listed in the summary's ``data``).
-
-    ``min_rows`` is the least number of labelled rows a (node, workload) pair needs to be
+    ``cfg.min_rows`` is the least number of labelled rows a (node, workload) pair needs to be
     held out in Table 2. ``engine`` (:class:`pipelines._sweep.Engine`) sends the fits to
-    Dask instead of ``jobs`` local processes; the fits are seeded by ``seed``, so the table
-    is the same."""
+    Dask instead of ``cfg.jobs`` local processes; the fits are seeded by ``cfg.seed``, so the
+    table is the same.
+
+    Returns
+    -------
+    dict
+        ``markdown`` (the table), ``verdicts`` (the paper's claims, one line each) and
+        ``summary`` (what ``summary.json`` holds).
+
+    Raises
+    ------
+    ValueError
+        Settings :func:`check_config` refuses, or a Table 1 fraction outside (0, 0.66].
+    """
     from pipelines._dataset import check_classes, label_stragglers, load_trace, trace_hash
     from pipelines._grid import load_grid
     from pipelines._io import atomic_write_text, write_summary
     from pipelines._plots import plot_heldout, plot_metric_by_fraction
     from pipelines._splits import TABLE1_FRACTIONS
 
-    if table not in (1, 2):
-        raise ValueError(f"--table must be 1 or 2, got {table!r}")
-    if not (isinstance(jobs, int) and jobs >= 1):
-        raise ValueError(f"--jobs must be a positive integer, got {jobs!r}")
+    check_config(cfg)
+    traces, table, grid, seed, jobs = cfg.traces, cfg.table, cfg.grid, cfg.seed, cfg.jobs
     t0 = time.perf_counter()
     labelled = check_classes(
-        label_stragglers(load_trace(traces), beta, min_tasks), on_single_class=on_single_class
+        label_stragglers(load_trace(traces), cfg.beta, cfg.min_tasks),
+        on_single_class=cfg.on_single_class,
     )
     frame, counters = labelled.frame, labelled.counters
     g = None if grid in (None, "none") else load_grid(grid)
-    outp = Path(out)
+    outp = Path(cfg.out)
     outp.mkdir(parents=True, exist_ok=True)
     summary = {
         "command": "evaluate",
@@ -596,7 +625,7 @@ def run_evaluate(
         "seed": seed,
     }
     if table == 1:
-        fr = tuple(fractions or TABLE1_FRACTIONS)
+        fr = tuple(cfg.fractions or TABLE1_FRACTIONS)
         for f in fr:
             if not 0 < f <= 0.66:
                 raise ValueError(
@@ -604,7 +633,14 @@ def run_evaluate(
                     "1,5,66 or fractions such as 0.01,0.05,0.66)"
                 )
         res = table1(
-            frame, counters, fr, models or TABLE1_MODELS, g, seed=seed, jobs=jobs, engine=engine
+            frame,
+            counters,
+            fr,
+            cfg.models or TABLE1_MODELS,
+            g,
+            seed=seed,
+            jobs=jobs,
+            engine=engine,
         )
         pivot = table1_pivot(res)
         claims = table1_claims(res)
@@ -616,13 +652,13 @@ def run_evaluate(
         res = table2(
             frame,
             counters,
-            n_pairs,
-            models=models or TABLE2_MODELS,
+            cfg.pairs,
+            models=cfg.models or TABLE2_MODELS,
             grid=g,
             seed=seed,
             jobs=jobs,
             engine=engine,
-            min_rows=min_rows,
+            min_rows=cfg.min_rows,
         )
         pivot = table2_pivot(res)
         claims = table2_claims(res)

@@ -1,6 +1,7 @@
 """The settings of ``straggler evaluate`` (:class:`EvaluateConfig`), each flag declared once.
 
-Light at import (the CLI builds its parser from it); :func:`pipelines.evaluate` runs one.
+Light at import (the CLI builds its parser from it); :func:`pipelines.evaluate` runs one
+(through :func:`pipelines.run_evaluate`, which takes the same object).
 
 Examples
 --------
@@ -15,6 +16,7 @@ import argparse
 from dataclasses import dataclass
 
 from pipelines._label_defaults import BETA as _BETA
+from pipelines._label_defaults import MIN_TASKS as _MIN_TASKS
 from pipelines.commands._params import option
 from pipelines.commands._types import beta_value, positive_int
 
@@ -85,6 +87,8 @@ class EvaluateConfig:
         help="comma-separated subset of the table's models",
     )
     beta: float = option(_BETA, type=beta_value, help="straggler threshold x job median")
+    #: finished original attempts a stage needs for its rows to be labelled (Python API only)
+    min_tasks: int = _MIN_TASKS
     seed: int = option(0, type=int, help="seed of the splits and fits (0)")
     jobs: int = option(1, type=int, help="parallel fit processes")
     on_single_class: str = option(

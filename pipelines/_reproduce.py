@@ -3,7 +3,8 @@
 Each seed module (``pipelines/_reproduce_002.py``, ``_reproduce_xu_lau.py``,
 ``_reproduce_003.py``) exposes ``run(out, quick, seed, progress) -> dict`` that writes PNG
 plots, CSV tables and ``comparison.csv`` / ``comparison.md`` (our number beside the paper's)
-into ``out`` and returns the summary, which this module writes as ``summary.json``.
+into ``out`` and returns the summary, which :func:`run_reproduce` (given the command's
+:class:`pipelines.ReproduceConfig`) writes as ``summary.json``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from pipelines._io import atomic_write_text, write_summary
-from pipelines._sweep import sweep_session
+from pipelines._reproduce_config import ReproduceConfig
+from pipelines._sweep import Engine, sweep_session
 
 __all__ = [
     "SEED_MODULES",
@@ -27,6 +29,7 @@ __all__ = [
     "markdown_table",
     "progress_enabled",
     "reproduce",
+    "run_reproduce",
     "save_figure",
     "write_table",
 ]
@@ -137,29 +140,16 @@ class Comparison:
         return write_table(self.frame(), out, "comparison")
 
 
-def reproduce(
-    seed_paper: str,
-    out: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    seed: int = 0,
-    progress: bool | None = None,
-    engine=None,
-) -> dict[str, Any]:
-    """Regenerate seed ``seed_paper``'s figures on the engine into ``out``.
+def run_reproduce(cfg: ReproduceConfig, engine: Engine | None = None) -> dict[str, Any]:
+    """Regenerate seed ``cfg.seed_paper``'s figures on the engine into ``cfg.out``.
 
     Parameters
     ----------
-    seed_paper : {"000", "001", "002", "003"}
-    out : path
-        Output directory (created); PNGs, CSV/Markdown tables, ``comparison.md``,
-        ``summary.json``.
-    quick : bool
-        Scaled-down sizes (seconds instead of minutes).
-    seed : int
-        Root seed of every random draw.
-    progress : bool, optional
-        tqdm bars (default: unless ``TQDM_DISABLE``).
+    cfg : ReproduceConfig
+        ``seed_paper`` ({"000", "001", "002", "003"}); ``out``, the output directory
+        (created): PNGs, CSV/Markdown tables, ``comparison.md``, ``summary.json``; ``quick``,
+        scaled-down sizes (seconds instead of minutes); ``seed``, the root seed of every
+        random draw; ``progress``, tqdm bars (default: unless ``TQDM_DISABLE``).
     engine : pipelines._sweep.Engine, optional
         Where the independent runs of the seed's sweeps go (``--workers``/``--scheduler``);
         default: this process. The tables are the same on any engine.
@@ -168,13 +158,19 @@ def reproduce(
     -------
     dict
         The summary also written to ``out/summary.json``.
+
+    Raises
+    ------
+    ValueError
+        An unknown seed paper, a negative or non-integer seed, or an ``out`` that is a file.
     """
-    key = str(seed_paper).strip()
+    key = str(cfg.seed_paper).strip()
+    seed = cfg.seed
     if key not in SEED_MODULES:
         raise ValueError(f"parameter SEED must be one of {', '.join(SEED_MODULES)}, got {key!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"parameter seed must be an integer >= 0, got {seed!r}")
-    out = Path(out)
+    out = Path(cfg.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"parameter out: {out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
@@ -183,15 +179,42 @@ def reproduce(
     t0 = time.perf_counter()
     with sweep_session(engine):
         summary = module.run(
-            out, quick=bool(quick), seed=int(seed), progress=progress_enabled(progress), paper=key
+            out,
+            quick=bool(cfg.quick),
+            seed=int(seed),
+            progress=progress_enabled(cfg.progress),
+            paper=key,
         )
     summary = {
         "seed_paper": key,
         "title": title,
-        "quick": bool(quick),
+        "quick": bool(cfg.quick),
         "seed": int(seed),
         "wall_seconds": time.perf_counter() - t0,
         **summary,
     }
     write_summary(out, summary)
     return summary
+
+
+def reproduce(
+    seed_paper: str,
+    out: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    progress: bool | None = None,
+    engine: Engine | None = None,
+) -> dict[str, Any]:
+    """:func:`run_reproduce` with :class:`pipelines.ReproduceConfig`'s fields as keywords
+    (kept for callers of the keyword form; ``pipelines.reproduce(config)`` is the API).
+
+    Examples
+    --------
+    >>> reproduce("005", "runs/x")
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter SEED must be one of 000, 001, 002, 003, got '005'
+    """
+    cfg = ReproduceConfig(seed_paper, os.fspath(out), quick=quick, seed=seed, progress=progress)
+    return run_reproduce(cfg, engine)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pipelines._label_defaults import BETA as _BETA
@@ -61,6 +61,15 @@ def workload_list(text: str) -> list[str]:
             f"unknown workload {', '.join(bad) or repr(text)}; choose from {', '.join(WORKLOADS)}"
         )
     return names
+
+
+#: The fields of :class:`SimulateConfig` that are not :func:`sim_bridge.simulate` keywords of
+#: the same name (:meth:`SimulateConfig.simulator_kwargs`): the output, how it is written, the
+#: workload list (``workload`` there) and the world flags :meth:`~SimulateConfig.world_kwargs`
+#: translates.
+_NOT_SIMULATOR = frozenset(
+    {"out", "stream", "workloads", "interference", "bad_node_share", "no_skew", "record_truth"}
+)
 
 
 def _flatten(groups: list[list[str]]) -> list[str]:
@@ -183,6 +192,26 @@ class SimulateConfig:
         "incomplete output set)",
     )
     out: str = option(help="output directory")
+
+    def simulator_kwargs(self) -> dict[str, Any]:
+        """The keywords of :func:`sim_bridge.simulate` this config gives: every field named
+        as one of its parameters (``workloads`` as ``workload``: the name alone when there
+        is one), and :meth:`world_kwargs`. The fields about the output (``out``, ``stream``)
+        and the world flags :meth:`world_kwargs` translates are not among them.
+
+        Examples
+        --------
+        >>> cfg = SimulateConfig(out="o", workloads=["SYN"], nodes=4, no_skew=True)
+        >>> kw = cfg.simulator_kwargs()
+        >>> kw["workload"], kw["nodes"], kw["skew"], "out" in kw
+        ('SYN', 4, (0.0, 0.0), False)
+        """
+        kw = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_SIMULATOR}
+        names = list(self.workloads)
+        kw["workload"] = names[0] if len(names) == 1 else names
+        kw["policy_params"] = dict(self.policy_params)
+        kw["placement_params"] = dict(self.placement_params)
+        return {**kw, **self.world_kwargs()}
 
     def world_kwargs(self) -> dict[str, Any]:
         """The world-model settings given (absent ones keep ``sim_bridge.world``'s)."""

@@ -22,6 +22,7 @@ from pipelines._demo_config import DemoConfig
 from pipelines._evaluate_config import EvaluateConfig
 from pipelines._fidelity_config import FidelityConfig
 from pipelines._io import INCOMPLETE_MARKER, OutputError
+from pipelines._report_config import ReportConfig
 from pipelines._reproduce_config import ReproduceConfig
 from pipelines._simulate_config import SimulateConfig
 from pipelines._train_config import TrainConfig
@@ -38,6 +39,7 @@ COMMANDS = {
     "demo": DemoConfig,
     "simulate": SimulateConfig,
     "reproduce": ReproduceConfig,
+    "report": ReportConfig,
 }
 #: flags a command has besides its config's: output guard, --config, where the runs go
 NOT_CONFIG = {"--help", "--overwrite", "--config", "--workers", "--scheduler"}
@@ -95,6 +97,8 @@ EXAMPLES = [
     ),
     SimulateConfig(out="O", progress=True, record_truth=True),
     ReproduceConfig(seed_paper="002", out="O", quick=True, seed=4),
+    ReportConfig(run_dirs=["A", "B"], from_demo="D", out="O", title="T"),
+    ReportConfig(out="O"),
 ]
 
 
@@ -246,3 +250,68 @@ def test_the_output_helpers_import_neither_mtl_nor_pandas():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+#: API function -> (module whose runner it calls, the runner's name, a config for it)
+PASS_THROUGH = {
+    "train": ("pipelines._train", "run_training", TrainConfig(traces="T", out="O")),
+    "evaluate": ("pipelines._evaluate", "run_evaluate", EvaluateConfig("T", 2, "O", pairs=3)),
+    "compare": ("pipelines._compare", "run_compare", CompareConfig(traces="T", out="O")),
+    "reproduce": ("pipelines._reproduce", "run_reproduce", ReproduceConfig("002", "O")),
+    "write_report": ("pipelines.report", "run_report", ReportConfig(run_dirs=["A"], out="O")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PASS_THROUGH))
+def test_the_api_hands_its_config_to_the_runner_unchanged(name, tmp_path, monkeypatch):
+    # issue 14: each command's parameters are declared once (the config), so the API passes
+    # the very object down instead of restating its fields as keywords
+    import importlib
+    from dataclasses import replace
+
+    module, runner, config = PASS_THROUGH[name]
+    config = replace(config, out=str(tmp_path / "out"))
+    seen = []
+    monkeypatch.setattr(
+        importlib.import_module(module), runner, lambda cfg, *a: seen.append(cfg) or {}
+    )
+    getattr(pipelines, name)(config)
+    assert len(seen) == 1 and seen[0] is config
+
+
+def test_the_simulator_gets_every_setting_of_the_config_under_its_own_name():
+    import inspect
+
+    import sim_bridge
+    from pipelines._simulate_config import _NOT_SIMULATOR
+
+    params = inspect.signature(sim_bridge.simulate).parameters
+    for cfg in (c for c in EXAMPLES if isinstance(c, SimulateConfig)):
+        kw = cfg.simulator_kwargs()
+        assert set(kw) <= set(params)  # no keyword lands in simulate()'s **swim_kw
+        for f in fields(cfg):
+            if f.name not in _NOT_SIMULATOR:
+                assert kw[f.name] == getattr(cfg, f.name), f.name
+        assert kw["workload"] in (cfg.workloads[0], cfg.workloads)
+        assert {k: kw[k] for k in cfg.world_kwargs()} == cfg.world_kwargs()
+    # the stop guards are passed even when unset: unset is simulate()'s own default
+    kw = SimulateConfig(out="O").simulator_kwargs()
+    for name in ("max_events", "max_wall_seconds"):
+        assert kw[name] is None is params[name].default
+
+
+def test_the_keyword_forms_build_the_config(tmp_path, monkeypatch):
+    # build_report and _reproduce.reproduce stay for their keyword callers (the demo, the
+    # notebooks): thin wrappers that build the command's config and call its runner
+    import pipelines._reproduce as rep_mod
+    import pipelines.report._build as build_mod
+
+    seen = []
+    monkeypatch.setattr(build_mod, "run_report", lambda cfg: seen.append(cfg))
+    build_mod.build_report(["A", "B"], tmp_path, from_demo="D", title="T")
+    assert seen.pop() == ReportConfig(run_dirs=["A", "B"], out=tmp_path, from_demo="D", title="T")
+    build_mod.build_report([], "o")
+    assert seen.pop() == ReportConfig(out="o")
+    monkeypatch.setattr(rep_mod, "run_reproduce", lambda cfg, engine: seen.append(cfg))
+    rep_mod.reproduce("003", tmp_path, quick=True, seed=2)
+    assert seen.pop() == ReproduceConfig("003", str(tmp_path), quick=True, seed=2)

@@ -203,6 +203,8 @@ def add_options(
         kw: dict[str, Any] = {"help": opt.help, "dest": _dest(f, opt)}
         if opt.positional:
             kw.update(choices=opt.choices, metavar=opt.metavar)
+            if opt.nargs is not None:  # e.g. "*": any number of them
+                kw["nargs"] = opt.nargs
             parser.add_argument(kw.pop("dest"), **kw)
             continue
         required = f.default is MISSING and f.default_factory is MISSING

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from pipelines._report_config import ReportConfig
+from pipelines.commands._params import add_options, config_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``report`` subcommand."""
@@ -17,23 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the tables, plots, key summary numbers and the commands that produced them. "
         "OUT/report.md carries the same sections, numbers and tables, with the plots linked.",
     )
-    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="result directories")
-    p.add_argument(
-        "--from",
-        dest="from_demo",
-        default=None,
-        metavar="DEMO_DIR",
-        help="a straggler demo output directory: report all its stages",
-    )
-    p.add_argument("--out", required=True, help="directory receiving report.html and report.md")
-    p.add_argument("--title", default="Straggler prediction: results", help="page title")
+    add_options(p, ReportConfig)
     p.set_defaults(func=func)
 
 
 def func(args: argparse.Namespace) -> int:
     """Write the report and print the path of its HTML page."""
-    from pipelines.report import build_report
+    from pipelines._api import write_report
 
-    path = build_report(args.run_dirs, args.out, from_demo=args.from_demo, title=args.title)
-    print(f"wrote {path}")
+    print(f"wrote {write_report(config_from_args(ReportConfig, args))}")
     return 0

@@ -1,10 +1,12 @@
 """``straggler report``: one self-contained HTML page (and its Markdown twin) from result dirs.
 
 Every ``straggler`` command that computes results writes ``summary.json`` (and CSV, Markdown
-and PNG files) into its output directory. :func:`build_report` scans such directories and
-writes ``report.html``: inline CSS, every image embedded as a ``data:`` URI, no script, font or
-stylesheet fetched from anywhere, so a browser opens it with no network. Beside it,
-``report.md`` carries the same sections, numbers and tables, with the figures linked.
+and PNG files) into its output directory. :func:`run_report` (given the command's
+:class:`pipelines.ReportConfig`; :func:`build_report` takes its fields as arguments) scans
+such directories and writes ``report.html``: inline CSS, every image embedded as a ``data:``
+URI, no script, font or stylesheet fetched from anywhere, so a browser opens it with no
+network. Beside it, ``report.md`` carries the same sections, numbers and tables, with the
+figures linked.
 
 The package works in three steps, one module each:
 
@@ -27,7 +29,7 @@ Examples
 ['fidelity', 'collect', 'train']
 """
 
-from pipelines.report._build import build_report
+from pipelines.report._build import build_report, run_report
 from pipelines.report._collect import (
     COMMAND_SECTION,
     MAX_IMAGE_BYTES,
@@ -79,6 +81,7 @@ __all__ = [
     "render_csv",
     "render_html",
     "render_markdown",
+    "run_report",
     "scan_run",
     "train_metrics_table",
 ]

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -32,6 +32,9 @@ from pipelines.report._model import (
 from pipelines.report._scan import ReportError, RunDir, demo_stages, read_summary, scan_run
 from pipelines.report._summary import key_numbers, train_metrics
 from pipelines.report._views import VIEWS
+
+if TYPE_CHECKING:
+    from pipelines._report_config import ReportConfig
 
 #: Section keys in report order, with their headings.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -260,17 +263,10 @@ def _demo_run(src: Path, dsum: Mapping[str, Any], stages: Sequence[Mapping[str, 
     )
 
 
-def collect_report(
-    run_dirs: Sequence[str | os.PathLike[str]] = (),
-    out: str | os.PathLike[str] = "report",
-    *,
-    from_demo: str | os.PathLike[str] | None = None,
-    title: str = "Straggler prediction: results",
-) -> Report:
-    """Read result directories (and/or a demo directory) into a :class:`Report`.
-
-    Parameters are those of :func:`pipelines.report.build_report`; ``out`` only anchors the
-    relative links of figures in the Markdown rendering.
+def collect_report(cfg: ReportConfig) -> Report:
+    """Read the result directories (and/or the demo directory) of ``cfg`` into a
+    :class:`Report`; ``cfg.out`` only anchors the relative links of figures in the Markdown
+    rendering.
 
     Raises
     ------
@@ -282,20 +278,22 @@ def collect_report(
     Examples
     --------
     >>> import json, tempfile, pathlib
+    >>> from pipelines._report_config import ReportConfig
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "summary.json").write_text(json.dumps({"command": "collect", "rows": 7}))
-    >>> rep = collect_report([d])
+    >>> rep = collect_report(ReportConfig(run_dirs=[d], out="report"))
     >>> [s.key for s in rep.sections], rep.sections[0].blocks[0].key_numbers[0].text
     (['collect'], '7')
     >>> "Tables 3-4: predictor-informed scheduling against speculation" in rep.absent
     True
     """
-    sources = [Path(p) for p in run_dirs]
+    from_demo = cfg.from_demo
+    sources = [Path(p) for p in cfg.run_dirs]
     if from_demo is not None:
         sources.insert(0, Path(from_demo))
     if not sources:
         raise ReportError("no result directory given (pass RUN_DIR ... or --from DEMO_DIR)")
-    root = Path(out)
+    root = Path(cfg.out)
     demos, pending = _sources(sources, from_demo is not None)
 
     blocks: dict[str, list[Block]] = {}
@@ -348,7 +346,7 @@ def collect_report(
     ordered += [(k, extra_titles.get(k, k)) for k in blocks if k not in known]
     ordered += [(k, k) for k in not_run if k not in known and k not in blocks]
     return Report(
-        title=title,
+        title=cfg.title,
         generated=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         n_sources=len(pending),
         headline_html=render_headline(head),
