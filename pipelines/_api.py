@@ -246,18 +246,7 @@ def fidelity(config: FidelityConfig, *, overwrite: bool = False) -> dict[str, An
         if v is not None and not v > 0:
             raise ValueError(f"--{name} must be > 0, got {v}")
     with claimed_output(config.out, overwrite=overwrite, command="fidelity"):
-        return run_fidelity(
-            config.out,
-            profile="quick" if config.quick else "default",
-            workloads=config.workloads,
-            data_dir=config.data_dir,
-            seeds=config.seeds,
-            nodes=config.nodes,
-            slots=config.slots,
-            hours=config.hours,
-            load=config.load,
-            beta=config.beta,
-        )
+        return run_fidelity(config)
 
 
 def reproduce(

@@ -257,6 +257,7 @@ PASS_THROUGH = {
     "train": ("pipelines._train", "run_training", TrainConfig(traces="T", out="O")),
     "evaluate": ("pipelines._evaluate", "run_evaluate", EvaluateConfig("T", 2, "O", pairs=3)),
     "compare": ("pipelines._compare", "run_compare", CompareConfig(traces="T", out="O")),
+    "fidelity": ("pipelines._fidelity", "run_fidelity", FidelityConfig(out="O", quick=True)),
     "reproduce": ("pipelines._reproduce", "run_reproduce", ReproduceConfig("002", "O")),
     "write_report": ("pipelines.report", "run_report", ReportConfig(run_dirs=["A"], out="O")),
 }
