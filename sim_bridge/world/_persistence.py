@@ -53,7 +53,6 @@ from dataclasses import dataclass, fields
 from typing import Any, cast
 
 import numpy as np
-from scipy.special import expit
 
 __all__ = [
     "DEFAULT_PERSISTENCE",
@@ -61,6 +60,7 @@ __all__ = [
     "PersistenceParams",
     "PersistentLevels",
     "SeriesStatistics",
+    "ar1_inplace",
     "autocorrelation",
     "between_machine_share",
     "expected_statistics",
@@ -79,6 +79,16 @@ _GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(_N_GH)
 _GH_W = _GH_W / math.sqrt(2.0 * math.pi)  # expectations under N(0, 1)
 
 Quad = tuple[float, float, float, float]
+
+#: bytes of normal draws :meth:`PersistentLevels.block` holds at once (a chunk of rows)
+_CHUNK_BYTES = 2 << 20
+
+
+def _expit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``scipy.special.expit``, imported on first use: ``import sim_bridge`` loads no scipy."""
+    from scipy.special import expit
+
+    return expit(x) if out is None else expit(x, out=out)
 
 
 @dataclass(frozen=True)
@@ -261,14 +271,14 @@ def _level_moments(mu: float, sb: float, sw: float) -> tuple[float, float, np.nd
     autocovariance (averaged over nodes) at the latent correlations ``_RHO_GRID``."""
     x, w = _GH_X, _GH_W
     m = mu + sb * x  # node-mean quadrature nodes
-    f0 = expit(m[:, None] + sw * x[None, :])  # (node mean i, z0 node j)
+    f0 = _expit(m[:, None] + sw * x[None, :])  # (node mean i, z0 node j)
     g = f0 @ w  # E[level | node mean]
     mean = float(w @ g)
     between = float(w @ (g - mean) ** 2)
     rho = _RHO_GRID[:, None, None, None]
     c = np.sqrt(np.clip(1.0 - _RHO_GRID**2, 0.0, None))[:, None, None, None]
     # z1 = rho z0 + sqrt(1 - rho^2) z': f1[rho, i, j, l] for node mean i, z0 node j, z' node l
-    f1 = expit(m[None, :, None, None] + sw * (rho * x[None, None, :, None] + c * x))
+    f1 = _expit(m[None, :, None, None] + sw * (rho * x[None, None, :, None] + c * x))
     cross = np.einsum("j,l,ij,rijl->ri", w, w, f0, f1, optimize=True)
     cov = (cross - g**2) @ w
     return mean, between, cov
@@ -366,7 +376,7 @@ def _unpack(p: np.ndarray) -> np.ndarray:
     e = np.exp(p)
     if p.size == 4:
         return np.array([p[0], e[1], e[2], 1.0, e[3], e[3]])
-    return np.array([p[0], e[1], e[2], expit(p[3]), e[4], e[5]])
+    return np.array([p[0], e[1], e[2], _expit(p[3]), e[4], e[5]])
 
 
 #: a second OU component is kept only if it lowers the least-squares cost (half the sum of
@@ -458,6 +468,48 @@ def fit_persistence(levels, dt: float = 60.0) -> PersistenceParams:
     )
 
 
+def ar1_inplace(x: np.ndarray, a, start) -> np.ndarray:
+    """Run ``x[:, k] = a * x[:, k - 1] + x[:, k]`` in place along the last axis of ``x``.
+
+    ``x`` is ``(rows, steps)`` float64 holding the (already scaled) innovations; ``a`` the
+    AR coefficient, a scalar or one per row; ``start`` the state before step 0 (one per row,
+    ``x[:, -1]`` of the previous block). Each step rounds the product, then the sum: the
+    values of ``scipy.signal.lfilter([1.0], [1.0, -a], x, axis=-1, zi=a * start)`` bit for
+    bit (lfilter's delay ``0 * x - (-a) * y`` is ``a * y`` exactly), without scipy.signal
+    (~50 MB and ~1 s to import) and without a copy of ``x``. One Python step per column,
+    vectorised over the rows: pass many rows at once.
+
+    Parameters
+    ----------
+    x : ndarray, shape (rows, steps)
+        Overwritten with the filtered series.
+    a : float or ndarray, shape (rows,)
+    start : ndarray, shape (rows,)
+
+    Returns
+    -------
+    ndarray
+        ``x``.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0, 0.0, 2.0]])
+    >>> ar1_inplace(x, 0.5, np.array([4.0])).tolist()
+    [[3.0, 1.5, 0.75, 2.375]]
+    """
+    if x.ndim != 2:
+        raise ValueError(f"x must be (rows, steps), got shape {x.shape}")
+    a = np.broadcast_to(np.asarray(a, dtype=float), x.shape[:1])
+    prev = np.asarray(start, dtype=float)
+    tmp = np.empty(x.shape[0])
+    for k in range(x.shape[1]):
+        col = x[:, k]
+        np.multiply(a, prev, out=tmp)
+        np.add(tmp, col, out=col)
+        prev = col
+    return x
+
+
 # ------------------------------------------------------------------------------ generator
 class PersistentLevels:
     """Block generator of the persistent contention levels of ``n_nodes`` nodes.
@@ -522,30 +574,49 @@ class PersistentLevels:
         self._end: dict[int, np.ndarray] = {-1: start}  # end state (2, 4, n) after block b
 
     def block(self, b: int, n_steps: int) -> np.ndarray:
-        """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``)."""
-        from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~1 s to load
+        """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``).
 
+        Block ``b``'s innovations are one stream of ``2 * 4 * n_nodes * n_steps`` standard
+        normals in C order over (component, resource, node, step). They are drawn in chunks
+        of whole (component, resource, node) rows of about ``_CHUNK_BYTES`` (2 MiB), each
+        chunk filtered in place (:func:`ar1_inplace`) and added into the output, which then
+        goes through ``expit`` and ``clip`` in place: the block's extra memory is one chunk,
+        not the full ``(2, 4, n_nodes, n_steps)`` draw and its block-sized temporaries. The
+        values are those of one ``standard_normal((2, 4, n_nodes, n_steps))`` draw filtered
+        by ``scipy.signal.lfilter``, bit for bit: NumPy's ``Generator.standard_normal``
+        carries no state between calls but the bit generator's (each float64 normal is a
+        ziggurat draw from 64-bit words, no cached second value), so consecutive chunks
+        read the same stream, and the recursion does lfilter's two roundings per step
+        (``tests/test_persistence_block.py`` checks both against the lfilter reference).
+        """
         if b - 1 not in self._end:
             raise ValueError(f"block {b} needs block {b - 1} first (blocks come in order)")
         if n_steps < 0:
             raise ValueError(f"n_steps must be >= 0, got {n_steps!r}")
+        n = self.n_nodes
         state = self._end[b - 1]
-        eps = np.random.default_rng([*self.seed_words, b + 1]).standard_normal(
-            (2, 4, self.n_nodes, n_steps)
-        )
-        latent = np.repeat(self.node_mean[:, :, None], n_steps, axis=2)
+        rng = np.random.default_rng([*self.seed_words, b + 1])
+        latent = np.empty((4, n, n_steps))
+        latent[...] = self.node_mean[:, :, None]
         end = state.copy()
-        if n_steps:
-            for c in range(2):
-                for r in range(4):
-                    a = float(self._a[c, r])
-                    gain = float(self._sd[c, r]) * math.sqrt(1.0 - a * a)
-                    zi = a * state[c, r, :, None]
-                    y, _ = lfilter([gain], [1.0, -a], eps[c, r], axis=-1, zi=zi)
-                    latent[r] += y
-                    end[c, r] = y[:, -1]
+        rows = latent.reshape(4 * n, n_steps)  # row r * n + node, a view
+        chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
+        for c in range(2):  # the slow component is added first, as the stream orders them
+            a = [float(x) for x in self._a[c]]
+            gain = [float(self._sd[c, r]) * math.sqrt(1.0 - a[r] * a[r]) for r in range(4)]
+            a_rows, gain_rows = np.repeat(a, n), np.repeat(gain, n)
+            start, stop = state[c].reshape(4 * n), end[c].reshape(4 * n)
+            for i in range(0, 4 * n if n_steps else 0, chunk):
+                j = min(i + chunk, 4 * n)
+                y = rng.standard_normal((j - i, n_steps))
+                y *= gain_rows[i:j, None]
+                ar1_inplace(y, a_rows[i:j], start[i:j])
+                rows[i:j] += y
+                stop[i:j] = y[:, -1]
+                del y  # before the next chunk is drawn: one chunk alive at a time
         self._end[b] = end
-        return np.clip(expit(latent), 0.0, 1.0)
+        _expit(latent, out=latent)
+        return np.clip(latent, 0.0, 1.0, out=latent)
 
 
 # fit_persistence on the Alibaba 2018 subset (alibaba-v2018-machine-usage-subset, 16 machines,
