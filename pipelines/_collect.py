@@ -519,3 +519,285 @@ def collect(
     }
     write_summary(out, summary)
     return summary
+
+
+# ------------------------------------------------------------------ several cells, one trace
+def cell_key(seed: int, load: float | None) -> str:
+    """The identity of a cell: ``"seed=S/load=L"`` (``"seed=S"`` for given scales).
+
+    It names the cell's sweep task and prefixes its job and task ids in a multi-cell trace.
+
+    Examples
+    --------
+    >>> cell_key(1, 0.7), cell_key(0, None)
+    ('seed=1/load=0.7', 'seed=0')
+    """
+    return f"seed={int(seed)}" if load is None else f"seed={int(seed)}/load={float(load):g}"
+
+
+def plan_cells(config) -> list[tuple[int, float | None]]:
+    """The (seed, load) cells of a :class:`pipelines.CollectConfig`, seeds outer.
+
+    ``seeds`` default to ``[seed]``; ``loads`` to ``[load]`` (0.7 when neither ``load`` nor
+    ``scales`` is given); with ``scales`` a cell's load is None.
+
+    Raises
+    ------
+    ValueError
+        ``loads`` with ``load`` or ``scales``, ``load`` with ``scales``, a bad seed or load.
+
+    Examples
+    --------
+    >>> from pipelines._collect_config import CollectConfig
+    >>> plan_cells(CollectConfig(out="o", seeds=[0, 1], loads=[0.5, 0.7]))
+    [(0, 0.5), (0, 0.7), (1, 0.5), (1, 0.7)]
+    >>> plan_cells(CollectConfig(out="o", seed=4, scales={"SYN": 1.0}))
+    [(4, None)]
+    """
+    if config.loads is not None and config.load is not None:
+        raise ValueError(f"give --load or --loads, not both (--load {config.load})")
+    if config.loads is not None and config.scales is not None:
+        raise ValueError("give --loads or --scale, not both")
+    if config.load is not None and config.scales is not None:
+        raise ValueError("give --load or --scale, not both")
+    seeds = [config.seed] if config.seeds is None else list(config.seeds)
+    if not seeds or any(not (isinstance(s, int) and s >= 0) for s in seeds):
+        raise ValueError(f"--seeds must be integers >= 0, got {config.seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds lists a seed twice: {seeds}")
+    if config.scales is not None:
+        loads: list[float | None] = [None]
+    elif config.loads is not None:
+        loads = list(config.loads)
+        bad = [v for v in loads if not (isinstance(v, (int, float)) and 0 < v < math.inf)]
+        if not loads or bad:
+            raise ValueError(f"--loads must be finite numbers > 0, got {config.loads!r}")
+        if len(set(loads)) != len(loads):
+            raise ValueError(f"--loads lists a load twice: {loads}")
+    else:
+        loads = [DEFAULT_LOAD if config.load is None else config.load]
+    return [(s, v) for s in seeds for v in loads]
+
+
+def collect_cell(
+    workloads: list[str],
+    seed: int,
+    load: float | None,
+    *,
+    scales: dict[str, float] | None,
+    cluster_seed: int,
+    nodes: int,
+    slots: int,
+    hours: float,
+    load_basis: str = "realised",
+    policy: str = "none",
+    data_dir: str | None = None,
+    counters: str = "synthetic",
+    beta: float = DEFAULT_BETA,
+) -> CellRun:
+    """One cell of a multi-cell collect (a sweep task): calibrate the scales for ``load``
+    (unless ``scales``), then simulate; the warnings are kept in :attr:`CellRun.warnings`.
+
+    With ``cluster_seed == seed`` it is exactly ``collect --seed S --load L``'s run.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if scales is None:
+            scales = scales_for_load(
+                workloads,
+                load,
+                nodes=nodes,
+                slots=slots,
+                hours=hours,
+                seed=seed,
+                data_dir=data_dir,
+                basis=load_basis,
+                counters=counters,
+                cluster_seed=cluster_seed,
+            )
+        run = simulate_cell(
+            workloads,
+            scales,
+            nodes=nodes,
+            slots=slots,
+            hours=hours,
+            seed=seed,
+            cluster_seed=cluster_seed,
+            policy=policy,
+            data_dir=data_dir,
+            counters=counters,
+            beta=beta,
+            progress=False,
+        )
+    run.warnings = [str(w.message) for w in caught]
+    return run
+
+
+def _prefixed(column: pd.Series, prefix: str) -> pd.Series:
+    return (prefix + column.astype(str)).astype(column.dtype)
+
+
+def combine_cells(
+    runs: dict[tuple[int, float | None], CellRun],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tasks and jobs tables of several cells as one trace.
+
+    Each cell's rows keep their own clock (the cells are independent runs of the same window
+    on the same cluster), gain ``seed`` (int) and ``load`` (float, NaN for given scales)
+    columns, and their ``job_id`` and ``task_id`` are prefixed with :func:`cell_key` and a
+    ``/``: ids stay unique across cells, so the per-job straggler median never mixes cells,
+    and a task id still starts with its job id. Cells in the order given.
+
+    Examples
+    --------
+    >>> a = simulate_cell(["SYN"], {"SYN": 0.05}, nodes=3, hours=0.1, seed=1)
+    >>> tasks, jobs = combine_cells({(1, 0.5): a, (2, 0.5): a})
+    >>> len(tasks) == 2 * len(a.tasks), tasks["job_id"].iloc[0].startswith("seed=1/load=0.5/")
+    (True, True)
+    >>> sorted(tasks["seed"].unique().tolist())
+    [1, 2]
+    >>> bool(tasks.duplicated(["job_id", "task_id", "attempt"]).any())
+    False
+    """
+    import numpy as np
+    import pandas as pd
+
+    frames: dict[str, list[pd.DataFrame]] = {"tasks": [], "jobs": []}
+    for (seed, load), run in runs.items():
+        prefix = cell_key(seed, load) + "/"
+        for name, table in (("tasks", run.tasks), ("jobs", run.jobs)):
+            t = table.copy()
+            for col in ("job_id", "task_id"):
+                if col in t.columns:
+                    t[col] = _prefixed(t[col], prefix)
+            t["seed"] = np.int64(seed)
+            t["load"] = np.float64(np.nan if load is None else load)
+            frames[name].append(t)
+    tasks = pd.concat(frames["tasks"], ignore_index=True)
+    jobs = pd.concat(frames["jobs"], ignore_index=True)
+    return tasks, jobs
+
+
+def _mean_by_workload(dicts: list[dict[str, float]]) -> dict[str, float]:
+    keys = list(dicts[0])
+    return {k: float(sum(d[k] for d in dicts) / len(dicts)) for k in keys}
+
+
+def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
+    """``straggler collect`` over every (seed, load) cell, on ``engine``.
+
+    Without ``config.seeds`` and ``config.loads`` this is one cell: exactly
+    :func:`pipelines.collect_trace` (same files, bit for bit), its calibration and
+    simulation run as sweep tasks on ``engine``. Otherwise every cell of
+    :func:`plan_cells` is one sweep task (:func:`collect_cell`: calibration, then the
+    simulation), run in this process, on a local Dask cluster (``Engine(workers=N)``) or on
+    an existing one; the cells run with their own seed on the cluster of ``config.seed``
+    (the same machines in every cell, so node names mean the same node), the client
+    combines them (:func:`combine_cells`) and writes ``tasks.parquet``, ``jobs.parquet``
+    and ``summary.json`` (its ``cells`` list each cell's scales and loads; ``scales``,
+    ``sources`` are the first cell's, ``offered_load``/``realised_load`` the means over
+    cells). The result is the same whatever the engine. Nothing is written before every
+    cell finished, inside :func:`pipelines._api.claimed_output` (an interrupted run leaves
+    no output set that looks complete).
+
+    Parameters
+    ----------
+    config : pipelines.CollectConfig
+    engine : pipelines._sweep.Engine, optional
+        Default: ``$STRAGGLER_DASK_SCHEDULER`` when set, else this process.
+    overwrite : bool
+        Replace an earlier run's results in ``config.out``.
+
+    Returns
+    -------
+    dict
+        The summary written to ``config.out/summary.json``.
+    """
+    import warnings
+
+    from pipelines._api import claimed_output, collect_trace
+    from pipelines._sweep import Engine, require_dask, sweep_session
+
+    if engine is None:
+        engine = Engine.resolve()
+    if engine.uses_dask:
+        require_dask()
+    if config.source == "flowbench" or (config.seeds is None and config.loads is None):
+        with sweep_session(engine):
+            return collect_trace(config, overwrite=overwrite)
+    check_workloads(config.workloads)
+    cells = plan_cells(config)
+    with claimed_output(config.out, overwrite=overwrite, command="collect"):
+        t0 = time.perf_counter()
+        tasks = [
+            SweepTask(
+                cell_key(seed, load),
+                collect_cell,
+                (list(config.workloads), seed, load),
+                dict(
+                    scales=config.scales,
+                    cluster_seed=config.seed,
+                    nodes=config.nodes,
+                    slots=config.slots,
+                    hours=config.hours,
+                    load_basis=config.load_basis,
+                    policy=config.policy,
+                    data_dir=config.data_dir,
+                    counters=config.counters,
+                    beta=config.beta,
+                ),
+            )
+            for seed, load in cells
+        ]
+        got = run_sweep(tasks, engine, desc="collect", unit="cell")
+        runs = {cell: got[cell_key(*cell)] for cell in cells}
+        for cell, run in runs.items():
+            for message in run.warnings:
+                warnings.warn(f"cell {cell_key(*cell)}: {message}", stacklevel=2)
+            warn_if_saturated(run.realised_load, config.nodes, config.slots, f" {cell_key(*cell)}")
+        table, jobs = combine_cells(runs)
+        labelled = label_stragglers(validate_trace(table), config.beta, DEFAULT_MIN_TASKS)
+        first = next(iter(runs.values()))
+        fallback = {w for run in runs.values() for w in run.synthetic_fallback}
+        summary = {
+            "command": "collect",
+            "workloads": list(config.workloads),
+            "cells": [
+                {
+                    "cell": cell_key(seed, load),
+                    "seed": seed,
+                    "load": load,
+                    "scales": run.scales,
+                    "sources": run.sources,
+                    "synthetic_fallback": run.synthetic_fallback,
+                    "offered_load": run.offered_load,
+                    "realised_load": run.realised_load,
+                    "attempt_rows": len(run.tasks),
+                    "simulation": run.simulation,
+                }
+                for (seed, load), run in runs.items()
+            ],
+            "seeds": list(dict.fromkeys(s for s, _ in cells)),
+            "loads": [v for v in dict.fromkeys(v for _, v in cells) if v is not None],
+            "sources": first.sources,
+            "synthetic_fallback": [w for w in config.workloads if w in fallback],
+            "scales": first.scales,
+            "offered_load": _mean_by_workload([r.offered_load for r in runs.values()]),
+            "realised_load": _mean_by_workload([r.realised_load for r in runs.values()]),
+            "nodes": config.nodes,
+            "slots": config.slots,
+            "hours": config.hours,
+            "seed": config.seed,
+            "policy": config.policy,
+            "counters_source": config.counters,
+            "attempt_rows": len(table),
+            **labelled.summary(),
+            "engine": engine.describe(),
+            "wall_seconds": time.perf_counter() - t0,
+        }
+        out = Path(config.out)
+        write_tables(out, table, jobs)
+        write_summary(out, summary)
+    return summary

@@ -6,6 +6,7 @@ import argparse
 
 from pipelines._collect_config import CollectConfig
 from pipelines._compare_config import split_names
+from pipelines.commands._engine_options import add_engine_options, engine_from_args
 from pipelines.commands._params import add_options, config_from_args
 
 
@@ -20,9 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "OUT/summary.json (rows, pairs, straggler share per workload, excluded jobs). "
         "With --source flowbench the same files come from FlowBench's real workflow runs "
         "(see `straggler data fetch --only flowbench`), with counters at launch built "
-        "causally from each executor's history; the simulator options are then ignored.",
+        "causally from each executor's history; the simulator options are then ignored. "
+        "--seeds and --loads collect every (seed, load) cell into the same three files (rows "
+        "carry seed and load columns); --workers/--scheduler run the cells (and the "
+        "calibration runs) on Dask, with the same result as in this process.",
     )
     add_options(p, CollectConfig)
+    add_engine_options(p)
     p.set_defaults(func=func)
 
 
@@ -45,13 +50,12 @@ def _print_flowbench(s: dict, out: str) -> None:
 
 def func(args: argparse.Namespace) -> int:
     """Collect the trace and print the summary lines."""
-    from pipelines._api import collect_trace
-    from pipelines._collect import parse_scales
+    from pipelines._collect import collect_cells, parse_scales
 
     workloads = split_names(args.workloads)
     scales = parse_scales(args.scale, workloads) if args.scale is not None else None
     cfg = config_from_args(CollectConfig, args, scales=scales)
-    s = collect_trace(cfg)
+    s = collect_cells(cfg, engine=engine_from_args(args))
     if cfg.source == "flowbench":
         _print_flowbench(s, args.out)
         return 0
@@ -65,9 +69,16 @@ def func(args: argparse.Namespace) -> int:
             f"  {w:8s} {s['rows_by_workload'][w]:7d} rows  straggler share "
             f"{s['straggler_share_by_workload'][w]:.3f}  source {s['sources'].get(w)}"
         )
+    for c in s.get("cells", []):
+        print(
+            f"  cell {c['cell']:22s} {c['attempt_rows']:7d} attempts  realised load "
+            f"{sum(c['realised_load'].values()):.2f}  scales "
+            + ", ".join(f"{w}={v:g}" for w, v in c["scales"].items())
+        )
     total = sum(s["realised_load"].values())
     print(
-        f"realised load {total:.2f} ("
+        ("mean over cells: " if "cells" in s else "")
+        + f"realised load {total:.2f} ("
         + ", ".join(f"{w} {v:.2f}" for w, v in sorted(s["realised_load"].items()))
         + f"); nominal (base work) {sum(s['offered_load'].values()):.2f}"
         + ("  -- above 1: the cluster saturates, see --load" if total > 1 else "")
