@@ -80,6 +80,21 @@ def _params_text(params: dict[str, Any]) -> list[str]:
     return [f"{k}={json.dumps(v)}" for k, v in params.items()]
 
 
+def _params_option(flag: str, help: str) -> Any:
+    """A policy's parameters: a dict field given as a repeatable ``flag KEY=VALUE``."""
+    return option(
+        default_factory=dict,
+        flag=flag,
+        type=param_value,
+        repeat=True,
+        cli_default=[],
+        metavar="KEY=VALUE",
+        parse=dict,
+        format=_params_text,
+        help=help,
+    )
+
+
 @dataclass(kw_only=True)
 class SimulateConfig:
     """Settings of one ``straggler simulate`` run (see ``straggler simulate --help``)."""
@@ -103,27 +118,11 @@ class SimulateConfig:
         help="placement policy (default fair: the Fair Scheduler the replayed Facebook "
         "clusters ran)",
     )
-    policy_params: dict[str, Any] = option(
-        default_factory=dict,
-        flag="--param",
-        type=param_value,
-        repeat=True,
-        cli_default=[],
-        metavar="KEY=VALUE",
-        parse=dict,
-        format=_params_text,
-        help="a speculation-policy parameter, e.g. --param quantile=0.9 (repeatable)",
+    policy_params: dict[str, Any] = _params_option(
+        "--param", "a speculation-policy parameter, e.g. --param quantile=0.9 (repeatable)"
     )
-    placement_params: dict[str, Any] = option(
-        default_factory=dict,
-        flag="--placement-param",
-        type=param_value,
-        repeat=True,
-        cli_default=[],
-        metavar="KEY=VALUE",
-        parse=dict,
-        format=_params_text,
-        help="a placement-policy parameter (repeatable)",
+    placement_params: dict[str, Any] = _params_option(
+        "--placement-param", "a placement-policy parameter (repeatable)"
     )
     nodes: int = option(50, type=int, help="cluster nodes (50)")
     slots: int = option(2, type=int, help="slots per node (2)")

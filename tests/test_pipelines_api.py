@@ -8,6 +8,7 @@ the parser imports nothing heavy.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from dataclasses import fields
@@ -163,16 +164,20 @@ def test_variant_choices_are_mtls_registry_and_beta_defaults_agree():
         assert beta.default == pipelines.DEFAULT_BETA, cls
     assert TrainConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS
     assert CompareConfig("T", "O").min_tasks == pipelines.DEFAULT_MIN_TASKS
+    assert EvaluateConfig("T", 1, "O").min_tasks == pipelines.DEFAULT_MIN_TASKS
+
+
+def _loaded_after(statement: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded after running ``statement``."""
+    code = f"import sys; {statement}; print(sorted(m for m in {modules!r} if m in sys.modules))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return ast.literal_eval(res.stdout)
 
 
 def test_building_the_parser_imports_nothing_heavy():
-    code = (
-        "import sys; from pipelines.cli import build_parser; build_parser(); "
-        "print(sorted(m for m in ('mtl', 'numpy', 'pandas', 'sklearn') if m in sys.modules))"
-    )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "[]"
+    statement = "from pipelines.cli import build_parser; build_parser()"
+    assert _loaded_after(statement, ("mtl", "numpy", "pandas", "sklearn")) == []
 
 
 def test_the_api_claims_its_output_set(tmp_path):
@@ -243,13 +248,7 @@ def test_the_demo_api_keeps_the_marker_when_a_stage_failed(tmp_path, monkeypatch
 def test_the_output_helpers_import_neither_mtl_nor_pandas():
     # every guarded command claims its --out through pipelines._io before it runs: that
     # import stays light (mtl, imported lazily there for atomic writes, loads pandas/scipy)
-    code = (
-        "import sys, pipelines._io; "
-        "print(sorted(m for m in ('mtl', 'pandas', 'scipy', 'sklearn') if m in sys.modules))"
-    )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "[]"
+    assert _loaded_after("import pipelines._io", ("mtl", "pandas", "scipy", "sklearn")) == []
 
 
 #: API function -> (module whose runner it calls, the runner's name, a config for it)

@@ -266,14 +266,7 @@ def _demo_run(src: Path, dsum: Mapping[str, Any], stages: Sequence[Mapping[str, 
 def collect_report(cfg: ReportConfig) -> Report:
     """Read the result directories (and/or the demo directory) of ``cfg`` into a
     :class:`Report`; ``cfg.out`` only anchors the relative links of figures in the Markdown
-    rendering.
-
-    Raises
-    ------
-    FileNotFoundError
-        A directory is missing or has no ``summary.json``.
-    ReportError
-        No directory given, or a ``summary.json`` is malformed.
+    rendering. Raises what :func:`pipelines.report.run_report` raises on bad input.
 
     Examples
     --------
