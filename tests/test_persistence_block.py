@@ -120,13 +120,45 @@ def test_block_memory_is_its_output_plus_one_chunk():
     assert peak <= out.nbytes + _persistence._CHUNK_BYTES + (1 << 20) < out.nbytes + one_draw
 
 
-def test_levels_import_no_scipy_signal():
+def test_levels_and_bad_node_drift_import_no_scipy_signal():
     code = (
         "import sys, sim_bridge\n"
         "assert 'scipy' not in sys.modules, 'import sim_bridge loaded scipy'\n"
         "from sim_bridge.world import DEFAULT_PERSISTENCE, PersistentLevels\n"
         "PersistentLevels(DEFAULT_PERSISTENCE, 3, (1,)).block(0, 10)\n"
+        "from sim_bridge.world import BadNodes\n"
+        "BadNodes(3, (1,), share=1.0).capacity_block(0, 10, 60.0)\n"
         "assert 'scipy.special' in sys.modules and 'scipy.signal' not in sys.modules\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def reference_capacity_block(bad, b: int, n_steps: int, dt: float) -> np.ndarray:
+    """The former ``BadNodes.capacity_block``: the drift filtered by lfilter."""
+    from scipy.signal import lfilter
+
+    rng = np.random.default_rng([*bad.seed_words, b + 1])
+    phi = float(np.exp(-dt / (3600.0 * bad.drift_hours)))
+    e = rng.standard_normal((bad.n_nodes, n_steps)) * np.sqrt(1.0 - phi * phi)
+    x, zf = lfilter([1.0], [1.0, -phi], e, axis=1, zi=(phi * bad._x)[:, None])
+    bad._x = zf[:, 0] / phi if phi > 0 else x[:, -1]
+    c = np.clip(bad.c0[:, None] * np.exp(bad.drift * x), 0.05, 1.0)
+    c[bad.resource == -1] = 1.0
+    return c
+
+
+@pytest.mark.parametrize(
+    ("n", "drift_hours", "dt"), [(300, 6.0, 60.0), (17, 0.01, 60.0), (9, 1e6, 1.0)]
+)
+def test_bad_node_drift_equals_the_lfilter_reference(n, drift_hours, dt):
+    # BadNodes.capacity_block filters its drift with ar1_inplace too (no scipy.signal)
+    from sim_bridge.world import BadNodes
+
+    got = BadNodes(n, (3, 404), share=0.5, drift_hours=drift_hours)
+    ref = BadNodes(n, (3, 404), share=0.5, drift_hours=drift_hours)
+    for b, n_steps in enumerate((1440, 1, 500)):
+        assert np.array_equal(
+            got.capacity_block(b, n_steps, dt), reference_capacity_block(ref, b, n_steps, dt)
+        )
+        assert np.array_equal(got._x, ref._x)

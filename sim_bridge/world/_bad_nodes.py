@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim_bridge.world._persistence import ar1_inplace
+
 __all__ = ["BAD_NODE_SHARE", "BadNodes", "degrade_levels"]
 
 BAD_NODE_SHARE = 0.10
@@ -82,13 +84,11 @@ class BadNodes:
 
     def capacity_block(self, b: int, n_steps: int, dt: float) -> np.ndarray:
         """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (b = 0, 1, ... in order)."""
-        from scipy.signal import lfilter
-
         rng = np.random.default_rng([*self.seed_words, b + 1])
         phi = float(np.exp(-dt / (3600.0 * self.drift_hours)))
         e = rng.standard_normal((self.n_nodes, n_steps)) * np.sqrt(1.0 - phi * phi)
-        x, zf = lfilter([1.0], [1.0, -phi], e, axis=1, zi=(phi * self._x)[:, None])
-        self._x = zf[:, 0] / phi if phi > 0 else x[:, -1]
+        x = ar1_inplace(e, phi, self._x)  # lfilter's AR(1), bit for bit, without scipy.signal
+        self._x = phi * x[:, -1] / phi if phi > 0 else x[:, -1]  # as from lfilter's zf / phi
         c = np.clip(self.c0[:, None] * np.exp(self.drift * x), 0.05, 1.0)
         c[self.resource == -1] = 1.0
         return c
