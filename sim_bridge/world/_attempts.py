@@ -42,7 +42,7 @@ from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
 
 if TYPE_CHECKING:
-    from sim_bridge._engine import Attempt
+    from sim_bridge._jobs import Attempt
 
 __all__ = ["LOAD_TAUS", "AttemptPhysics", "decay_loads", "noise_alpha", "sum_demand"]
 

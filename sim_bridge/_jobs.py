@@ -1,0 +1,286 @@
+"""The state of the simulated work: jobs, their tasks, and the tasks' attempts.
+
+The engine (:class:`sim_bridge._engine.Simulator`) creates and updates these objects; policies
+read them (through the hooks' arguments and :class:`~sim_bridge._view.SimView`) and never
+change them. They are re-exported from ``sim_bridge._engine`` and ``sim_bridge``.
+
+Examples
+--------
+>>> from sim_bridge._jobs import Attempt, Job, Task
+>>> job = Job()
+>>> job.job_id, job.uid, job.finish_time = "j7", 0, None
+>>> task = Task(0, job, 2, 0, "map", 10.0, 0.5)
+>>> att = Attempt(0, task, 0, node=3, launch_time=1.5, start_fraction=0.0)
+>>> task.task_id, att.running, task.done, job.done
+('j7-m2', True, False, False)
+>>> att.job is job
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sim_bridge._states import A_FINISHED, A_RUNNING, BLOCKED, DONE
+
+if TYPE_CHECKING:
+    from sim_bridge._workloads import JobSpec
+
+__all__ = ["Attempt", "Job", "Task"]
+
+
+class Attempt:
+    """One run of a task on a node (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Global launch order.
+    task : Task
+    index : int
+        0 for the original, 1.. for copies (launch order within the task).
+    node : int
+    launch_time : float
+    start_fraction : float
+        Fraction of the task's input this attempt skipped (Shed+-style progress transfer).
+    state : int
+        0 running, 1 finished, 2 killed.
+    end_time : float or None
+        Set once the attempt is over (policies must not use the private ``_end``: it is the
+        future finish time of a running attempt).
+    """
+
+    __slots__ = (
+        "uid",
+        "task",
+        "index",
+        "node",
+        "launch_time",
+        "start_fraction",
+        "state",
+        "end_time",
+        "_end",
+        "_c0",
+        "_work",
+        "_seg_t",
+        "_seg_done",
+        "_dem",
+        "_prog",
+        "_rec",
+        "_ckpt",
+    )
+
+    def __init__(
+        self,
+        uid: int,
+        task: Task,
+        index: int,
+        node: int,
+        launch_time: float,
+        start_fraction: float,
+    ):
+        self.uid = uid
+        self.task = task
+        self.index = index
+        self.node = node
+        self.launch_time = launch_time
+        self.start_fraction = start_fraction
+        self.state = A_RUNNING
+        self.end_time: float | None = None
+        self._end = math.inf
+        self._c0 = 0.0  # cum_at at the start of the current segment (no co-located demand)
+        self._work = 0.0
+        # the current segment: its start, the work done before it, and the co-located
+        # tasks' demand met during it (None: none, the precomputed cumulative rates apply)
+        self._seg_t = launch_time
+        self._seg_done = 0.0
+        self._dem: tuple[float, ...] | None = None
+        # (t, work done by t) last read in a segment with demand
+        self._prog: tuple[float, float] | None = None
+        # streaming runs (keep_history=False): what its trace row needs from its launch
+        # (running count and load averages, then the tenants' demand and the truth when on)
+        self._rec: list[float] | None = None
+        self._ckpt = False  # its pending heap entry is a checkpoint (EV_CHECK), not its end
+
+    @property
+    def job(self) -> Job:
+        return self.task.job
+
+    @property
+    def running(self) -> bool:
+        return self.state == A_RUNNING
+
+    def __repr__(self) -> str:
+        return (
+            f"Attempt({self.task.task_id}#{self.index} on node {self.node}, "
+            f"launched {self.launch_time:.3f}, "
+            f"state {('running', 'finished', 'killed')[self.state]})"
+        )
+
+
+class Task:
+    """A task of a job (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Global index.
+    job : Job
+    index : int
+        Index within the job.
+    stage : int
+        0 (``map``/``task``) or 1 (``reduce``).
+    phase : str
+    work : float
+        Base work (s on an idle nominal node, before noise).
+    state : int
+        0 blocked (its stage is not runnable yet), 1 waiting, 2 running, 3 done.
+    attempts : list[Attempt]
+        Every attempt in launch order.
+    live : dict[int, Attempt]
+        Running attempts by uid.
+    finish_time : float or None
+    """
+
+    __slots__ = (
+        "uid",
+        "job",
+        "index",
+        "stage",
+        "phase",
+        "work",
+        "state",
+        "attempts",
+        "live",
+        "finish_time",
+        "first_launch",
+        "_u0",
+    )
+
+    def __init__(
+        self, uid: int, job: Job, index: int, stage: int, phase: str, work: float, u0: float
+    ):
+        self.uid = uid
+        self.job = job
+        self.index = index
+        self.stage = stage
+        self.phase = phase
+        self.work = work
+        self.state = BLOCKED
+        self.attempts: list[Attempt] = []
+        self.live: dict[int, Attempt] = {}
+        self.finish_time: float | None = None
+        self.first_launch: float | None = None
+        self._u0 = u0
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.job.job_id}-{self.phase[0]}{self.index}"
+
+    @property
+    def done(self) -> bool:
+        return self.state == DONE
+
+    def __repr__(self) -> str:
+        return (
+            f"Task({self.task_id}, state {('blocked', 'waiting', 'running', 'done')[self.state]})"
+        )
+
+
+class Job:
+    """A job in the simulation (read-only for policies).
+
+    Attributes
+    ----------
+    uid : int
+        Arrival order (0, 1, ...).
+    job_id, workload : str
+    submit_time : float
+    deadline : float
+        Absolute deadline (s) used for PoCD and by deadline-aware policies.
+    tasks : list[Task]
+    stages : list[list[Task]]
+    stage : int
+        The stage now runnable.
+    pending : dict[int, Task]
+        Waiting tasks by task index (insertion order: the order they became waiting).
+    running : dict[int, Attempt]
+        Live attempts by uid.
+    n_done : int
+        Finished tasks.
+    finish_time : float or None
+    """
+
+    __slots__ = (
+        "uid",
+        "spec",
+        "job_id",
+        "workload",
+        "submit_time",
+        "deadline",
+        "tasks",
+        "stages",
+        "stage",
+        "stage_left",
+        "pending",
+        "running",
+        "n_done",
+        "n_tasks",
+        "finish_time",
+        "alpha",
+        "_pdel",
+        "_m",
+        "pids",
+        "_rng",
+        "_seed",
+    )
+
+    # set by the engine when the job arrives (``Simulator._arrive``)
+    uid: int
+    spec: JobSpec
+    job_id: str
+    workload: str
+    submit_time: float
+    deadline: float
+    tasks: list[Task]
+    stages: list[list[Task]]
+    stage: int
+    stage_left: list[int]
+    pending: dict[int, Task]
+    running: dict[int, Attempt]
+    n_done: int
+    n_tasks: int
+    finish_time: float | None
+    alpha: float
+    _pdel: int  # deletions from ``pending`` since it was last rebuilt
+    _m: list[float]  # the originals' residual noise multipliers
+    pids: tuple[int, int]  # the cluster's profile ids of the two stages
+    _rng: np.random.Generator | None
+    _seed: tuple[int, int, int]
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The job's own generator (draws of copies' noise), created on first use."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(list(self._seed))
+        return self._rng
+
+    def __repr__(self) -> str:
+        return f"Job({self.job_id}, {self.n_done}/{self.n_tasks} done)"
+
+    @property
+    def done(self) -> bool:
+        return self.finish_time is not None
+
+    def originals_done_durations(self) -> list[float]:
+        """Durations of the finished original attempts (attempt 0) so far."""
+        out = []
+        for t in self.tasks:
+            if t.attempts:
+                first = t.attempts[0]
+                if first.state == A_FINISHED and first.end_time is not None:  # set when closed
+                    out.append(first.end_time - first.launch_time)
+        return out
