@@ -218,7 +218,25 @@ def part1(n: int, slots: int, repeats: int) -> list[dict]:
 _CHILD = """
 import json, resource, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
+
+def rss_mb():
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmRSS"))
+
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 import sim_bridge
+budget = {{"import_rss_mb": rss_mb()}}
+draw = sim_bridge.world.PersistentLevels.block
+
+def first_block(self, b, n_steps):
+    out = draw(self, b, n_steps)
+    if "block_rss_mb" not in budget:
+        budget.update(block_rss_mb=rss_mb(), block_peak_rss_mb=peak_mb())
+    return out
+
+sim_bridge.world.PersistentLevels.block = first_block
 kw = {{}}
 if {stream}:
     kw["trace_sink"] = {sink!r}
@@ -232,7 +250,7 @@ print(json.dumps({{"wall_s": time.perf_counter() - t0, "cpu_s": time.process_tim
     "p99_jct": s["p99_jct"], "straggler_share": s["straggler_share"],
     "load": s["task_seconds"] / ({nodes} * {slots} * s["makespan"]),
     "complete": s["complete"], "workload_source": s["workload_sources"][0],
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+    "peak_rss_mb": peak_mb(), **budget}}))
 """
 
 
@@ -285,6 +303,13 @@ def run_case(
         f"events, peak RSS {row['peak_rss_mb']:.0f} MB (source {row['workload_source']})",
         flush=True,
     )
+    if "block_rss_mb" in row:  # the budget: the import, then the first contention day-block
+        print(
+            f"    RSS after import sim_bridge {row['import_rss_mb']:.0f} MB; after the first "
+            f"day-block of contention {row['block_rss_mb']:.0f} MB (peak so far "
+            f"{row['block_peak_rss_mb']:.0f} MB)",
+            flush=True,
+        )
     return row
 
 
