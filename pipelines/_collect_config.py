@@ -32,15 +32,16 @@ def _names_or_none(text: str | None) -> list[str] | None:
     return None if text is None else split_names(text)
 
 
-def _items(flag: str, text: str) -> list[str]:
+def _items(text: str) -> list[str]:
     items = [t.strip() for t in str(text).split(",")]
     if not text or any(not t for t in items):
-        raise argparse.ArgumentTypeError(f"{flag}: empty item in {text!r}")
+        raise argparse.ArgumentTypeError(f"empty item in {text!r}")
     return items
 
 
 def seed_list(text: str) -> list[int]:
-    """``"0,1,2"`` -> ``[0, 1, 2]``: distinct integers >= 0 (``--seeds``).
+    """``"0,1,2"`` -> ``[0, 1, 2]``: distinct integers >= 0 (``--seeds``; argparse names
+    the flag in its error).
 
     Examples
     --------
@@ -49,26 +50,25 @@ def seed_list(text: str) -> list[int]:
     >>> seed_list("1,x")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: --seeds: 'x' is not an integer >= 0 (in '1,x')
+    argparse.ArgumentTypeError: 'x' is not an integer >= 0 (in '1,x')
     """
     out = []
-    for item in _items("--seeds", text):
+    for item in _items(text):
         try:
             value = int(item)
         except ValueError:
             value = -1
         if value < 0:
-            raise argparse.ArgumentTypeError(
-                f"--seeds: {item!r} is not an integer >= 0 (in {text!r})"
-            )
+            raise argparse.ArgumentTypeError(f"{item!r} is not an integer >= 0 (in {text!r})")
         out.append(value)
     if len(set(out)) != len(out):
-        raise argparse.ArgumentTypeError(f"--seeds lists a seed twice: {text!r}")
+        raise argparse.ArgumentTypeError(f"lists a seed twice: {text!r}")
     return out
 
 
 def load_list(text: str) -> list[float]:
-    """``"0.5,0.7"`` -> ``[0.5, 0.7]``: distinct finite numbers > 0 (``--loads``).
+    """``"0.5,0.7"`` -> ``[0.5, 0.7]``: distinct finite numbers > 0 (``--loads``; argparse
+    names the flag in its error).
 
     Examples
     --------
@@ -77,21 +77,19 @@ def load_list(text: str) -> list[float]:
     >>> load_list("0.5,-1")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: --loads: '-1' is not a finite number > 0 (in '0.5,-1')
+    argparse.ArgumentTypeError: '-1' is not a finite number > 0 (in '0.5,-1')
     """
     out = []
-    for item in _items("--loads", text):
+    for item in _items(text):
         try:
             value = float(item)
         except ValueError:
             value = float("nan")
         if not (value > 0 and math.isfinite(value)):
-            raise argparse.ArgumentTypeError(
-                f"--loads: {item!r} is not a finite number > 0 (in {text!r})"
-            )
+            raise argparse.ArgumentTypeError(f"{item!r} is not a finite number > 0 (in {text!r})")
         out.append(value)
     if len(set(out)) != len(out):
-        raise argparse.ArgumentTypeError(f"--loads lists a load twice: {text!r}")
+        raise argparse.ArgumentTypeError(f"lists a load twice: {text!r}")
     return out
 
 
