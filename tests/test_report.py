@@ -620,3 +620,25 @@ def test_an_incomplete_directory_is_reported_as_such_not_as_final(runs, tmp_path
     out = build_report([runs["collect"], cmp_dir], tmp_path / "rep2")
     page = html.unescape(" ".join(_parse(out).text))
     assert INCOMPLETE_NOTE not in page and "not final" not in page.lower()
+
+
+def test_the_command_the_api_and_the_keyword_form_write_the_same_page(runs, tmp_path, capsys):
+    # `straggler report` parses its flags into a ReportConfig and runs pipelines.write_report
+    # on it; build_report is the same runner with the config's fields as arguments
+    import pipelines
+
+    dirs = [runs["train"], runs["collect"]]
+    argv = ["report", *map(str, dirs), "--out", str(tmp_path / "cli"), "--title", "T <1>"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / 'cli' / 'report.html'}"
+    cfg = pipelines.ReportConfig(run_dirs=dirs, out=tmp_path / "api", title="T <1>")
+    pages = {
+        "cli": tmp_path / "cli" / "report.md",
+        "api": pipelines.write_report(cfg).with_name("report.md"),
+        "kw": build_report(dirs, tmp_path / "kw", title="T <1>").with_name("report.md"),
+    }
+    # the pages differ only in the minute they were generated at
+    when = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+    texts = {k: when.sub("generated WHEN", p.read_text()) for k, p in pages.items()}
+    assert texts["cli"] == texts["api"] == texts["kw"]
+    assert texts["cli"].startswith("# T &lt;1&gt;\n") and "generated WHEN" in texts["cli"]
