@@ -70,14 +70,14 @@ def _verify_at(target: Path, rel: str, f: SourceFile, plain: bool) -> FileCheck:
             return FileCheck(f, "ok", rel)
         return FileCheck(f, "mismatch", rel, f"{rel}: {_describe(want, got)}")
     stored = (f.size, f.sha256)
-    got = None
+    got_stored: tuple[int, str] | None = None
     if f.sha256 is not None:
-        got = _sha256_file(target)
-        if got == stored:
+        got_stored = _sha256_file(target)
+        if got_stored == stored:
             return FileCheck(f, "ok", rel)
     if not f.gzip_stored:
-        assert got is not None
-        return FileCheck(f, "mismatch", rel, f"{rel}: {_describe(stored, got)}")
+        assert got_stored is not None
+        return FileCheck(f, "mismatch", rel, f"{rel}: {_describe(stored, got_stored)}")
     want = (f.upstream_size, f.upstream_sha256)
     try:
         content = _sha256_gzip_content(target)
