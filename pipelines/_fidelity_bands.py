@@ -168,7 +168,6 @@ class FactResult:
         return rec
 
 
-# --------------------------------------------------------------------------- bands
 def in_band(lo: float | None, hi: float | None, low: float, high: float | None = None) -> bool:
     """Whether ``[low, high]`` (a point when ``high`` is None) sits inside ``[lo, hi]``.
 
