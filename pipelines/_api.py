@@ -4,17 +4,19 @@ Each function takes the command's settings dataclass (:class:`pipelines.CollectC
 :class:`pipelines.TrainConfig`, :class:`pipelines.EvaluateConfig`,
 :class:`pipelines.CompareConfig`, :class:`pipelines.FidelityConfig`,
 :class:`pipelines.DemoConfig`, :class:`pipelines.SimulateConfig`,
-:class:`pipelines.ReproduceConfig`, :class:`pipelines.ReportConfig`) and returns the summary
-it wrote to ``config.out/summary.json`` (:func:`write_report`: the page it wrote); the
-lower-level runners they call take the same object. The CLI commands parse their flags into the same
-dataclass (:mod:`pipelines.commands._params`) and call these functions, so a script, a
-notebook and the demo run exactly what the command line runs.
+:class:`pipelines.ReproduceConfig`, :class:`pipelines.ReportConfig`) and returns the
+summary it wrote to ``config.out/summary.json`` (:func:`write_report`: the page it wrote).
+The runners behind train, evaluate, compare, fidelity, reproduce and report take the same
+object (simulate's keywords come from :meth:`SimulateConfig.simulator_kwargs`); collect's
+and demo's still take keywords. The CLI commands parse their flags into the same dataclass
+(:mod:`pipelines.commands._params`) and call these functions, so a script, a notebook and
+the demo run exactly what the command line runs.
 
-Every function but :func:`write_report` treats ``config.out`` as one output set, as the CLI does
-(:func:`claimed_output`): it takes the directory's lock, writes the incomplete-marker first
-and removes it only when the run succeeded, and refuses a directory holding the results of
-an earlier run unless ``overwrite=True`` (:class:`pipelines._io.OutputError`, a
-``ValueError`` naming ``--out``).
+Every function but :func:`write_report` treats ``config.out`` as one output set, as the
+CLI does (:func:`claimed_output`): it takes the directory's lock, writes the
+incomplete-marker first and removes it only when the run succeeded, and refuses a
+directory holding the results of an earlier run unless ``overwrite=True``
+(:class:`pipelines._io.OutputError`, a ``ValueError`` naming ``--out``).
 
 Examples
 --------
