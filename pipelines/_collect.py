@@ -147,7 +147,8 @@ def scales_for_load(
     factors and the heavy-tailed noise make tasks run about twice their base work, so a
     nominal 0.7 is a saturated cluster. Each calibration run (:func:`calibration_run`) is a
     sweep task (:mod:`pipelines._sweep`): inside a :func:`pipelines._sweep.sweep_session` it
-    runs on the session's engine. ``cluster_seed`` (default ``seed``) seeds the cluster.
+    runs on the session's engine, and so do the workloads' independent scale searches
+    (:func:`nominal_scales`). ``cluster_seed`` (default ``seed``) seeds the cluster.
 
     Examples
     --------
@@ -163,12 +164,10 @@ def scales_for_load(
         raise ValueError(f"parameter basis must be 'realised' or 'nominal', got {basis!r}")
     share = target / len(workloads)
     nominal = dict.fromkeys(workloads, share)
-    scales = {
-        w: _scale_for_nominal(
-            w, k, share, nodes, slots, hours, seed, data_dir, warn=basis == "nominal"
-        )
-        for k, w in enumerate(workloads)
-    }
+    where = (nodes, slots, hours, seed, data_dir)
+    scales = nominal_scales(
+        [(k, w, share) for k, w in enumerate(workloads)], *where, warn=basis == "nominal"
+    )
     if basis == "nominal":
         return scales
     best: tuple[float, dict[str, float], dict[str, float]] | None = None
@@ -202,12 +201,12 @@ def scales_for_load(
         # the workloads share the cluster (contention couples them) and task counts are a
         # step function of the scale: later corrections are damped against oscillation
         damp = 1.0 if r == 0 else 0.5
+        moved = []
         for k, w in enumerate(workloads):
             if abs(real[w] / share - 1) > tolerance and real[w] > 0:
                 nominal[w] *= (share / real[w]) ** damp
-                scales[w] = _scale_for_nominal(
-                    w, k, nominal[w], nodes, slots, hours, seed, data_dir, warn=False
-                )
+                moved.append((k, w, nominal[w]))
+        scales.update(nominal_scales(moved, *where, warn=False))
     assert best is not None
     worst, scales, real = best
     if worst > tolerance:
@@ -267,6 +266,58 @@ def calibration_run(
         progress=False,
     )
     return _realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours)
+
+
+def nominal_scales(
+    requests: list[tuple[int, str, float]],
+    nodes: int,
+    slots: int,
+    hours: float,
+    seed: int,
+    data_dir: str | None,
+    *,
+    warn: bool,
+) -> dict[str, float]:
+    """The data scale of each ``(k, workload, nominal load)`` request, one sweep task each.
+
+    The searches are independent (workload ``k`` draws with ``seed + k``), so on a Dask
+    engine they run side by side; their warnings come back and are raised here.
+
+    Examples
+    --------
+    >>> got = nominal_scales([(0, "SYN", 0.5)], 10, 2, 0.5, 0, None, warn=False)
+    >>> got == {"SYN": _scale_for_nominal("SYN", 0, 0.5, 10, 2, 0.5, 0, None)}
+    True
+    """
+    import warnings
+
+    tasks = [
+        SweepTask(
+            f"nominal/seed={seed}/{name}/load={share!r}",
+            nominal_scale_task,
+            (name, k, share, nodes, slots, hours, seed, data_dir),
+            {"warn": warn},
+        )
+        for k, name, share in requests
+    ]
+    got = run_sweep(tasks, desc="calibrate", progress=False)
+    out = {}
+    for (_, name, _), task in zip(requests, tasks, strict=True):
+        out[name], messages = got[task.key]
+        for message in messages:
+            warnings.warn(message, stacklevel=3)
+    return out
+
+
+def nominal_scale_task(*args, warn: bool = True) -> tuple[float, list[str]]:
+    """``_scale_for_nominal(*args, warn=warn)`` and the messages of its warnings (a sweep
+    task: a Dask worker's warnings would not reach the client)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scale = _scale_for_nominal(*args, warn=warn)
+    return scale, [str(w.message) for w in caught]
 
 
 def _scale_for_nominal(
