@@ -69,6 +69,7 @@ class Attempt:
         "_seg_done",
         "_dem",
         "_prog",
+        "_step_rate",
         "_rec",
         "_ckpt",
     )
@@ -100,6 +101,8 @@ class Attempt:
         self._dem: tuple[float, ...] | None = None
         # (t, work done by t) last read in a segment with demand
         self._prog: tuple[float, float] | None = None
+        # (step, demand, rate) of the step its last progress read under demand ended in
+        self._step_rate: tuple[int, tuple[float, ...], float] | None = None
         # streaming runs (keep_history=False): what its trace row needs from its launch
         # (running count and load averages, then the tenants' demand and the truth when on)
         self._rec: list[float] | None = None

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim_bridge._cluster import _CHUNK_MIN
 from sim_bridge._states import EV_CHECK, EV_FINISH
 from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
@@ -226,11 +227,37 @@ class AttemptPhysics:
         # progress again and again, so go on from the last read in this segment
         prog = att._prog
         if prog is not None and att._seg_t <= prog[0] <= t:
-            done = prog[1] + cl.work_with(att.node, pid, prog[0], t, att._dem)
+            done = prog[1] + self._work_under(att, pid, prog[0], t)
         else:
-            done = att._seg_done + cl.work_with(att.node, pid, att._seg_t, t, att._dem)
+            done = att._seg_done + self._work_under(att, pid, att._seg_t, t)
         att._prog = (t, done)
         return done
+
+    def _work_under(self, att: Attempt, pid: int, t0: float, t1: float) -> float:
+        """``Cluster.work_with(att.node, pid, t0, t1, att._dem)``, bit for bit, reusing the
+        attempt's rate of the step its last read ended in (``att._step_rate``): successive
+        progress reads of a speculation scan (every few seconds, steps of a minute) mostly
+        fall in the same step, and each would evaluate the same rate again. Spans of more
+        than ``_CHUNK_MIN`` steps, and no demand, are left to the cluster."""
+        cl = self.cluster
+        dem = att._dem
+        dt = cl.dt
+        if int(t1 // dt) - int(t0 // dt) > _CHUNK_MIN or dem is None or not any(dem):
+            return cl.work_with(att.node, pid, t0, t1, dem)
+        # the short path of Cluster.work_with, with one cached rate
+        total, t = 0.0, t0
+        while t < t1:
+            k = int(t // dt)
+            step_end = min((k + 1) * dt, t1)
+            cached = att._step_rate
+            if cached is not None and cached[0] == k and cached[1] is dem:
+                rate = cached[2]
+            else:
+                rate = cl.rate_with(att.node, pid, k, dem)
+                att._step_rate = (k, dem, rate)
+            total += rate * (step_end - t)
+            t = step_end
+        return total
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
@@ -302,9 +329,12 @@ class AttemptPhysics:
         if not live:
             return
         others = list(live.values())
-        for att in others:
+        demand = self._demand
+        owns = [demand(a.task.job.pids[a.task.stage]) for a in others]
+        for i, att in enumerate(others):
             self._advance(att, now)
-            self._resolve(att, now, self._demand_of(a for a in others if a is not att))
+            # the others' demand, summed in the same order as _demand_of would
+            self._resolve(att, now, sum_demand(owns[:i] + owns[i + 1 :]))
 
     def _record_truth(self, task, node: int, now: float, mult: float, r_now: float, rec=None):
         """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
