@@ -48,6 +48,7 @@ from pipelines._compare_config import (
     parse_models,
     read_trace_summary,
     resolve_setup,
+    resolve_workloads,
 )
 from pipelines._compare_models import TRAIN_C, check_counters, train_predictors
 from pipelines._compare_outputs import write_outputs
@@ -115,6 +116,9 @@ def run_compare(cfg: CompareConfig, engine: Engine | None = None) -> dict:
         )
     trace = load_trace(traces)
     in_trace = set(trace["workload"].unique())
+    order = [w for w in tsum.get("workloads") or [] if w in in_trace]
+    cfg = resolve_workloads(cfg, order + sorted(in_trace - set(order)))
+    check_config(cfg)
     unseen = [w for w in cfg.workloads if w not in in_trace]
     if unseen and set(PREDICTORS) - set(cfg.models):
         raise CompareError(

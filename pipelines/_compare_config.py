@@ -9,11 +9,12 @@ Examples
 --------
 >>> cfg = CompareConfig(traces="runs/trace", out="runs/compare", seeds=2)
 >>> cfg.workloads, cfg.mode, cfg.oracle
-(['FB2009', 'FB2010', 'ALI2017'], 'rank', True)
+(None, 'rank', True)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -67,12 +68,12 @@ class CompareConfig:
 
     traces: str = option(help="training trace directory (straggler collect)")
     out: str = option(help="output directory")
-    workloads: list[str] = option(
-        default_factory=lambda: ["FB2009", "FB2010", "ALI2017"],
-        cli_default="FB2009,FB2010,ALI2017",
-        parse=split_names,
+    #: None: the training trace's workloads (the only ones its models have seen)
+    workloads: list[str] | None = option(
+        None,
+        parse=lambda text: None if text is None else split_names(text),
         format=",".join,
-        help="comma separated",
+        help="comma separated (default: the training trace's workloads)",
     )
     models: dict[str, str] = option(
         default_factory=dict,
@@ -172,6 +173,8 @@ def read_trace_summary(traces: Path) -> dict:
 def check_config(cfg: CompareConfig) -> None:
     import sim_bridge
 
+    if cfg.workloads is None:  # resolved from the training trace (resolve_workloads)
+        return _check_rest(cfg)
     if not cfg.workloads:
         raise CompareError("--workloads is empty")
     bad = [w for w in cfg.workloads if w not in sim_bridge.WORKLOAD_NAMES]
@@ -181,6 +184,37 @@ def check_config(cfg: CompareConfig) -> None:
         )
     if len(set(cfg.workloads)) != len(cfg.workloads):
         raise CompareError(f"--workloads lists a workload twice: {cfg.workloads}")
+    _check_rest(cfg)
+
+
+def resolve_workloads(cfg: CompareConfig, trace_workloads: list[str]) -> CompareConfig:
+    """``cfg`` with ``workloads`` set: as given, or the training trace's when None.
+
+    Examples
+    --------
+    >>> cfg = CompareConfig(traces="t", out="o")
+    >>> resolve_workloads(cfg, ["FB2010", "SYN"]).workloads
+    ['FB2010', 'SYN']
+    >>> given = CompareConfig(traces="t", out="o", workloads=["SYN"])
+    >>> resolve_workloads(given, ["FB2010"]).workloads
+    ['SYN']
+    """
+    import sim_bridge
+
+    if cfg.workloads is not None:
+        return cfg
+    known = [w for w in trace_workloads if w in sim_bridge.WORKLOAD_NAMES]
+    if not known:
+        raise CompareError(
+            f"--traces {cfg.traces}: none of its workloads {trace_workloads} is one the "
+            f"simulator can replay ({list(sim_bridge.WORKLOAD_NAMES)}); name them with --workloads"
+        )
+    return dataclasses.replace(cfg, workloads=known)
+
+
+def _check_rest(cfg: CompareConfig) -> None:
+    import sim_bridge
+
     if not (isinstance(cfg.seeds, int) and cfg.seeds >= 1):
         raise CompareError(f"--seeds must be an integer >= 1, got {cfg.seeds!r}")
     for flag, v in (("--nodes", cfg.nodes), ("--slots", cfg.slots)):

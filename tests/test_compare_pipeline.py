@@ -39,10 +39,16 @@ def trace_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def compared(trace_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("compare")
-    cfg = CompareConfig(
-        traces=str(trace_dir), out=str(out), workloads=["SYN"], seeds=2, oracle=True
-    )
+    # no --workloads: the training trace's (SYN), checked in test_default_workloads_are_the_traces
+    cfg = CompareConfig(traces=str(trace_dir), out=str(out), seeds=2, oracle=True)
     return out, run_compare(cfg)
+
+
+def test_default_workloads_are_the_traces(compared):
+    out, summary = compared
+    assert summary["config"]["workloads"] == ["SYN"]
+    assert summary["test_workloads"].keys() == {"SYN"}
+    assert json.loads((out / "summary.json").read_text())["config"]["workloads"] == ["SYN"]
 
 
 # ---------------------------------------------------------------- statistics

@@ -32,8 +32,11 @@ def func(args: argparse.Namespace) -> int:
     """Run the comparison and print the tables' verdict."""
     from pipelines._api import compare
     from pipelines._collect import parse_scales
+    from sim_bridge import WORKLOAD_NAMES
 
-    workloads = split_names(args.workloads)
+    # --scale NAME=X is checked against --workloads, or every workload when it is not given
+    # (the trace's are resolved later)
+    workloads = split_names(args.workloads) if args.workloads else list(WORKLOAD_NAMES)
     scales = parse_scales(args.scale, workloads) if args.scale else None
     cfg = config_from_args(CompareConfig, args, scales=scales)
     s = compare(cfg, engine=engine_from_args(args))
