@@ -32,6 +32,7 @@ from typing import Any
 
 _EXPORTS: dict[str, tuple[str, str]] = {
     "collect": ("pipelines._collect", "collect"),
+    "collect_cells": ("pipelines._collect", "collect_cells"),
     "offered_load": ("pipelines._collect", "offered_load"),
     "scales_for_load": ("pipelines._collect", "scales_for_load"),
     "CollectConfig": ("pipelines._collect_config", "CollectConfig"),
