@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
@@ -51,7 +54,6 @@ SOURCES = ("synthetic", "alibaba2018", "markov")
 _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
 _CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
-_NOW_SAMPLES = 32  # 10-second samples per counters_now() table (one vectorised build)
 #: released steps are dropped at the next extension (which copies the paths anyway), or at
 #: once when at least this many and at least half the window are released (a copy of what is
 #: kept costs a transient as large as itself: trimming a small prefix raises the peak)
@@ -93,7 +95,9 @@ COUNTER_NAMES: tuple[str, ...] = (
 )
 
 
-def _hash_normal(seed: int, node: np.ndarray, sample: np.ndarray, counter: int) -> np.ndarray:
+def _hash_normal(
+    seed: int, node: np.ndarray, sample: np.ndarray, counter: int | np.ndarray
+) -> np.ndarray:
     """Standard normal noise that is a pure function of (seed, node, sample index, counter):
     the same reading is seen by a policy querying a node and by the trace row of a launch at
     that instant. SplitMix64 finaliser + Box-Muller."""
@@ -192,7 +196,7 @@ class Cluster:
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"parameter dt must be > 0, got {dt!r}")
         #: what rebuilds this cluster's paths from the start (a profile registered late)
-        self._init_args = dict(
+        self._init_args: dict[str, Any] = dict(
             n_nodes=n_nodes, slots=slots, seed=seed, source=source, data_dir=data_dir,
             ideal=ideal, dt=dt, kappa=kappa, mean_hold=mean_hold,
             bad_node_share=bad_node_share, response_eps=response_eps, persistence=persistence,
@@ -203,7 +207,6 @@ class Cluster:
         self.keep_paths = bool(keep_paths)
         self.n_nodes, self.slots, self.seed = int(n_nodes), int(slots), int(seed)
         self.source, self.ideal, self.dt = source, bool(ideal), float(dt)
-        self._now_table = None  # counters_now(): tables of every node for a run of samples
         self.kappa, self.mean_hold = float(kappa), float(mean_hold)
         if not (isinstance(response_eps, (int, float)) and response_eps > 0):
             raise ValueError(f"parameter response_eps must be > 0, got {response_eps!r}")
@@ -266,7 +269,8 @@ class Cluster:
         #: the most path steps held at once (a run's memory; :attr:`window_steps` now)
         self.max_window_steps = 0
         self._profiles: list[np.ndarray] = []
-        self._lists = None  # profiles, sens and speed as Python lists (rate_with)
+        #: profiles, sens and speed as Python lists (rate_with)
+        self._lists: tuple[list[list[float]], list[list[float]], list[float]] | None = None
         self._rate: list[np.ndarray] = []
         self._cum: list[np.ndarray] = []
         self._blocks = 0
@@ -351,9 +355,9 @@ class Cluster:
         if self.ideal:
             return np.zeros((4, n, _BLOCK))
         if self._replay is not None:
-            k = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
-            k %= self._replay.shape[2]
-            return self._replay[:, self.machine[:, None], k]
+            idx = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
+            idx %= self._replay.shape[2]
+            return self._replay[:, self.machine[:, None], idx]
         if self._persist is not None:
             return self._persist.block(b, _BLOCK)
         rng = np.random.default_rng([self.seed, 202, b + 1])  # no trailing zero word
@@ -779,47 +783,25 @@ class Cluster:
         load1: float,
         load5: float,
         load15: float,
-        demand=None,
+        demand: Sequence[float] | None = None,
     ) -> dict[str, float]:
-        """One node's :meth:`counters` as floats, from a per-sample table (fast single reads).
+        """One node's :meth:`counters` as floats (what a policy reads now).
 
-        ``demand`` is the co-located tasks' (cpu, mem, disk, net) demand (None: none); a read
-        with demand is computed directly (the table holds the background alone).
+        ``demand`` is the co-located tasks' (cpu, mem, disk, net) demand (None: none). Values
+        equal ``counters([node], [time], [running], [load1], [load5], [load15])`` bit for bit:
+        with the compiled extension (``sim_bridge._counters_core``) the row is computed
+        directly, in about a microsecond, by the same code as :meth:`counters`; without it,
+        by the NumPy reference :func:`_reference_counters` on one row.
 
-        The table holds :meth:`counters` for every node and every running count
-        ``0..slots`` at the current (background step, 10-second noise sample), computed in one
-        vectorised call when the sample changes; the load averages, the only inputs that vary
-        continuously, are then added exactly as :meth:`counters` adds them. Values equal
-        ``counters([node], [time], [running], [load1], [load5], [load15])`` bit for bit.
-        With the compiled extension (``sim_bridge._counters_core``) the row is computed
-        directly, in about a microsecond, by the same code as :meth:`counters`.
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=4)
+        >>> now = c.counters_now(1, 125.0, 1, 0.5, 0.4, 0.3)
+        >>> now["running_tasks"], now["free_slots"], list(now) == list(COUNTER_NAMES)
+        (1.0, 1.0, True)
         """
-        if self._synth is not None:
-            values = self.counter_values_now(node, time, running, load1, load5, load15, demand)
-            return dict(zip(COUNTER_NAMES, values, strict=True))
-        if not (0 <= running <= self.slots) or self.ideal or demand is not None:
-            arrays = self.counters(
-                np.array([node]), np.array([time]), np.array([running]),
-                np.array([load1]), np.array([load5]), np.array([load15]),
-                None if demand is None else np.asarray(demand, dtype=float)[:, None],
-            )  # fmt: skip
-            return {name: float(v[0]) for name, v in arrays.items()}
-        sample = int(time // 10.0)
-        step = int(time // self.dt)
-        blk = self._now_table
-        off = -1 if blk is None else sample - blk[0]
-        if not (0 <= off < len(blk[1])) or blk[1][off] != step:
-            blk = self._now_table = self._counter_block(time)
-            off = 0
-        _s0, _steps, names, table, bg_run, eps = blk
-        out = dict(zip(names, table[off, :, running * self.n_nodes + node].tolist(), strict=True))
-        thr = 4.0  # as in counters(): a task runs ~4 busy threads
-        b = float(bg_run[off, node])
-        e5, e6, e7 = eps[off, node].tolist()
-        out["load1"] = max(thr * load1 + b + 0.8 * e5, 0.0)
-        out["load5"] = max(thr * load5 + b + 0.4 * e6, 0.0)
-        out["load15"] = max(thr * load15 + b + 0.2 * e7, 0.0)
-        return out
+        values = self.counter_values_now(node, time, running, load1, load5, load15, demand)
+        return dict(zip(COUNTER_NAMES, values, strict=True))
 
     def counter_values_now(
         self,
@@ -829,7 +811,7 @@ class Cluster:
         load1: float,
         load5: float,
         load15: float,
-        demand=None,
+        demand: Sequence[float] | None = None,
     ) -> list[float]:
         """:meth:`counters_now` as a list in :data:`COUNTER_NAMES` order (no mapping built).
 
@@ -842,62 +824,18 @@ class Cluster:
         """
         synth = self._synth
         if synth is None:
-            out = self.counters_now(node, time, running, load1, load5, load15, demand)
-            return [out[k] for k in COUNTER_NAMES]
+            arrays = self.counters(
+                np.array([node]), np.array([time]), np.array([running]),
+                np.array([load1]), np.array([load5]), np.array([load15]),
+                None if demand is None else np.asarray(demand, dtype=float)[:, None],
+            )  # fmt: skip
+            return [float(arrays[k][0]) for k in COUNTER_NAMES]
         k = int(time // self.dt)
         if k >= self._horizon:
             self._ensure_step(k)
         if demand is None:
             return synth.row(node, time, running, load1, load5, load15)
         return synth.row(node, time, running, load1, load5, load15, *demand)
-
-    def _counter_block(self, time: float):
-        """:meth:`counters` of every node and running count ``0..slots`` (zero load averages)
-        for up to ``_NOW_SAMPLES`` consecutive 10-second samples from ``time``'s, in one
-        vectorised call; the noise is hashed once per (node, sample), not once per row.
-
-        The first sample is computed at ``time`` itself and the next ones at their starts
-        (``10 s``); a later read whose background step differs from the one used for its
-        sample (``dt`` not a multiple of 10 s) builds a new block from that read. The paths
-        are never extended beyond ``time``'s step: samples past the horizon are left out.
-        """
-        n, n_run = self.n_nodes, self.slots + 1
-        rows = n_run * n
-        s0 = int(time // 10.0)
-        self._ensure_step(int(time // self.dt))
-        samples = s0 + np.arange(_NOW_SAMPLES, dtype=np.int64)
-        times = 10.0 * samples
-        times[0] = time
-        steps = (times // self.dt).astype(np.int64)
-        keep = steps < self._horizon
-        samples, times, steps = samples[keep], times[keep], steps[keep]
-        m = samples.size
-        noise = _hash_normal(
-            self.seed,
-            np.tile(np.arange(n), m)[None, :],
-            np.repeat(samples, n)[None, :],
-            np.arange(len(COUNTER_NAMES))[:, None],
-        )  # (counter, sample * n + node)
-        # rows in (sample, running, node) order; each row's (sample, node) noise column
-        col = (np.arange(m)[:, None, None] * n + np.arange(n)[None, None, :]).repeat(n_run, 1)
-        col = col.reshape(-1)
-        zeros = np.zeros(m * rows)
-        arrays = self._counters(
-            np.tile(np.arange(n), n_run * m),
-            np.repeat(times, rows),
-            np.tile(np.repeat(np.arange(n_run), n), m),
-            zeros,
-            zeros,
-            zeros,
-            lambda i: noise[i][col],
-        )
-        names = [k for k in arrays if k not in ("load1", "load5", "load15")]
-        table = np.stack([arrays[k].reshape(m, rows) for k in names], axis=1)
-        if m and int(steps[0]) < self._base:
-            raise self._dropped(int(steps[0]), time)
-        bg_run = (self.cores[:, None] * self._levels[0][:, steps - self._base] * 0.3).T
-        eps = noise[5:8].reshape(3, m, n).transpose(1, 2, 0)  # (sample, node, 5/6/7)
-        return s0, steps.tolist(), names, table, bg_run, eps
 
     def counters(
         self,
@@ -918,78 +856,115 @@ class Cluster:
         show the tenants' load as the tasks' rates feel it. Readings are noisy, partly
         redundant functions of the node's hidden state; the noise is a pure function of
         (seed, node, 10-second sample, counter), so the same instant reads the same values.
+        The model is written once in Python, :func:`_reference_counters`; the compiled
+        extension computes the same rows in C (``tests/test_counters_core.py`` compares them).
+
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=4)
+        >>> out = c.counters(np.array([0, 2]), np.array([5.0, 7200.0]), np.array([0, 2]),
+        ...                  np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> out["free_slots"].tolist(), bool(np.all(out["cpu_idle"] <= 100.0))
+        ([2.0, 0.0], True)
         """
         nodes = np.asarray(nodes, dtype=np.int64)
         times = np.asarray(times, dtype=float)
+        if times.size:
+            self._ensure_step(int((times // self.dt).max()))
         if self._synth is not None:  # the compiled rows (same model, see _counters_core)
-            if times.size:
-                self._ensure_step(int((times // self.dt).max()))
             rows = self._synth.rows(nodes, times, running, load1, load5, load15, demand)
             return dict(zip(COUNTER_NAMES, rows, strict=True))
-        sample = (times // 10.0).astype(np.int64)
-
-        if nodes.size <= 256:  # few readings (a policy asking now): one hash for all counters
-            stacked = _hash_normal(
-                self.seed, nodes[None, :], sample[None, :], np.arange(len(COUNTER_NAMES))[:, None]
-            )
-
-            def eps(i: int) -> np.ndarray:
-                return stacked[i]
-
-        else:
-
-            def eps(i: int) -> np.ndarray:
-                return _hash_normal(self.seed, nodes, sample, i)
-
-        return self._counters(nodes, times, running, load1, load5, load15, eps, demand)
-
-    def _counters(
-        self, nodes, times, running, load1, load5, load15, eps, demand=None
-    ) -> dict[str, np.ndarray]:
-        """:meth:`counters` with the noise given: ``eps(i)`` is counter ``i``'s standard
-        normal noise for every row."""
-        nodes = np.asarray(nodes, dtype=np.int64)
-        times = np.asarray(times, dtype=float)
-        running = np.asarray(running, dtype=float)
-        cpu, mem, disk, net = self.levels_at(nodes, times)
+        levels = self.levels_at(nodes, times)
         if demand is not None:
-            cpu, mem, disk, net = np.clip(
-                np.stack([cpu, mem, disk, net]) + np.asarray(demand, dtype=float), 0.0, 1.0
-            )
-        occ = running / self.slots
-        cores = self.cores[nodes]
-        c: dict[str, np.ndarray] = {}
-        user = np.clip(100 * (0.7 * cpu + 0.25 * occ) + 3 * eps(0), 0, 100)
-        sys_ = np.clip(100 * (0.06 * cpu + 0.04 * occ + 0.04 * net) + 1 * eps(1), 0, 100)
-        iow = np.clip(100 * 0.35 * disk**2 + 2 * eps(2), 0, 100)
-        c["cpu_user"], c["cpu_sys"], c["cpu_iowait"] = user, sys_, iow
-        c["cpu_idle"] = np.clip(100 - user - sys_ - iow, 0, 100)
-        # background processes occupy a share of the cores; a task runs ~4 busy threads
-        bg_run = cores * cpu * 0.3
-        thr = 4.0
-        c["run_queue"] = np.clip(bg_run + thr * running + 1.5 * eps(4), 0, None)
-        c["load1"] = np.clip(thr * np.asarray(load1) + bg_run + 0.8 * eps(5), 0, None)
-        c["load5"] = np.clip(thr * np.asarray(load5) + bg_run + 0.4 * eps(6), 0, None)
-        c["load15"] = np.clip(thr * np.asarray(load15) + bg_run + 0.2 * eps(7), 0, None)
-        c["running_tasks"] = running.copy()
-        c["free_slots"] = self.slots - running
-        c["mem_used_pct"] = np.clip(100 * (0.25 + 0.65 * mem + 0.05 * occ) + 2 * eps(10), 0, 100)
-        c["mem_cached_pct"] = np.clip(100 * 0.3 * (1 - mem) + 2 * eps(11), 0, 100)
-        c["swap_used_pct"] = np.clip(150 * np.maximum(mem - 0.7, 0) + eps(12), 0, 100)
-        c["page_faults"] = 800 * (1 + 3 * mem + occ) * np.exp(0.2 * eps(13))
-        c["major_faults"] = np.clip(40 * np.maximum(mem - 0.5, 0) + 2 * eps(14), 0, None)
-        c["mem_bw"] = np.clip(0.05 + 0.8 * mem * cpu + 0.05 * eps(15), 0, None)
-        c["cache_miss_pki"] = np.clip(1 + 4 * cpu * mem + 0.3 * eps(16), 0, None)
-        c["disk_util_pct"] = np.clip(100 * disk + 5 * eps(17), 0, 100)
-        c["disk_queue"] = np.clip(4 * disk**2 / (1.05 - disk) + 0.3 * eps(18), 0, None)
-        c["disk_read_kbs"] = 40000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(19))
-        c["disk_write_kbs"] = 25000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(20))
-        c["disk_await_ms"] = np.clip(2 + 30 * disk**2 + 1.5 * eps(21), 0, None)
-        c["net_rx_kbs"] = 60000 * (net + 0.05 * occ) * np.exp(0.25 * eps(22))
-        c["net_tx_kbs"] = 50000 * (net + 0.05 * occ) * np.exp(0.25 * eps(23))
-        c["net_retrans"] = np.clip(8 * net**3 + 0.3 * eps(24), 0, None)
-        c["ctx_switches"] = 4000 * (1 + 2 * cpu + occ) * np.exp(0.15 * eps(25))
-        c["interrupts"] = 3000 * (1 + net + disk) * np.exp(0.15 * eps(26))
-        c["cpu_cores"] = cores.copy()
-        c["cpu_mhz"] = 2600.0 / self.speed[nodes] * np.exp(0.01 * eps(28))
-        return c
+            levels = levels + np.asarray(demand, dtype=float)
+        noise = _CounterNoise(self.seed, nodes, (times // 10.0).astype(np.int64))
+        return _reference_counters(
+            levels, running, load1, load5, load15,
+            self.cores[nodes], self.speed[nodes], self.slots, noise,
+        )  # fmt: skip
+
+
+class _CounterNoise:
+    """The counters' standard normal noise of some readings: ``noise(i)`` is counter ``i``'s
+    for every reading (:func:`_hash_normal`); a few readings are hashed once for all counters,
+    many counter by counter (the values are the same either way)."""
+
+    def __init__(self, seed: int, nodes: np.ndarray, samples: np.ndarray):
+        self.seed, self.nodes, self.samples = seed, nodes, samples
+        self._stacked: np.ndarray | None = None
+        if nodes.size <= 256:
+            counters = np.arange(len(COUNTER_NAMES))[:, None]
+            self._stacked = _hash_normal(seed, nodes[None, :], samples[None, :], counters)
+
+    def __call__(self, i: int) -> np.ndarray:
+        if self._stacked is not None:
+            return self._stacked[i]
+        return _hash_normal(self.seed, self.nodes, self.samples, i)
+
+
+def _reference_counters(
+    levels: np.ndarray,
+    running: ArrayLike,
+    load1: ArrayLike,
+    load5: ArrayLike,
+    load15: ArrayLike,
+    cores: np.ndarray,
+    speed: np.ndarray,
+    slots: int,
+    eps: Callable[[int], np.ndarray],
+) -> dict[str, np.ndarray]:
+    """The counter model, written once: the sysstat-like readings of some nodes from their
+    (cpu, mem, disk, net) ``levels`` ``(4, m)`` (background plus co-located demand; capped to
+    [0, 1] here), the running count and load averages, the nodes' ``cores`` and ``speed``
+    factors and the noise ``eps(i)`` (counter ``i``'s standard normal noise of every reading).
+
+    The compiled ``sim_bridge._counters_core.CounterSynth`` computes the same rows in C, in
+    the same operation order (they agree to a few ulp: the C library's log, cos, exp and pow
+    may round differently from NumPy's).
+
+    Examples
+    --------
+    >>> quiet = _reference_counters(
+    ...     np.array([[0.5], [0.2], [0.0], [0.1]]), [1.0], [0.0], [0.0], [0.0],
+    ...     np.array([16.0]), np.array([1.0]), 2, lambda i: np.zeros(1))
+    >>> float(quiet["cpu_user"][0]), float(quiet["run_queue"][0]), float(quiet["cpu_mhz"][0])
+    (47.5, 6.4, 2600.0)
+    """
+    cpu, mem, disk, net = np.clip(np.asarray(levels, dtype=float), 0.0, 1.0)
+    running = np.asarray(running, dtype=float)
+    occ = running / slots
+    c: dict[str, np.ndarray] = {}
+    user = np.clip(100 * (0.7 * cpu + 0.25 * occ) + 3 * eps(0), 0, 100)
+    sys_ = np.clip(100 * (0.06 * cpu + 0.04 * occ + 0.04 * net) + 1 * eps(1), 0, 100)
+    iow = np.clip(100 * 0.35 * disk**2 + 2 * eps(2), 0, 100)
+    c["cpu_user"], c["cpu_sys"], c["cpu_iowait"] = user, sys_, iow
+    c["cpu_idle"] = np.clip(100 - user - sys_ - iow, 0, 100)
+    # background processes occupy a share of the cores; a task runs ~4 busy threads
+    bg_run = cores * cpu * 0.3
+    thr = 4.0
+    c["run_queue"] = np.clip(bg_run + thr * running + 1.5 * eps(4), 0, None)
+    c["load1"] = np.clip(thr * np.asarray(load1) + bg_run + 0.8 * eps(5), 0, None)
+    c["load5"] = np.clip(thr * np.asarray(load5) + bg_run + 0.4 * eps(6), 0, None)
+    c["load15"] = np.clip(thr * np.asarray(load15) + bg_run + 0.2 * eps(7), 0, None)
+    c["running_tasks"] = running.copy()
+    c["free_slots"] = slots - running
+    c["mem_used_pct"] = np.clip(100 * (0.25 + 0.65 * mem + 0.05 * occ) + 2 * eps(10), 0, 100)
+    c["mem_cached_pct"] = np.clip(100 * 0.3 * (1 - mem) + 2 * eps(11), 0, 100)
+    c["swap_used_pct"] = np.clip(150 * np.maximum(mem - 0.7, 0) + eps(12), 0, 100)
+    c["page_faults"] = 800 * (1 + 3 * mem + occ) * np.exp(0.2 * eps(13))
+    c["major_faults"] = np.clip(40 * np.maximum(mem - 0.5, 0) + 2 * eps(14), 0, None)
+    c["mem_bw"] = np.clip(0.05 + 0.8 * mem * cpu + 0.05 * eps(15), 0, None)
+    c["cache_miss_pki"] = np.clip(1 + 4 * cpu * mem + 0.3 * eps(16), 0, None)
+    c["disk_util_pct"] = np.clip(100 * disk + 5 * eps(17), 0, 100)
+    c["disk_queue"] = np.clip(4 * disk**2 / (1.05 - disk) + 0.3 * eps(18), 0, None)
+    c["disk_read_kbs"] = 40000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(19))
+    c["disk_write_kbs"] = 25000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(20))
+    c["disk_await_ms"] = np.clip(2 + 30 * disk**2 + 1.5 * eps(21), 0, None)
+    c["net_rx_kbs"] = 60000 * (net + 0.05 * occ) * np.exp(0.25 * eps(22))
+    c["net_tx_kbs"] = 50000 * (net + 0.05 * occ) * np.exp(0.25 * eps(23))
+    c["net_retrans"] = np.clip(8 * net**3 + 0.3 * eps(24), 0, None)
+    c["ctx_switches"] = 4000 * (1 + 2 * cpu + occ) * np.exp(0.15 * eps(25))
+    c["interrupts"] = 3000 * (1 + net + disk) * np.exp(0.15 * eps(26))
+    c["cpu_cores"] = np.asarray(cores, dtype=float).copy()
+    c["cpu_mhz"] = 2600.0 / speed * np.exp(0.01 * eps(28))
+    return c

@@ -5,11 +5,10 @@
 ``Cluster.counters`` (the vectorised read a trace records at every launch) and
 ``Cluster.counters_now`` (the single read a policy makes) both go through
 :class:`CounterSynth` when this extension is built, so a policy reading a node sees exactly
-the values a launch at that instant records. A single read costs a microsecond or two
-instead of a share of a table of every node (the NumPy path's ``_counter_block``).
+the values a launch at that instant records. A single read costs a microsecond or two.
 
-The model is the one of ``Cluster._counters`` (the NumPy reference, used when the
-extension is absent), written in the same operation order; the transcendental functions
+The model is the one of ``sim_bridge._cluster._reference_counters`` (the NumPy reference,
+used when the extension is absent), written in the same operation order; the transcendental functions
 (log, cos, exp, pow) are the C library's, which may differ from NumPy's SIMD ones in the
 last bit, so the two paths agree to a few ulp, not bit for bit
 (``tests/test_counters_core.py`` checks it).
