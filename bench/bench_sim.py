@@ -19,7 +19,9 @@ finish) against its named peer, the in-memory run (``simulate()`` keeping every 
 build the tables at the end), with the ratios streaming / in-memory; then the streaming run
 with the sliding window of contention paths (``Cluster.hold``) against the streaming run
 that keeps every path step (``STRAGGLER_KEEP_PATHS=1``, "before"), and the window's peak
-RSS over the day against its first 6 hours (flat memory: at most 1.2).
+RSS over the day against its first 6 hours (flat memory: at most 1.2). Each child also
+prints its RSS right after ``import sim_bridge`` and right after its first contention
+day-block (``world.PersistentLevels.block``), the fixed part of the memory budget.
 
 Part 3 -- FB-2010 (SWIM ``FB-2010_samples_24_times_1hr_0.tsv``, 24,442 jobs, 16.6M tasks,
 6,110 slot-days of base work) streamed on a cluster sized for the day (default 1,500 nodes
@@ -28,29 +30,41 @@ figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS
 / 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
 one core and under 4 GB; the FB-2009 day under 300 MB.
 
-Measured on 2026-11-24 (a 2-core machine shared with other jobs: compare CPU seconds, not
-wall). ``python bench/bench_sim.py --skip-part1 --skip-fb2010 --data-dir ../shared/data``:
-the FB-2009 day streams in 38.2 s CPU (46.7 s wall) at 1,006 MB peak with the path window,
-against 36.0 s (41.9 s) and 1,091 MB keeping every path step (window / kept: CPU 1.06x,
-peak RSS 0.92x; the traces are identical) and 43.4 s (65.6 s) and 1,289 MB in memory; its
-first 6 hours peak at 600 MB (day / 6 h = 1.68). The 300 MB goal is not met, and the window
-cannot meet it alone: importing ``sim_bridge`` (numpy, scipy, pandas, pyarrow) is 172 MB of
-RSS; drawing one day-block of contention for 600 nodes (``world.PersistentLevels.block``)
-peaks ~145 MB above that (its (2, 4, nodes, 1,440) normal draws and four block-sized
-temporaries); and what the window keeps is mostly ahead of the clock: ``Cluster.end_with``
-reads its co-located solves in chunks of up to 1,440 steps, so the horizon reaches 72 h by
-3.3 simulated hours and 120 h by 13.8 h, and the engine's checkpoint test reads that horizon,
-so bringing it back changes end times in the last bits (not done: same seed, same trace).
-Behind the clock the window drops everything older than the oldest live or buffered job
+Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 5-7: compare
+CPU seconds, not wall), tree at ``2151842`` (``git log --oneline -1``; another helper is
+changing ``Cluster``'s read-ahead at the same time, not yet in that tree).
+``python bench/bench_sim.py --skip-part1 --skip-fb2010 --data-dir ../shared/data``: the
+FB-2009 day streams in 50.3 s CPU (157.5 s wall) at 957 MB peak with the path window,
+against 51.3 s (154.8 s) and 1,009 MB keeping every path step (window / kept: CPU 0.98x,
+peak RSS 0.95x; same jobs, attempts and events) and 52.7 s (151.7 s) and 1,244 MB in memory;
+its first 6 hours peak at 606 MB (day / 6 h = 1.58). Each child prints the budget: 108 MB of
+RSS right after ``import sim_bridge`` (numpy, pandas with pyarrow; no scipy) and 156 MB
+after the first contention day-block (its 26 MiB output, ``scipy.special``, the workload).
+The tree before the day-block change (``ee5e4a9``), the same streaming child run twice
+alternately with this one: 122 MB after import, 219 MB after the first day-block (325 MB
+peak by then), 1,006 / 1,003 MB peak over the day, against 959 / 952 MB here (same tables:
+FB-2009 1 h on 100 x 2 with LATE, ``DataFrame.equals``). The day-block
+(``world.PersistentLevels.block``, 600 nodes) used to peak 192 MB above the import (its
+(2, 4, nodes, 1,440) normal draws, four block-sized temporaries and ``scipy.signal``'s
+~50 MB and ~0.9 s import); it now draws 2 MiB row chunks of the same normal stream,
+filters them in place and needs 38 MB (its output, one chunk, ``scipy.special``), with
+bit-identical values; ``BadNodes`` no longer imports ``scipy.signal`` either. So the
+import and the block are ~160 MB of the 300 MB goal, which is still not met: the day's
+peak comes later, from what the window keeps, mostly ahead of the clock:
+``Cluster.end_with`` reads its co-located solves in chunks of up to 1,440 steps, so the
+horizon reaches 72 h by 3.3 simulated hours and 120 h by 13.8 h (five day-blocks of levels
+and their rate paths), and the engine's checkpoint test reads that horizon, so bringing it
+back changes end times in the last bits (not done here: same seed, same trace). Behind the
+clock the window drops everything older than the oldest live or buffered job
 (tracemalloc: the paths are ~85% of the traced heap; per-task objects ~1 KB an attempt,
-alive only with their job or in the sink's 8,192-row buffer). ``--fb2010-hours 1`` on
-1,500 x 10 slots (realised load 0.42 at 1 h, <= 0.8): LATE 977 jobs, 514,865 tasks,
-525,639 events, 585 s CPU (1,370 s wall), 3,378 MB peak (measured before the rates ahead
-were computed per node); no speculation: 515,842 events, 419 s CPU (574 s wall), 3,575 MB
-peak, its stragglers running on for days (p99 JCT 36.7 h, so the realised load over the
-makespan is 0.02, and the oldest live job holds the window open behind the clock). The
-per-event cost there (~1 ms, 10x FB-2009's) grows with the 15,000 slots, so the FB-2010
-day is far from 10 minutes; 6 and 24 h were not run.
+alive only with their job or in the sink's 8,192-row buffer). From an earlier run,
+``--fb2010-hours 1`` on 1,500 x 10 slots (realised load 0.42 at 1 h, <= 0.8): LATE 977 jobs,
+514,865 tasks, 525,639 events, 585 s CPU (1,370 s wall), 3,378 MB peak (measured before the
+rates ahead were computed per node); no speculation: 515,842 events, 419 s CPU (574 s
+wall), 3,575 MB peak, its stragglers running on for days (p99 JCT 36.7 h, so the realised
+load over the makespan is 0.02, and the oldest live job holds the window open behind the
+clock). The per-event cost there (~1 ms, 10x FB-2009's) grows with the 15,000 slots, so the
+FB-2010 day is far from 10 minutes; 6 and 24 h were not run.
 
 Usage::
 
