@@ -328,6 +328,7 @@ class Simulator(AttemptPhysics):
         wall_limit = (
             None if self.max_wall_seconds is None else time.perf_counter() + self.max_wall_seconds
         )
+        obj: Any  # an arrival's index, an attempt, a wake's (policy, tag) or None: see kind
         while True:
             if ai < n_arr and (not heap or arrivals[ai] <= heap[0][0]):
                 t, kind, obj = arrivals[ai], EV_ARRIVAL, ai

@@ -114,13 +114,15 @@ class SimView:
         if attempt.state == A_FINISHED:
             return 1.0
         sim = self._sim
-        t = sim.now if attempt.state == A_RUNNING else attempt.end_time
+        t = attempt.end_time  # set once the attempt is over
+        if attempt.state == A_RUNNING or t is None:
+            t = sim.now
         sf = attempt.start_fraction
         if attempt._work <= 0.0:  # duration override: linear progress
             span = attempt._end - attempt.launch_time
             frac = 1.0 if span <= 0 else (t - attempt.launch_time) / span
         else:
-            frac = sim._work_done(attempt, t) / attempt._work  # type: ignore[arg-type]  # closed: end_time set
+            frac = sim._work_done(attempt, t) / attempt._work
         return sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)
 
     def progress_many(self, attempts) -> np.ndarray:
@@ -160,7 +162,9 @@ class SimView:
 
     def elapsed(self, attempt: Attempt) -> float:
         """Seconds the attempt has run (until now, or until it ended)."""
-        end = self._sim.now if attempt.state == A_RUNNING else attempt.end_time
+        end = attempt.end_time  # set once the attempt is over
+        if attempt.state == A_RUNNING or end is None:
+            end = self._sim.now
         return end - attempt.launch_time
 
     # -- counters

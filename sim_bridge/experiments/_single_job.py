@@ -45,9 +45,10 @@ def _run_one(spec, policy, slots: int, dist: Any, seed: int) -> tuple[float, flo
     )
     sim.run()
     job = sim.jobs[0]
-    busy = sum(a.end_time - a.launch_time for a in sim.attempts)
-    # Job declares these in __slots__ only (no annotations yet), which mypy does not read
-    jct = job.finish_time - job.submit_time  # type: ignore[attr-defined]
+    # the run is over: every attempt ended and the job finished (end_time, finish_time set)
+    busy = sum(a.end_time - a.launch_time for a in sim.attempts if a.end_time is not None)
+    assert job.finish_time is not None
+    jct = job.finish_time - job.submit_time
     return jct, busy, len(sim.attempts)
 
 

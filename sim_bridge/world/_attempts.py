@@ -43,7 +43,10 @@ from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
 
 if TYPE_CHECKING:
-    from sim_bridge._jobs import Attempt
+    from array import array
+
+    from sim_bridge._cluster import Cluster
+    from sim_bridge._jobs import Attempt, Job, Task
 
 __all__ = ["LOAD_TAUS", "AttemptPhysics", "decay_loads", "noise_alpha", "sum_demand"]
 
@@ -106,10 +109,40 @@ def _add(dem, own):
 class AttemptPhysics:
     """The simulator's attempt physics (mixin of :class:`sim_bridge._engine.Simulator`)."""
 
-    __slots__ = ()
+    # the simulator's state these methods read and write (set by ``Simulator.__init__``)
+    cluster: Cluster
+    keep_history: bool
+    duration_dist: Any
+    noise: bool
+    interference: float
+    tail_pressure: float
+    record_truth: bool
+    _bounded: bool
+    _tenancy: bool
+    _load: list[list[float]]
+    _load_t: list[float]
+    _node_live: list[dict[int, Attempt]]
+    _pid_demand: dict[int, tuple[float, ...]]
+    _median_cache: dict[tuple[int, int], float]
+    _speed: list[float]
+    _tail: list[float]
+    _rstates: array[float]
+    _dstates: array[float]
+    _truth: array[float]
+    _heap: list[tuple[float, int, int, Any]]
+    _seq: int
 
     # ----------------------------------------------------------------- launch
-    def _solve_launch(self, att, task, job, node: int, now: float, sf: float, running_before: int):
+    def _solve_launch(
+        self,
+        att: Attempt,
+        task: Task,
+        job: Job,
+        node: int,
+        now: float,
+        sf: float,
+        running_before: int,
+    ) -> float:
         """The physics of a launch: the node's load averages brought up to ``now``, what its
         counters at launch are computed from, the attempt's duration (noise multiplier,
         co-tenants' demand, end time solved on the contention path; the newcomer re-solves
@@ -202,7 +235,7 @@ class AttemptPhysics:
             )
         return d
 
-    def _demand_of(self, attempts) -> tuple[float, ...] | None:
+    def _demand_of(self, attempts: Iterable[Attempt]) -> tuple[float, ...] | None:
         """The summed demand of ``attempts`` (None when there is none)."""
         demand = self._demand
         return sum_demand(demand(a.task.job.pids[a.task.stage]) for a in attempts)
@@ -266,7 +299,7 @@ class AttemptPhysics:
             att._seg_t = now
             att._prog = None
 
-    def _resolve(self, att: Attempt, now: float, dem) -> None:
+    def _resolve(self, att: Attempt, now: float, dem: tuple[float, ...] | None) -> None:
         """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
         old finish event goes stale (the loop skips it)."""
         cl = self.cluster
@@ -296,7 +329,9 @@ class AttemptPhysics:
         self._seq += 1
         heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
 
-    def _check_at(self, node: int, pid: int, now: float, work: float, c0: float, dem):
+    def _check_at(
+        self, node: int, pid: int, now: float, work: float, c0: float, dem: tuple[float, ...] | None
+    ) -> float | None:
         """Where to re-solve ``work`` started at ``now`` instead of solving its end now, or
         None: solve it. A checkpoint always lies before the true end (the attempt cannot end
         by then), so it delays nothing. Without co-located demand: the end of the contention
@@ -336,7 +371,15 @@ class AttemptPhysics:
             # the others' demand, summed in the same order as _demand_of would
             self._resolve(att, now, sum_demand(owns[:i] + owns[i + 1 :]))
 
-    def _record_truth(self, task, node: int, now: float, mult: float, r_now: float, rec=None):
+    def _record_truth(
+        self,
+        task: Task,
+        node: int,
+        now: float,
+        mult: float,
+        r_now: float,
+        rec: list[float] | None = None,
+    ) -> None:
         """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
         median node's (same profile, same instant, no co-located tasks); appended to ``rec``
         (a streaming attempt's launch record) when given."""
@@ -346,11 +389,12 @@ class AttemptPhysics:
         else:
             pid = task.job.pids[task.stage]
             key = (pid, int(now // cluster.dt))
-            med = self._median_cache.get(key)
-            if med is None:
+            cached = self._median_cache.get(key)
+            if cached is None:
                 if len(self._median_cache) > 65536:
                     self._median_cache.clear()
-                med = self._median_cache[key] = float(
+                cached = self._median_cache[key] = float(
                     np.median(1.0 / cluster.step_rates(pid, key[1]))
                 )
+            med = cached
         (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
