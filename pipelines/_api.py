@@ -115,10 +115,14 @@ def _engine(workers: int | None, scheduler: str | None) -> Engine:
     return engine
 
 
-def collect_trace(config: CollectConfig, *, overwrite: bool = False) -> dict[str, Any]:
+def collect_trace(
+    config: CollectConfig, *, overwrite: bool = False, engine: Engine | None = None
+) -> dict[str, Any]:
     """Collect a training trace (``straggler collect``): from the simulator, each workload's
     data scale given (``config.scales``) or chosen for ``config.load`` (default 0.7), or
-    from FlowBench's real runs (``config.source == "flowbench"``).
+    from FlowBench's real runs (``config.source == "flowbench"``). ``seeds``, ``loads`` and
+    ``layout="separate"`` collect several cells into one trace
+    (:func:`pipelines._collect.collect_cells`, on ``engine``: this process by default).
 
     Raises
     ------
@@ -126,6 +130,14 @@ def collect_trace(config: CollectConfig, *, overwrite: bool = False) -> dict[str
         Both ``load`` and ``scales`` given, an unknown workload, or an ``out`` that holds
         earlier results without ``overwrite``.
     """
+    from pipelines._collect import collect_cells
+
+    return collect_cells(config, engine=engine, overwrite=overwrite)
+
+
+def collect_one(config: CollectConfig, *, overwrite: bool = False) -> dict[str, Any]:
+    """One cell of :func:`collect_trace` (its ``seed``, its ``load`` or ``scales``, every
+    workload on one cluster), or FlowBench's real runs."""
     with claimed_output(config.out, overwrite=overwrite, command="collect"):
         if config.source == "flowbench":
             return _collect_flowbench(config)

@@ -573,17 +573,39 @@ def collect(
 
 
 # ------------------------------------------------------------------ several cells, one trace
-def cell_key(seed: int, load: float | None) -> str:
-    """The identity of a cell: ``"seed=S/load=L"`` (``"seed=S"`` for given scales).
+def cell_key(seed: int, load: float | None, workload: str | None = None) -> str:
+    """The identity of a cell: ``"seed=S/load=L"`` (``"seed=S"`` for given scales), then
+    ``"/W"`` for a cell of one workload (``layout="separate"``).
 
     It names the cell's sweep task and prefixes its job and task ids in a multi-cell trace.
 
     Examples
     --------
-    >>> cell_key(1, 0.7), cell_key(0, None)
-    ('seed=1/load=0.7', 'seed=0')
+    >>> cell_key(1, 0.7), cell_key(0, None), cell_key(0, 0.7, "FB2010")
+    ('seed=1/load=0.7', 'seed=0', 'seed=0/load=0.7/FB2010')
     """
-    return f"seed={int(seed)}" if load is None else f"seed={int(seed)}/load={float(load):g}"
+    key = f"seed={int(seed)}" if load is None else f"seed={int(seed)}/load={float(load):g}"
+    return key if workload is None else f"{key}/{workload}"
+
+
+def workload_groups(config) -> list[tuple[str, ...]]:
+    """The workloads of each cell: all of them together (``layout="shared"``), or one each
+    (``"separate"``).
+
+    Examples
+    --------
+    >>> from pipelines._collect_config import CollectConfig
+    >>> workload_groups(CollectConfig(out="o", workloads=["FB2009", "SYN"]))
+    [('FB2009', 'SYN')]
+    >>> workload_groups(CollectConfig(out="o", workloads=["FB2009", "SYN"], layout="separate"))
+    [('FB2009',), ('SYN',)]
+    """
+    layout = getattr(config, "layout", "shared")
+    if layout == "shared":
+        return [tuple(config.workloads)]
+    if layout == "separate":
+        return [(w,) for w in config.workloads]
+    raise ValueError(f"--layout must be 'shared' or 'separate', got {layout!r}")
 
 
 def plan_cells(config) -> list[tuple[int, float | None]]:
@@ -690,10 +712,11 @@ def _prefixed(column: pd.Series, prefix: str) -> pd.Series:
     return (prefix + column.astype(str)).astype(column.dtype)
 
 
-def combine_cells(
-    runs: dict[tuple[int, float | None], CellRun],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def combine_cells(runs: dict[tuple, CellRun]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tasks and jobs tables of several cells as one trace.
+
+    ``runs`` is keyed by cell: ``(seed, load)``, or ``(seed, load, workload)`` for the
+    cells of one workload (``layout="separate"``).
 
     Each cell's rows keep their own clock (the cells are independent runs of the same window
     on the same cluster), gain ``seed`` (int) and ``load`` (float, NaN for given scales)
@@ -716,8 +739,9 @@ def combine_cells(
     import pandas as pd
 
     frames: dict[str, list[pd.DataFrame]] = {"tasks": [], "jobs": []}
-    for (seed, load), run in runs.items():
-        prefix = cell_key(seed, load) + "/"
+    for cell, run in runs.items():
+        seed, load = cell[0], cell[1]
+        prefix = cell_key(*cell) + "/"
         for name, table in (("tasks", run.tasks), ("jobs", run.jobs)):
             t = table.copy()
             for col in ("job_id", "task_id"):
@@ -732,8 +756,9 @@ def combine_cells(
 
 
 def _mean_by_workload(dicts: list[dict[str, float]]) -> dict[str, float]:
-    keys = list(dicts[0])
-    return {k: float(sum(d[k] for d in dicts) / len(dicts)) for k in keys}
+    """Mean of each key over the dicts that have it (cells of one workload have only it)."""
+    keys = list(dict.fromkeys(k for d in dicts for k in d))
+    return {k: float(sum(d[k] for d in dicts if k in d) / sum(k in d for d in dicts)) for k in keys}
 
 
 def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
@@ -768,27 +793,39 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
     """
     import warnings
 
-    from pipelines._api import claimed_output, collect_trace
+    from pipelines._api import claimed_output, collect_one
     from pipelines._sweep import Engine, require_dask, sweep_session
 
     if engine is None:
         engine = Engine.resolve()
     if engine.uses_dask:
         require_dask()
-    if config.source == "flowbench" or (config.seeds is None and config.loads is None):
+    groups = workload_groups(config) if config.source != "flowbench" else []
+    if config.source == "flowbench" or (
+        config.seeds is None and config.loads is None and len(groups) == 1
+    ):
         with sweep_session(engine):
-            return collect_trace(config, overwrite=overwrite)
+            return collect_one(config, overwrite=overwrite)
     check_workloads(config.workloads)
-    cells = plan_cells(config)
+    separate = len(groups) > 1 or getattr(config, "layout", "shared") == "separate"
+    cells = [
+        (seed, load, *((group[0],) if separate else ()))
+        for seed, load in plan_cells(config)
+        for group in groups
+    ]
     with claimed_output(config.out, overwrite=overwrite, command="collect"):
         t0 = time.perf_counter()
         tasks = [
             SweepTask(
-                cell_key(seed, load),
+                cell_key(*cell),
                 collect_cell,
-                (list(config.workloads), seed, load),
+                (list(cell[2:]) if separate else list(config.workloads), cell[0], cell[1]),
                 dict(
-                    scales=config.scales,
+                    scales=(
+                        {w: config.scales[w] for w in cell[2:]}
+                        if separate and config.scales is not None
+                        else config.scales
+                    ),
                     cluster_seed=config.seed,
                     nodes=config.nodes,
                     slots=config.slots,
@@ -800,7 +837,7 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
                     beta=config.beta,
                 ),
             )
-            for seed, load in cells
+            for cell in cells
         ]
         got = run_sweep(tasks, engine, desc="collect", unit="cell")
         runs = {cell: got[cell_key(*cell)] for cell in cells}
@@ -810,16 +847,26 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
             warn_if_saturated(run.realised_load, config.nodes, config.slots, f" {cell_key(*cell)}")
         table, jobs = combine_cells(runs)
         labelled = label_stragglers(validate_trace(table), config.beta, DEFAULT_MIN_TASKS)
-        first = next(iter(runs.values()))
+        # a workload's scale and source: its first cell's (every workload is in the first
+        # (seed, load)'s cells, together or one each)
+        scales: dict[str, float] = {}
+        sources: dict[str, str] = {}
+        for run in runs.values():
+            for w, v in run.scales.items():
+                scales.setdefault(w, v)
+            for w, v in run.sources.items():
+                sources.setdefault(w, v)
         fallback = {w for run in runs.values() for w in run.synthetic_fallback}
         summary = {
             "command": "collect",
             "workloads": list(config.workloads),
+            "layout": "separate" if separate else "shared",
             "cells": [
                 {
-                    "cell": cell_key(seed, load),
-                    "seed": seed,
-                    "load": load,
+                    "cell": cell_key(*cell),
+                    "seed": cell[0],
+                    "load": cell[1],
+                    "workloads": list(cell[2:]) if separate else list(config.workloads),
                     "scales": run.scales,
                     "sources": run.sources,
                     "synthetic_fallback": run.synthetic_fallback,
@@ -828,13 +875,13 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
                     "attempt_rows": len(run.tasks),
                     "simulation": run.simulation,
                 }
-                for (seed, load), run in runs.items()
+                for cell, run in runs.items()
             ],
-            "seeds": list(dict.fromkeys(s for s, _ in cells)),
-            "loads": [v for v in dict.fromkeys(v for _, v in cells) if v is not None],
-            "sources": first.sources,
+            "seeds": list(dict.fromkeys(c[0] for c in cells)),
+            "loads": [v for v in dict.fromkeys(c[1] for c in cells) if v is not None],
+            "sources": sources,
             "synthetic_fallback": [w for w in config.workloads if w in fallback],
-            "scales": first.scales,
+            "scales": scales,
             "offered_load": _mean_by_workload([r.offered_load for r in runs.values()]),
             "realised_load": _mean_by_workload([r.realised_load for r in runs.values()]),
             "nodes": config.nodes,

@@ -5,13 +5,14 @@ a config; the lower-level :func:`pipelines.collect` takes the resolved scales.
 
 ``seeds`` and ``loads`` (``--seeds 0,1,2 --loads 0.5,0.7``) make one run collect every
 (seed, load) cell into one trace (:func:`pipelines.collect_cells`); left at None, a run is
-one cell (``seed``, ``load``), as before.
+one cell (``seed``, ``load``), as before. ``layout="separate"`` makes every workload its
+own cell, alone on the cluster at the whole load.
 
 Examples
 --------
 >>> cfg = CollectConfig(out="runs/trace", workloads=["SYN"], nodes=8, load=0.7)
->>> cfg.source, cfg.slots, cfg.scales, cfg.seeds, cfg.loads
-('simulator', 2, None, None, None)
+>>> cfg.source, cfg.slots, cfg.scales, cfg.seeds, cfg.loads, cfg.layout
+('simulator', 2, None, None, None, 'shared')
 >>> seed_list("0, 1,2"), load_list("0.5,0.7")
 ([0, 1, 2], [0.5, 0.7])
 """
@@ -170,6 +171,14 @@ class CollectConfig:
         format=_join,
         help="collect one cell per target load (comma separated, e.g. 0.5,0.7), each "
         "calibrated as --load; with --seeds, every (seed, load) pair; not with --scale or --load",
+    )
+    layout: str = option(
+        "shared",
+        choices=("shared", "separate"),
+        help="shared (default): the workloads share one cluster, interleaved by arrival, as "
+        "Wrangler replayed them, each scaled to an equal share of --load; separate: each "
+        "workload runs alone on the cluster (the same machines: --seed's) at the whole --load, "
+        "one cell per workload, so no workload is scaled down to make room for the others",
     )
     load_basis: str = option(
         "realised",

@@ -290,3 +290,47 @@ def test_local_cluster_writes_the_same_trace(cluster, multi, singles, tmp_path, 
     assert main(["collect", *args, "--scheduler", address, "--out", str(one)]) == 0
     single = singles[0.5]
     assert pd.read_parquet(one / "tasks.parquet").equals(pd.read_parquet(single / "tasks.parquet"))
+
+
+# ---------------------------------------------------------------- layout="separate"
+def test_separate_layout_is_each_workload_alone_on_the_same_cluster(tmp_path, shared_data_dir):
+    """Oracle: each workload's rows of a separate-layout trace are the one-workload collect
+    of that workload (same seed, same cluster, its own scale), ids prefixed with its cell;
+    the summary's scales are each workload's own."""
+    scales = {"FB2009": 0.2, "SYN": 0.002}
+    sep = _config(tmp_path / "sep", shared_data_dir, layout="separate", scales=scales, seed=2)
+    s = collect_cells(sep)
+    assert s["layout"] == "separate" and s["scales"] == scales
+    assert [c["workloads"] for c in s["cells"]] == [["FB2009"], ["SYN"]]
+    both = load_trace(tmp_path / "sep")
+    for w, scale in scales.items():
+        one = _config(tmp_path / w, shared_data_dir, workloads=[w], scales={w: scale}, seed=2)
+        collect_cells(one)
+        alone = load_trace(tmp_path / w)
+        prefix = cell_key(2, None, w) + "/"
+        rows = both.loc[both["workload"] == w].drop(columns=["seed", "load"])
+        rows = rows.reset_index(drop=True)
+        assert len(rows) > 0
+        for col in ("job_id", "task_id"):
+            assert rows[col].str.startswith(prefix).all()
+            rows[col] = rows[col].str.slice(len(prefix)).astype(alone[col].dtype)
+        pd.testing.assert_frame_equal(rows, alone.reset_index(drop=True))
+
+
+def test_the_api_collects_cells_as_the_command_does(tmp_path, shared_data_dir):
+    """pipelines.collect_trace hands seeds/loads/layout to collect_cells (it used to run one
+    cell and ignore them)."""
+    import pipelines
+
+    cfg = _config(
+        tmp_path / "api", shared_data_dir, layout="separate", scales={"SYN": 0.002, "FB2009": 0.2}
+    )
+    s = pipelines.collect_trace(cfg)
+    assert s["layout"] == "separate" and len(s["cells"]) == 2
+
+
+def test_an_unknown_layout_is_named(tmp_path, shared_data_dir):
+    cfg = _config(tmp_path / "bad", shared_data_dir, layout="split")
+    with pytest.raises(ValueError, match="--layout.*'split'"):
+        collect_cells(cfg)
+    assert not (tmp_path / "bad" / "summary.json").exists()
