@@ -807,7 +807,7 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
         with sweep_session(engine):
             return collect_one(config, overwrite=overwrite)
     check_workloads(config.workloads)
-    separate = len(groups) > 1 or getattr(config, "layout", "shared") == "separate"
+    separate = len(groups) > 1  # one workload: the same run either way
     cells = [
         (seed, load, *((group[0],) if separate else ()))
         for seed, load in plan_cells(config)
@@ -860,7 +860,7 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
         summary = {
             "command": "collect",
             "workloads": list(config.workloads),
-            "layout": "separate" if separate else "shared",
+            "layout": getattr(config, "layout", "shared"),
             "cells": [
                 {
                     "cell": cell_key(*cell),

@@ -208,7 +208,8 @@ class Demo:
         from pipelines._train_config import TrainConfig
 
         p, d = self.profile, self.out
-        # collect picks every workload's data scale for an equal share of the target load
+        # collect picks every workload's data scale for the target load: alone on the cluster
+        # (layout "separate", the default profile) or an equal share of it ("shared")
         collect = CollectConfig(
             out=str(d / "collect"),
             workloads=list(self.workloads),
@@ -218,6 +219,7 @@ class Demo:
             seed=self.seed,
             load=p.load,
             load_basis=p.load_basis,
+            layout=p.layout,
             data_dir=self.data_dir,
         )
         train = TrainConfig(

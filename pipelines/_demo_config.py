@@ -40,6 +40,9 @@ class DemoProfile:
     min_rows: int = 40
     #: what ``load`` measures (``collect --load-basis``)
     load_basis: str = "realised"
+    #: ``collect --layout``: "separate" runs each workload alone on the cluster at the whole
+    #: load (its jobs keep their size); "shared" scales each down to an equal share of it
+    layout: str = "shared"
     #: FlowBench stage (when the data directory has it): workflows and anomaly folders read
     #: (``None``: all), Table 1's training fractions and models on the real trace
     fb_workflows: tuple[str, ...] | None = None
@@ -55,6 +58,10 @@ PROFILES: dict[str, DemoProfile] = {
         slots=2,
         hours=6.0,
         load=0.7,  # realised load: busy, not saturated (queueing would hide placement)
+        # each workload alone on the cluster: sharing 30 nodes three ways scaled FB-2010's
+        # bytes to 1e-6 and FB-2009's to 0.01 (jobs of one task, little to label), and the
+        # mixed demo showed no gain where each workload alone on 50 nodes x 12 h did
+        layout="separate",
         # regularisers span decades, as the shipped grids do (pipelines/grids/): with C=1 and
         # a loss summed over thousands of rows, values near 1 leave node blocks that overfit
         grid={
