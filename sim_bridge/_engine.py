@@ -4,8 +4,14 @@ Jobs arrive, their stages' tasks wait, the placement policy puts waiting tasks o
 attempts run for a duration solved analytically at launch from the node's contention path
 (``sim_bridge._cluster``) and the tasks sharing the node, and re-solved whenever that node's
 tenants change (``sim_bridge.world``); the speculation policy copies, restarts and kills
-attempts. A task
-completes with its first finished attempt; its other attempts are killed at that instant.
+attempts. A task completes with its first finished attempt; its other attempts are killed at
+that instant.
+
+In-memory runs defer an end solve under co-located demand (``EV_SOLVE``, see
+``AttemptPhysics._defer``): with many slots per node most solves are superseded by the next
+change of the node's tenants, and a deferred one keeps the heap sequence number it would have
+had, so the events and the trace are the same bit for bit. Streaming runs solve at once: their
+checkpoint test reads the contention paths' horizon, which a solve can extend.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from sim_bridge._states import (
     EV_ARRIVAL,
     EV_CHECK,
     EV_FINISH,
+    EV_SOLVE,
     EV_TICK,
     EV_WAKE,
     RUNNING,
@@ -355,6 +362,9 @@ class Simulator(AttemptPhysics):
                     self._push(t + interval, EV_TICK, None)
                 if self._hook_arrival:
                     self._apply(spec_pol.on_job_arrival(self.view, job), spec_pol)
+            elif kind == EV_SOLVE:
+                self._solve_deferred(obj, _seq)
+                continue  # not an event of the model
             elif kind == EV_CHECK:
                 if obj.state == A_RUNNING and obj._end == t and obj._ckpt:
                     self.now = t
@@ -653,7 +663,12 @@ class Simulator(AttemptPhysics):
         if keep:
             self.attempts.append(att)
         self._seq += 1
-        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
+        if att._solve is not None:
+            att._solve = (self._seq, now, att._solve[2])
+            kind = EV_SOLVE
+        else:
+            kind = EV_CHECK if att._ckpt else EV_FINISH
+        heapq.heappush(self._heap, (end, self._seq, kind, att))
         if self._hook_launched:
             self._just_launched.append(att)
 

@@ -72,6 +72,7 @@ class Attempt:
         "_step_rate",
         "_rec",
         "_ckpt",
+        "_solve",
     )
 
     def __init__(
@@ -107,6 +108,8 @@ class Attempt:
         # (running count and load averages, then the tenants' demand and the truth when on)
         self._rec: list[float] | None = None
         self._ckpt = False  # its pending heap entry is a checkpoint (EV_CHECK), not its end
+        # a deferred end solve (its heap seq, start, work left) while its EV_SOLVE is pending
+        self._solve: tuple[int, float, float] | None = None
 
     @property
     def job(self) -> Job:

@@ -19,6 +19,7 @@ __all__ = [
     "EV_ARRIVAL",
     "EV_CHECK",
     "EV_FINISH",
+    "EV_SOLVE",
     "EV_TICK",
     "EV_WAKE",
     "RUNNING",
@@ -34,3 +35,5 @@ EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
 # a streaming run's checkpoint: an attempt that cannot end before the cluster's contention
 # paths do is re-solved when the clock reaches them (not an event of the model)
 EV_CHECK = 4
+# an in-memory run's deferred end solve under co-located demand: due no later than the end
+EV_SOLVE = 5

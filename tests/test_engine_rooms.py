@@ -94,3 +94,53 @@ def test_co_located_run_is_deterministic_and_consistent():
     for att in a.attempts:
         if att.state == 1:  # finished
             assert att._seg_done == pytest.approx(att._work, rel=1e-9)
+
+
+@pytest.mark.parametrize("policy", ["none", "late"])
+def test_deferred_end_solves_give_the_eager_run(policy, monkeypatch):
+    """An in-memory run defers end solves under co-located demand; a streaming run
+    (keep_history=False) solves them at once. On a cluster crowded enough that every launch
+    and end re-solves its co-tenants, both see the same attempts, bit for bit."""
+
+    def run(keep: bool):
+        rng = np.random.default_rng(11)
+        jobs = [
+            JobSpec(f"j{i}", float(i * 15.0), rng.uniform(20, 150, 16), rng.uniform(20, 60, 4))
+            for i in range(10)
+        ]
+        spec, place = get_policy(policy), get_policy("fair")
+        spec.reset()
+        place.reset()
+        done: list = []
+        sim = _engine.Simulator(
+            Cluster(2, 8, seed=3),
+            [Workload("SYN", jobs)],
+            spec,
+            place,
+            seed=2,
+            keep_history=keep,
+            on_job_done=None if keep else done.append,
+        )
+        sim.run()
+        jobs_done = sim.jobs if keep else done
+        rows = [
+            (a.task.task_id, a.index, a.node, a.launch_time, a.end_time, a.state)
+            for j in jobs_done
+            for t in j.tasks
+            for a in t.attempts
+        ]
+        return sorted(rows), sim.events
+
+    deferrals: list[float] = []
+    defer = AttemptPhysics._defer
+
+    def counting_defer(self, att, now, work):
+        deferrals.append(now)
+        return defer(self, att, now, work)
+
+    monkeypatch.setattr(AttemptPhysics, "_defer", counting_defer)
+    eager = run(False)
+    assert not deferrals  # streaming: solved at once
+    deferred = run(True)
+    assert len(deferrals) > 100  # the crowded nodes defer many solves
+    assert deferred == eager

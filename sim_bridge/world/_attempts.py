@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim_bridge._cluster import _CHUNK_MIN
-from sim_bridge._states import EV_CHECK, EV_FINISH
+from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
 
@@ -55,6 +55,7 @@ LOAD_TAUS = (60.0, 300.0, 900.0)
 _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in LOAD_TAUS)
 _exp = math.exp
 _NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
+_LOWER = 0.999  # a deferred solve comes due a little before the fastest possible end
 
 
 def decay_loads(load: Sequence[Any], load_t: Any, node: int, n: float, now: float) -> None:
@@ -221,6 +222,8 @@ class AttemptPhysics:
                 at = self._bounded and self._check_at(node, pid, now, work, 0.0, dem)
                 if at:
                     end = self._checkpoint(att, at)
+                elif not self._bounded:
+                    end = self._defer(att, now, work)
                 else:
                     end = att._end = cluster.end_with(node, pid, now, work, dem)
         return end
@@ -309,6 +312,7 @@ class AttemptPhysics:
             left = 0.0
         att._prog = None
         att._ckpt = False
+        att._solve = None
         if dem is None:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
             att._dem = None
@@ -323,11 +327,47 @@ class AttemptPhysics:
             at = self._bounded and self._check_at(att.node, pid, now, left, 0.0, dem)
             if at:
                 end = self._checkpoint(att, at)
+            elif not self._bounded:
+                end = self._defer(att, now, left)
             else:
                 end = cl.end_with(att.node, pid, now, left, dem)
-        att._end = end
+        if att._solve is None:
+            att._end = end
         self._seq += 1
-        heapq.heappush(self._heap, (end, self._seq, EV_CHECK if att._ckpt else EV_FINISH, att))
+        seq = self._seq
+        if att._solve is not None:
+            att._solve = (seq, now, left)
+            kind = EV_SOLVE
+        else:
+            kind = EV_CHECK if att._ckpt else EV_FINISH
+        heapq.heappush(self._heap, (end, seq, kind, att))
+
+    def _defer(self, att: Attempt, now: float, work: float) -> float:
+        """Defer the end solve of ``work`` started at ``now`` under ``att._dem`` (in-memory
+        runs): most are superseded by the next change of the node's tenants before the clock
+        gets there. Returns a time no later than the end (the rate is at most ``1 / speed``),
+        when the loop solves it (``_solve_deferred``) with the same arguments and keeps the
+        heap sequence number reserved now, so events come in the same order as if solved now.
+
+        Not in streaming runs (``_bounded``): there a solve may extend the contention paths,
+        and :meth:`_check_at` reads their horizon, so solving later could change later
+        decisions.
+        """
+        att._solve = (-1, now, work)
+        att._end = math.nan  # no finish event matches until it is solved
+        return now + work * self._speed[att.node] * _LOWER
+
+    def _solve_deferred(self, att: Attempt, seq: int) -> None:
+        """Solve ``att``'s deferred end (its EV_SOLVE with ``seq`` came due) and push its finish
+        event with the same sequence number."""
+        pend = att._solve
+        if att.state != A_RUNNING or pend is None or pend[0] != seq:
+            return  # re-solved or closed meanwhile
+        att._solve = None
+        _seq, t0, work = pend
+        pid = att.task.job.pids[att.task.stage]
+        end = att._end = self.cluster.end_with(att.node, pid, t0, work, att._dem)
+        heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
 
     def _check_at(
         self, node: int, pid: int, now: float, work: float, c0: float, dem: tuple[float, ...] | None
