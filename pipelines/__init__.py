@@ -11,8 +11,8 @@ uses, and the pipelines as a Python API the CLI wraps: each command's settings d
 one output set, as the command does, and ``write_report``), the lower-level entry points they
 call, which do not claim it (``collect``, ``run_training``, ``run_evaluate``,
 ``run_compare``, ``run_reproduce``, ``run_report`` take the same config; ``run_fidelity``),
-``build_report`` (``run_report`` with the config's fields as arguments), ``run_demo`` and the
-demo's ``replication_example``. They are imported lazily (on first
+``build_report`` (``run_report`` with the config's fields as arguments), ``run_demo`` (its
+config too) and the demo's ``replication_example``. They are imported lazily (on first
 attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples

@@ -286,13 +286,7 @@ def demo(
     from pipelines._demo import run_demo
 
     with claimed_output(config.out, overwrite=overwrite, command="demo") as held:
-        summary = run_demo(
-            config.out,
-            quick=config.quick,
-            data_dir=config.data_dir,
-            seed=config.seed,
-            stream=stream,
-        )
+        summary = run_demo(config, stream=stream)
         held.ok = summary.get("status") != "failed"
         return summary
 

@@ -123,19 +123,12 @@ def probe_data(data_dir: str | None, hours: float) -> tuple[list[str], str]:
 class Demo:
     """The demo run: stage list, progress lines, the summary and the report."""
 
-    def __init__(
-        self,
-        out: str | Path,
-        *,
-        quick: bool = False,
-        data_dir: str | None = None,
-        seed: int = 0,
-        stream: TextIO | None = None,
-    ):
-        self.out = Path(out).resolve()
-        self.profile = PROFILES["quick" if quick else "default"]
-        self.data_dir = data_dir
-        self.seed = seed
+    def __init__(self, config: DemoConfig, *, stream: TextIO | None = None):
+        self.config = config
+        self.out = Path(config.out).resolve()
+        self.profile = config.profile
+        self.data_dir = config.data_dir
+        self.seed = config.seed
         self.stream = stream
         self.t0 = time.perf_counter()
         self.stages: list[Stage] = []
@@ -153,10 +146,7 @@ class Demo:
         from pipelines.commands._params import to_argv
 
         p = self.profile
-        config = DemoConfig(
-            out=str(self.out), quick=p.name == "quick", data_dir=self.data_dir, seed=self.seed
-        )
-        argv = ["demo", *to_argv(config)]
+        argv = ["demo", *to_argv(self.config)]
         return {
             "command": "demo",
             "argv": argv,
@@ -413,17 +403,10 @@ class Demo:
         return summary
 
 
-def run_demo(
-    out: str | Path,
-    *,
-    quick: bool = False,
-    data_dir: str | None = None,
-    seed: int = 0,
-    stream: TextIO | None = None,
-) -> dict[str, Any]:
-    """Run the demo into ``out``; return its summary (also in ``out/summary.json``).
+def run_demo(config: DemoConfig, *, stream: TextIO | None = None) -> dict[str, Any]:
+    """Run the demo into ``config.out``; return its summary (also in ``out/summary.json``).
 
-    See the module docstring for the stages. ``quick`` picks the tiny configuration the test
-    suite runs.
+    See the module docstring for the stages. ``config.quick`` picks the tiny configuration
+    the test suite runs. Progress lines go to ``stream`` (default standard output).
     """
-    return Demo(out, quick=quick, data_dir=data_dir, seed=seed, stream=stream).run()
+    return Demo(config, stream=stream).run()

@@ -14,13 +14,14 @@ import pytest
 from pipelines import _api
 from pipelines._collect_config import CollectConfig
 from pipelines._demo import Demo, Stage, api_stage, probe_data, replication_example
+from pipelines._demo_config import DemoConfig
 from pipelines._fidelity_config import FidelityConfig
 from pipelines.report import SECTIONS
 
 
 def _demo(tmp_path) -> tuple[Demo, io.StringIO]:
     stream = io.StringIO()
-    demo = Demo(tmp_path / "demo", quick=True, stream=stream)
+    demo = Demo(DemoConfig(out=str(tmp_path / "demo"), quick=True), stream=stream)
     demo.out.mkdir(parents=True)
     return demo, stream
 

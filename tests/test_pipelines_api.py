@@ -232,7 +232,7 @@ def test_the_demo_api_keeps_the_marker_when_a_stage_failed(tmp_path, monkeypatch
     # `straggler demo` exits 1 and keeps the marker on a failed stage; the API agrees
     import pipelines._demo as demo_mod
 
-    def failing_demo(out, **kw):
+    def failing_demo(config, **kw):
         (tmp_path / "demo" / "stage.txt").write_text("half\n")
         return {"command": "demo", "status": "failed"}
 
@@ -240,7 +240,7 @@ def test_the_demo_api_keeps_the_marker_when_a_stage_failed(tmp_path, monkeypatch
     s = pipelines.demo(DemoConfig(out=str(tmp_path / "demo")))
     assert s["status"] == "failed"
     assert (tmp_path / "demo" / INCOMPLETE_MARKER).is_file()
-    monkeypatch.setattr(demo_mod, "run_demo", lambda out, **kw: {"status": "ok"})
+    monkeypatch.setattr(demo_mod, "run_demo", lambda config, **kw: {"status": "ok"})
     pipelines.demo(DemoConfig(out=str(tmp_path / "demo2")))
     assert not (tmp_path / "demo2" / INCOMPLETE_MARKER).exists()
 
