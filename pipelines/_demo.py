@@ -67,8 +67,10 @@ __all__ = [
     "run_logged",
 ]
 
-#: The real workloads the demo uses when their files are in the data directory.
-REAL_WORKLOADS: tuple[str, ...] = ("FB2009", "FB2010", "ALI2017")
+#: The real workloads the demo uses when their files are in the data directory. Alibaba 2017
+#: is not one: alone on the demo's 30 nodes at load 0.7 (``collect --layout separate``) its
+#: jobs leave 3 labelled rows in 6 hours, all of one class, so no model can train on it.
+REAL_WORKLOADS: tuple[str, ...] = ("FB2009", "FB2010")
 
 
 def flowbench_present(data_dir: str | None) -> bool:
