@@ -263,4 +263,7 @@ def resolve_setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:
         "counters": cfg.counters or tsum.get("counters_source") or "synthetic",
         "trace_summary": bool(tsum),
         "train_order": list(tsum.get("workloads") or cfg.workloads),
+        # the workloads share the cluster in every test run, or each runs alone on it, as the
+        # trace was collected (collect --layout)
+        "layout": tsum.get("layout") or "shared",
     }

@@ -64,13 +64,19 @@ def fresh_workloads(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict
                 name, cfg.data_dir, hours=setup["hours"], scale=scale, seed=seed, day=day
             )
 
-        seed = setup["test_seed"] + 17 * k + j
+        # alone on the cluster (layout "separate") a workload's draws do not depend on the
+        # others listed, as in collect's cells
+        alone = setup.get("layout", "shared") == "separate"
+        seed = setup["test_seed"] + 17 * k + (0 if alone else j)
         w = load(scale, seed, day)
         target = None
         if cfg.match_load:
             # the training period of this workload, as straggler collect loaded it
+            # collect seeds workload k of a cell with seed + k; alone in its cell, k is 0
             order = setup["train_order"]
-            k_train = order.index(name) if name in order else j  # collect seeds seed + index
+            k_train = order.index(name) if name in order else j
+            if alone:
+                k_train = 0
             target = _work(load(scale, setup["train_seed"] + k_train, 0))
             for _ in range(3):  # the task count is a step function of the scale
                 got = _work(w)
@@ -90,8 +96,7 @@ def fresh_workloads(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict
     return loaded, info
 
 
-def _metrics(result, workloads: list[str]) -> dict[str, dict[str, float]]:
-    jobs, tasks = result.jobs, result.tasks
+def _metrics(jobs, tasks, workloads: list[str]) -> dict[str, dict[str, float]]:
     out = {}
     for w in [*workloads, ALL]:
         jsel = jobs if w == ALL else jobs[jobs["workload"] == w]
@@ -142,69 +147,93 @@ def run_policy(
         ``run`` (the record of ``summary.json``'s ``runs``), ``jct`` (workload -> job
         completion times, ``ALL`` included), ``refusal_rate`` and ``sources``.
     """
+    import pandas as pd
+
+    import sim_bridge
+
+    workloads, sources = _fresh_period(cfg, setup, k)
+    actual = [w.name for w in workloads]
+    # as the trace was collected: the workloads together on one cluster, or each alone on it
+    # (collect --layout separate), every run with the same seed and machines
+    groups = [workloads] if setup.get("layout", "shared") == "shared" else [[w] for w in workloads]
+    results, placements = [], []
+    for group in groups:
+        placement = _placement(cfg, setup, k, pol, group, predictor, upstream)
+        results.append(
+            sim_bridge.simulate(
+                group,
+                cfg.speculation,
+                placement,
+                nodes=setup["nodes"],
+                slots=setup["slots"],
+                seed=setup["test_seed"] + k,
+                cluster_seed=setup["cluster_seed"],
+                data_dir=cfg.data_dir,
+                counters=setup["counters"],
+                beta=cfg.beta,
+                progress=False,
+                record_counters=False,
+            )
+        )
+        placements.append(placement)
+    jobs = pd.concat([r.jobs for r in results], ignore_index=True)
+    tasks = pd.concat([r.tasks for r in results], ignore_index=True)
+    wl_names = sorted(set(actual))
+    stats: dict[str, Any] = {}
+    for placement in placements:
+        for key, value in getattr(placement, "stats_", {}).items():
+            stats[key] = stats.get(key, 0) + value
+    shares = [(r.summary.get("straggler_share"), len(r.tasks)) for r in results]
+    known = [(v, n) for v, n in shares if v is not None and np.isfinite(v) and n]
+    run = {
+        "seed_index": k,
+        "seed": setup["test_seed"] + k,
+        "policy": pol,
+        "metrics": _metrics(jobs, tasks, wl_names),
+        "placement_stats": stats,
+        # the control's refusal rate: the MTL run's of the same seed
+        "refusal_rate": float(placements[0].refusal_rate) if pol == "random" else None,
+        "wall_seconds": float(sum(r.summary["wall_seconds"] for r in results)),
+        "straggler_share": (
+            float(sum(v * n for v, n in known) / sum(n for _, n in known)) if known else None
+        ),
+    }
+    jct = {}
+    for w in [*wl_names, ALL]:
+        sel = jobs if w == ALL else jobs[jobs["workload"] == w]
+        jct[w] = sel["jct"].to_numpy()
+    refusal = None
+    if stats:  # node_refusals / node_checks over every run, as one run's refusal_rate_
+        checks = stats.get("node_checks", 0)
+        refusal = stats.get("node_refusals", 0) / checks if checks else float("nan")
+        if len(placements) == 1:
+            refusal = placements[0].refusal_rate_
+    return {"run": run, "jct": jct, "refusal_rate": refusal, "sources": sources}
+
+
+def _placement(cfg: CompareConfig, setup: dict, k: int, pol: str, workloads, predictor, upstream):
+    """A fresh placement of policy ``pol`` for one simulation of ``workloads``."""
     import sim_bridge
     from sim_bridge import PredictorPlacement
     from sim_bridge.policies import RandomRefusalPlacement
 
-    workloads, sources = _fresh_period(cfg, setup, k)
-    actual = [w.name for w in workloads]
     if pol == "spec":
-        placement: Any = sim_bridge.DEFAULT_PLACEMENT
-    elif pol == "random":
+        return sim_bridge.DEFAULT_PLACEMENT
+    if pol == "random":
         mtl_rate = next(iter((upstream or {}).values()), {}).get("refusal_rate")
-        placement = RandomRefusalPlacement(
+        return RandomRefusalPlacement(
             refusal_rate=finite_rate(mtl_rate),
             max_wait=cfg.max_wait,
             seed=setup["test_seed"] + k,
         )
-    elif pol == "oracle":
-        placement = PredictorPlacement(
+    if pol == "oracle":
+        return PredictorPlacement(
             _oracle(cfg, setup, workloads),
             max_wait=cfg.max_wait,
             refresh=cfg.refresh,
             mode=cfg.mode,
         )
-    else:
-        placement = PredictorPlacement(
-            predictor, max_wait=cfg.max_wait, refresh=cfg.refresh, mode=cfg.mode
-        )
-    r = sim_bridge.simulate(
-        workloads,
-        cfg.speculation,
-        placement,
-        nodes=setup["nodes"],
-        slots=setup["slots"],
-        seed=setup["test_seed"] + k,
-        cluster_seed=setup["cluster_seed"],
-        data_dir=cfg.data_dir,
-        counters=setup["counters"],
-        beta=cfg.beta,
-        progress=False,
-        record_counters=False,
-    )
-    wl_names = sorted(set(actual))
-    stats = dict(getattr(placement, "stats_", {}))
-    run = {
-        "seed_index": k,
-        "seed": setup["test_seed"] + k,
-        "policy": pol,
-        "metrics": _metrics(r, wl_names),
-        "placement_stats": stats,
-        # the control's refusal rate: the MTL run's of the same seed
-        "refusal_rate": float(placement.refusal_rate) if pol == "random" else None,
-        "wall_seconds": r.summary["wall_seconds"],
-        "straggler_share": r.summary.get("straggler_share"),
-    }
-    jct = {}
-    for w in [*wl_names, ALL]:
-        sel = r.jobs if w == ALL else r.jobs[r.jobs["workload"] == w]
-        jct[w] = sel["jct"].to_numpy()
-    return {
-        "run": run,
-        "jct": jct,
-        "refusal_rate": placement.refusal_rate_ if stats else None,
-        "sources": sources,
-    }
+    return PredictorPlacement(predictor, max_wait=cfg.max_wait, refresh=cfg.refresh, mode=cfg.mode)
 
 
 def _oracle(cfg: CompareConfig, setup: dict, workloads: list):

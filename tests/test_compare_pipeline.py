@@ -324,3 +324,46 @@ def test_tables_carry_fdr_and_t_intervals(compared):
         0.95, row["n"] - 1, loc=row["mean"], scale=row["std"] / np.sqrt(row["n"])
     )
     assert row["ci_low"] == pytest.approx(lo) and row["ci_high"] == pytest.approx(hi)
+
+
+# ---------------------------------------------------------------- layout "separate"
+def test_a_separate_layout_runs_each_workload_alone(tmp_path, shared_data_dir):
+    """Oracle: with a trace collected with each workload alone on the cluster (collect
+    --layout separate), a compare run's per-workload metrics are those of that workload run
+    alone (the same run with only it in --workloads); run together, they would differ."""
+    from pipelines._collect import collect_cells
+    from pipelines._collect_config import CollectConfig
+    from pipelines._compare_config import read_trace_summary, resolve_setup
+    from pipelines._compare_runs import run_policy
+    from pipelines._dataset import load_trace
+
+    both = ["FB2009", "SYN"]
+    scales = {"FB2009": 0.2, "SYN": 0.002}
+    trace = tmp_path / "trace"
+    collect_cells(
+        CollectConfig(
+            out=str(trace),
+            workloads=both,
+            nodes=6,
+            hours=0.3,
+            scales=scales,
+            layout="separate",
+            data_dir=str(shared_data_dir),
+        )
+    )
+    tsum, table = read_trace_summary(trace), load_trace(trace)
+    cfg = CompareConfig(
+        traces=str(trace), out=str(tmp_path / "o"), workloads=both, data_dir=str(shared_data_dir)
+    )
+    setup = resolve_setup(cfg, tsum, table)
+    assert setup["layout"] == "separate"
+    together = run_policy(cfg, setup, 0, "spec")["run"]["metrics"]
+    shared = run_policy(cfg, {**setup, "layout": "shared"}, 0, "spec")["run"]["metrics"]
+    for w in both:
+        one = CompareConfig(
+            traces=str(trace), out=str(tmp_path / "o"), workloads=[w], data_dir=str(shared_data_dir)
+        )
+        alone = run_policy(one, resolve_setup(one, tsum, table), 0, "spec")["run"]["metrics"]
+        assert together[w] == alone[w]
+    assert together[ALL]["jobs"] == sum(together[w]["jobs"] for w in both)
+    assert any(shared[w] != together[w] for w in both)  # sharing the cluster changes them
