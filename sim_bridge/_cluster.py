@@ -16,6 +16,17 @@ makes the relation between counters and slowdown differ by node; the profile mak
 by workload. A share of the nodes is persistently degraded (:class:`sim_bridge.world.BadNodes`):
 one resource keeps a drifting fraction of its capacity, which raises the level its tasks meet
 and its counters show.
+
+The paths are drawn a block at a time (``_BLOCK`` = 1,440 steps, a day at ``dt = 60 s``), when a
+read needs a step past them: the horizon (:attr:`Cluster.horizon_steps`) is the smallest whole
+number of blocks that holds every step read so far, so it stays less than one block ahead of
+the furthest step any read needed. Solves read only the steps their work needs (a co-located
+solve, :meth:`Cluster.end_with`, reads a chunk of steps at a time but draws no block for the
+part of a chunk past the work's end). The engine's checkpoint test reads the horizon, so this
+bound decides where long attempts are re-solved (see ``sim_bridge.world._attempts``); an
+attempt under co-located demand re-solved at the end of the paths reads nothing past them, so
+a single-step read of the last step (:meth:`Cluster.rate_with`) draws the next block, and a
+re-solve there finds the paths extended.
 """
 
 from __future__ import annotations
@@ -663,8 +674,8 @@ class Cluster:
         """
         if self.ideal:
             return 1.0
-        if k >= self._horizon:
-            self._ensure_step(k)
+        if k >= self._horizon - 1:  # the last step: the next block too (see the module doc)
+            self._ensure_step(k + 1)
         if k < self._base:
             raise self._dropped(k)
         lv = self._levels[:, node, k - self._base].tolist()
@@ -703,11 +714,26 @@ class Cluster:
 
     def work_with(self, node: int, pid: int, t0: float, t1: float, demand) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
-        of co-located tasks (:meth:`work_between` when there is none)."""
+        of co-located tasks (:meth:`work_between` when there is none).
+
+        ``t1``'s step is read (the paths are extended to it) even when ``t1`` is its start, as
+        :meth:`work_between` reads it: an attempt re-solved at the end of the paths (the
+        engine's checkpoint) finds them extended past it.
+
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=1)
+        >>> pid = c.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> end = c.horizon_steps * c.dt
+        >>> c.work_with(0, pid, end - 90.0, end, (0.1, 0, 0.3, 0)) > 0, c.horizon_steps
+        (True, 2880)
+        """
         if self.ideal or not any(demand):
             return self.work_between(node, pid, t0, t1) if not self.ideal else t1 - t0
         dt = self.dt
         k0, k1 = int(t0 // dt), int(t1 // dt)
+        if k1 >= self._horizon:
+            self._ensure_step(k1)
         if k1 - k0 > _CHUNK_MIN:  # many whole steps: one vectorised sum
             rates = self.rates_with(node, pid, k0, k1 - k0 + 1, demand)
             total = rates[0] * ((k0 + 1) * dt - t0) + rates[-1] * (t1 - k1 * dt)
@@ -753,8 +779,13 @@ class Cluster:
         k = int(t // dt)  # t is on a step boundary now: whole steps, a chunk at a time
         m = 64
         while True:
-            rates = self.rates_with(node, pid, k, m, demand)
+            # the chunk's steps within the paths first: the paths are extended only when the
+            # work is not done by their end (a chunk reaching past them does not draw more)
+            rates = self._rates_within(node, pid, k, m, demand)
             done = np.cumsum(rates) * dt
+            if done[-1] < left and rates.size < m:
+                rates = self.rates_with(node, pid, k, m, demand)  # the whole chunk
+                done = np.cumsum(rates) * dt
             if done[-1] >= left:
                 j = int(np.searchsorted(done, left))
                 before = float(done[j - 1]) if j else 0.0
@@ -762,6 +793,26 @@ class Cluster:
             left -= float(done[-1])
             k += m
             m = min(4 * m, _BLOCK)
+
+    def _rates_within(self, node: int, pid: int, k0: int, m: int, demand) -> np.ndarray:
+        """:meth:`rates_with` of the ``m`` steps from ``k0`` that lie within the paths (at
+        least one: the paths are extended to ``k0``), bit for bit as the ``m``-step call
+        gives them: the steps past the paths enter the vectorised product as zero levels (a
+        column's result depends on its own values and the length, not on other columns')."""
+        if k0 >= self._horizon:
+            self._ensure_step(k0)
+        have = min(m, self._horizon - k0)
+        if have == m:
+            return self.rates_with(node, pid, k0, m, demand)
+        j = k0 - self._base
+        if j < 0:
+            raise self._dropped(k0)
+        lv = np.zeros((4, m))
+        lv[:, :have] = self._levels[:, node, j : j + have]
+        lv += np.asarray(demand, dtype=float)[:, None]
+        phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
+        load = (self._profiles[pid] * self.sens[node]) @ phi
+        return (1.0 / (self.speed[node] * (1.0 + self.kappa * load)))[:have]
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Background levels ``(4, len(nodes))`` at the given nodes and times."""
