@@ -17,16 +17,18 @@ by workload. A share of the nodes is persistently degraded (:class:`sim_bridge.w
 one resource keeps a drifting fraction of its capacity, which raises the level its tasks meet
 and its counters show.
 
-The paths are drawn a block at a time (``_BLOCK`` = 1,440 steps, a day at ``dt = 60 s``), when a
-read needs a step past them: the horizon (:attr:`Cluster.horizon_steps`) is the smallest whole
-number of blocks that holds every step read so far, so it stays less than one block ahead of
-the furthest step any read needed. Solves read only the steps their work needs (a co-located
-solve, :meth:`Cluster.end_with`, reads a chunk of steps at a time but draws no block for the
-part of a chunk past the work's end). The engine's checkpoint test reads the horizon, so this
-bound decides where long attempts are re-solved (see ``sim_bridge.world._attempts``); an
-attempt under co-located demand re-solved at the end of the paths reads nothing past them, so
-a single-step read of the last step (:meth:`Cluster.rate_with`) draws the next block, and a
-re-solve there finds the paths extended.
+The paths are drawn a block at a time (``_BLOCK`` = 1,440 steps, a day at ``dt = 60 s``),
+when a read needs a step past them: the horizon (:attr:`Cluster.horizon_steps`) is the
+smallest whole number of blocks that holds every step read so far (one block more after a
+single-step read of a block's last step, below), so it stays at most two blocks, and mostly
+less than one, ahead of the furthest step any read needed. Solves read only the steps their
+work needs (a co-located solve, :meth:`Cluster.end_with`, reads a chunk of steps at a time
+but draws no block for the part of a chunk past the work's end). The engine's checkpoint
+test reads the horizon, so this bound decides where long attempts are re-solved (see
+``sim_bridge.world._attempts``); an attempt under co-located demand re-solved at the end of
+the paths reads nothing past them, so a single-step read of the last step
+(:meth:`Cluster.rate_with`) draws the next block, and a re-solve there finds the paths
+extended.
 """
 
 from __future__ import annotations
