@@ -1,9 +1,12 @@
-"""Shared fixtures: where the public data lives in a checkout (``../shared/data``)."""
+"""Shared fixtures: where the public data lives in a checkout (``../shared/data``), and a
+local Dask cluster of two worker processes on 127.0.0.1 for the sweep tests."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import pytest
@@ -36,3 +39,19 @@ def _no_ambient_data_dir(monkeypatch):
     monkeypatch.delenv("STRAGGLER_DATA_DIR", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     os.environ.setdefault("TQDM_DISABLE", "1")
+
+
+def local_dask_cluster() -> Iterator[Any]:
+    """A ``distributed.LocalCluster`` of 2 single-threaded worker processes on 127.0.0.1
+    (no dashboard, a free port), stopped afterwards; skips without the ``dask`` extra. Each
+    test module that uses it makes its own fixture of it: one kills a worker mid-sweep."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_port=0,
+    ) as c:
+        yield c

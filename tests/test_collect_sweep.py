@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import local_dask_cluster
 
 from pipelines._collect import (
     cell_key,
@@ -262,16 +263,7 @@ def test_interrupted_write_is_marked_incomplete_and_can_be_rerun(
 # ---------------------------------------------------------------- on Dask
 @pytest.fixture(scope="module")
 def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_port=0,
-    ) as c:
-        yield c
+    yield from local_dask_cluster()
 
 
 def test_local_cluster_writes_the_same_trace(cluster, multi, singles, tmp_path, shared_data_dir):

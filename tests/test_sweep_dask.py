@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import local_dask_cluster
 
 from pipelines._sweep import (
     INSTALL_HINT,
@@ -55,16 +56,7 @@ def _sweep(root: int = 7, n: int = 12) -> list[SweepTask]:
 # ---------------------------------------------------------------- the cluster
 @pytest.fixture(scope="module")
 def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_port=0,
-    ) as c:
-        yield c
+    yield from local_dask_cluster()
 
 
 @pytest.fixture(scope="module")
