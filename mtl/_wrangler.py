@@ -102,6 +102,9 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
     ['unseen']
     """
 
+    #: the largest liblinear iteration count of the fits so far (set by ``fit``)
+    _n_iter: int
+
     def __init__(
         self,
         C=1.0,
@@ -146,9 +149,9 @@ class WranglerSVC(ClassifierMixin, BaseEstimator):
         if self.fallback not in ("global", "prior"):
             raise ValueError(f"fallback must be 'global' or 'prior', got {self.fallback!r}")
         ok = isinstance(self.min_rows, numbers.Integral) and not isinstance(self.min_rows, bool)
-        if not (ok and self.min_rows >= 2):
+        if not (ok and int(self.min_rows) >= 2):
             raise ValueError(f"min_rows must be an integer >= 2, got {self.min_rows!r}")
-        if not (isinstance(self.max_iter, numbers.Integral) and self.max_iter >= 1):
+        if not (isinstance(self.max_iter, numbers.Integral) and int(self.max_iter) >= 1):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
     def _svc(self) -> LinearSVC:
