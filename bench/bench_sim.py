@@ -30,6 +30,13 @@ figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS
 / 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
 one core and under 4 GB; the FB-2009 day under 300 MB.
 
+Part 4 -- Alibaba 2017 (``batch_task_v2017``) at full scale: the day holds 11,644 jobs and
+10.2M task instances, 90,542 slot-days of base work; the default cluster, 1,300 nodes (the
+trace's machines, as its publications count them) x 176 slots, puts the day's base work at a
+nominal load of 0.4, as part 3's 1,500 x 10 does for FB-2010. Streamed with LATE and without
+speculation at ``--ali2017-hours`` (default the first 0.25 h, 71,049 tasks in 6 jobs: the
+largest slice measured; an hour holds 487k tasks).
+
 Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 5-7: compare
 CPU seconds, not wall), tree at ``2151842`` (``git log --oneline -1``; another helper is
 changing ``Cluster``'s read-ahead at the same time, not yet in that tree).
@@ -72,6 +79,7 @@ Usage::
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # the big replays only
     python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
+    python bench/bench_sim.py --skip-part1 --skip-fb2009 --skip-fb2010 --ali2017-hours 0.25
 
 Writes ``summary.json`` and ``bench_sim.png`` into ``--out`` (default ``runs/bench_sim``).
 """
@@ -357,24 +365,31 @@ def part2(data_dir: str, hours: float | None, scratch: Path) -> dict:
 
 
 def part3(
-    data_dir: str, hours: list[float], policies: list[str], nodes: int, slots: int, scratch: Path
+    data_dir: str,
+    hours: list[float],
+    policies: list[str],
+    nodes: int,
+    slots: int,
+    scratch: Path,
+    workload: str = "FB2010",
 ) -> dict:
-    """FB-2010 streamed at several horizons, with each policy; memory flatness 24 h / 6 h."""
-    out: dict = {"nodes": nodes, "slots": slots, "runs": []}
+    """A big replay (FB-2010; part 4: Alibaba 2017 at full scale) streamed at several
+    horizons, with each policy; memory flatness 24 h / 6 h."""
+    out: dict = {"workload": workload, "nodes": nodes, "slots": slots, "runs": []}
     for policy in policies:
         by_h = {}
         for h in hours:
-            row = run_case(data_dir, "FB2010", policy, "fair", nodes, slots, h, True, scratch)
+            row = run_case(data_dir, workload, policy, "fair", nodes, slots, h, True, scratch)
             out["runs"].append(row)
             by_h[h] = row
         if 6.0 in by_h and 24.0 in by_h:
             flat = by_h[24.0]["peak_rss_mb"] / by_h[6.0]["peak_rss_mb"]
             out[f"rss_24h_over_6h_{policy}"] = flat
-            print(f"[FB-2010 {policy}] peak RSS 24 h / 6 h = {flat:.2f} (goal <= 1.2)")
+            print(f"[{workload} {policy}] peak RSS 24 h / 6 h = {flat:.2f} (goal <= 1.2)")
         if 24.0 in by_h and policy == "late":
             r = by_h[24.0]
             print(
-                f"[FB-2010 day, LATE] CPU {r['cpu_s'] / 60:.1f} min (goal < 10), peak RSS "
+                f"[{workload} day, LATE] CPU {r['cpu_s'] / 60:.1f} min (goal < 10), peak RSS "
                 f"{r['peak_rss_mb'] / 1024:.2f} GB (goal < 4), load {r['load']:.2f} (<= 0.8)"
             )
     return out
@@ -426,6 +441,19 @@ def main(argv=None) -> int:
     ap.add_argument("--fb2010-policies", nargs="+", default=["late", "none"], help="(late none)")
     ap.add_argument("--fb2010-nodes", type=int, default=1500, help="FB-2010 nodes (1500)")
     ap.add_argument("--fb2010-slots", type=int, default=10, help="FB-2010 slots per node (10)")
+    ap.add_argument("--skip-fb2009", action="store_true", help="no FB-2009 day (part 2)")
+    ap.add_argument(
+        "--ali2017-hours",
+        type=float,
+        nargs="*",
+        default=[0.25],
+        help="Alibaba 2017 horizons at full scale (0.25; none: no part 4)",
+    )
+    ap.add_argument("--ali2017-policies", nargs="+", default=["late", "none"], help="(late none)")
+    ap.add_argument("--ali2017-nodes", type=int, default=1300, help="Alibaba 2017 nodes (1300)")
+    ap.add_argument(
+        "--ali2017-slots", type=int, default=176, help="Alibaba 2017 slots per node (176)"
+    )
     ap.add_argument("--out", default="runs/bench_sim")
     args = ap.parse_args(argv)
     n = args.jobs or (20_000 if args.quick else 200_000)
@@ -438,11 +466,22 @@ def main(argv=None) -> int:
         import sim_bridge
 
         data_dir = str(sim_bridge.resolve_data_dir(args.data_dir))
-        summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None, out)
+        if not args.skip_fb2009:
+            summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None, out)
         if not args.skip_fb2010:
             hours = [1.0] if args.quick else args.fb2010_hours
             summary["fb2010"] = part3(
                 data_dir, hours, args.fb2010_policies, args.fb2010_nodes, args.fb2010_slots, out
+            )
+        if args.ali2017_hours and not args.quick:
+            summary["ali2017"] = part3(
+                data_dir,
+                args.ali2017_hours,
+                args.ali2017_policies,
+                args.ali2017_nodes,
+                args.ali2017_slots,
+                out,
+                workload="ALI2017",
             )
     summary["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
