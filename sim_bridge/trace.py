@@ -743,14 +743,13 @@ class Scorer:
 
     def score(self, node: int, running: int, workload: Hashable) -> float:
         """The cached probability of ``workload`` on ``node`` with ``running`` attempts."""
-        p = self._probs.get((node, running, workload))
+        key = (node, running, workload)
+        p = self._probs.get(key)
         if p is None:
             if self._batch is not None and self.batch_min <= 1:
                 return self.scores([node], [running], workload)[0]
             self.stats["scored"] += 1
-            p = self._probs[(node, running, workload)] = self._one(
-                node, workload, self._values_now(node, running)
-            )
+            p = self._probs[key] = self._one(node, workload, self._values_now(node, running))
         return p
 
     def scores(

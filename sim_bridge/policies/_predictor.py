@@ -637,10 +637,14 @@ class _FirstFit:
 
     def acceptable(self, w: str):
         """The first free node at or below the threshold for workload ``w`` (None: none)."""
-        slots, nodes, score, running, thr = (
-            self.slots, self.nodes, self.score, self.running, self.threshold
-        )  # fmt: skip
+        nodes = self.nodes
         i = self._next.get(w, 0)
+        if i == len(nodes):  # every free node already refused (or full) for w in this pass
+            k = self._n_refused[w]
+            self.refusals += k
+            self.checks += k
+            return None
+        slots, score, running, thr = self.slots, self.score, self.running, self.threshold
         k = self._n_refused.get(w, 0)
         node = None
         while i < len(nodes):
