@@ -281,6 +281,36 @@ class Job:
     def done(self) -> bool:
         return self.finish_time is not None
 
+    def release(self) -> None:
+        """Break the job's reference cycles (job <-> task <-> attempt) once it is done and
+        its rows are written, so that reference counting frees it at once.
+
+        The cyclic collector is paused during a run (:func:`sim_bridge._gc.gc_paused`), so a
+        finished job whose cycles stay whole would live to the end of the run. After this the
+        job has no tasks (``tasks``, ``stages`` and ``pending`` empty) and its tasks no
+        attempts; an attempt or task still held elsewhere keeps its scalar fields and its
+        links up (``attempt.task``, ``task.job``). Streaming runs call it after the trace
+        sink has written the job's rows; nothing simulated reads a finished job's tasks.
+
+        Examples
+        --------
+        >>> job = Job()
+        >>> job.job_id, job.uid, job.finish_time = "j1", 0, 5.0
+        >>> task = Task(0, job, 0, 0, "map", 1.0, 0.5)
+        >>> job.tasks, job.stages, job.pending = [task], [[task], []], {}
+        >>> task.attempts.append(Attempt(0, task, 0, node=0, launch_time=0.0, start_fraction=0.0))
+        >>> job.release()
+        >>> job.tasks, task.attempts, task.job is job
+        ([], [], True)
+        """
+        if self.finish_time is None:
+            raise ValueError(f"job {self.job_id!r} is not done: it cannot be released")
+        for task in self.tasks:
+            task.attempts = []
+        self.tasks = []
+        self.stages = [[], []]
+        self.pending = {}
+
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""
         out = []

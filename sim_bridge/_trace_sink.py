@@ -247,6 +247,11 @@ class TraceSink:
         self.acc = SummaryAccumulator(beta)
         self._node_names = trace_node_names(cluster.n_nodes)
         self._atts: list = []
+        #: the jobs whose attempts are buffered, then (after the flush) those written and not
+        #: yet released: :meth:`Job.release` breaks their cycles at the next job received, once
+        #: the engine's hooks for the finish that handed this one over have run
+        self._jobs: list = []
+        self._written: list = []
         #: the oldest submission among the buffered jobs: the counters at their launches are
         #: read at the flush, so the cluster keeps its paths from there (``Cluster.hold``)
         self._oldest = math.inf
@@ -261,8 +266,11 @@ class TraceSink:
     # -- the engine's callback
     def add_job(self, job) -> None:
         """Buffer the attempts of ``job`` (finished: every attempt closed)."""
+        if self._written:
+            self.release_written()
         atts = self._atts
         before = len(atts)
+        self._jobs.append(job)
         if self.record_counters and job.submit_time < self._oldest:
             self._oldest = job.submit_time
             self.cluster.hold("trace_sink", job.submit_time)
@@ -285,9 +293,19 @@ class TraceSink:
             return
         self._atts = []
         self._write(self._table(atts))
+        self._written.extend(self._jobs)
+        self._jobs = []
         if self._oldest != math.inf:
             self._oldest = math.inf
             self.cluster.hold("trace_sink", None)
+
+    def release_written(self) -> None:
+        """Release the jobs whose rows are written (:meth:`Job.release`): with the cyclic
+        collector paused, their job <-> task <-> attempt cycles would keep them to the end of
+        the run. Called at the next :meth:`add_job` after a flush and by :meth:`close`."""
+        written, self._written = self._written, []
+        for job in written:
+            job.release()
 
     def _table(self, atts: list) -> pd.DataFrame:
         n = len(atts)
@@ -329,6 +347,7 @@ class TraceSink:
         if self.closed:
             raise RuntimeError("the trace sink is already closed")
         self.flush()
+        self.release_written()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
                 self._write(self._table([]))
