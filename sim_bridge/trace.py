@@ -680,9 +680,15 @@ class Scorer:
     ) -> np.ndarray:
         """Probabilities of ``workload`` on ``nodes`` from their feature values, in one
         ``predict_proba`` call."""
-        frame = pd.DataFrame([list(r) for r in rows], columns=self.feature_names)
-        frame.insert(0, "workload", workload)
-        frame.insert(0, "node", [self.node_ids[n] for n in nodes])
+        # one float64 array, one column per feature (cheaper than a frame of row lists
+        # and two inserts; the same frame, DataFrame.equals)
+        values = np.array(rows, dtype=np.float64).reshape(len(rows), len(self.feature_names))
+        columns: dict[str, Any] = {
+            "node": [self.node_ids[n] for n in nodes],
+            "workload": [workload] * len(rows),
+        }
+        columns.update(zip(self.feature_names, values.T, strict=True))
+        frame = pd.DataFrame(columns)
         self.stats["calls"] += 1
         self.stats["batches"] += 1
         if self._batch is None:
