@@ -47,7 +47,8 @@ STOP_REASON_KEY = b"straggler.stop_reason"
 #: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffered
 #: attempts keep their finished jobs alive until the flush (~1 KB an attempt with its task and
 #: job share, measured with tracemalloc on the FB-2009 day), so the buffer is kept small:
-#: ~8 MB of objects and ~3 MB of DataFrame (32,768 rows held ~30 MB at the flush).
+#: ~8 MB of objects and ~3 MB of DataFrame (32,768 rows held ~30 MB at the flush); once
+#: written, the jobs are released (:meth:`TraceSink.release_written`) and freed.
 ROW_GROUP_ROWS = 1 << 13
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
