@@ -37,41 +37,42 @@ nominal load of 0.4, as part 3's 1,500 x 10 does for FB-2010. Streamed with LATE
 speculation at ``--ali2017-hours`` (default the first 0.25 h, 71,049 tasks in 6 jobs: the
 largest slice measured; an hour holds 487k tasks).
 
-Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 5-7: compare
-CPU seconds, not wall), tree at ``2151842`` (``git log --oneline -1``; another helper is
-changing ``Cluster``'s read-ahead at the same time, not yet in that tree).
-``python bench/bench_sim.py --skip-part1 --skip-fb2010 --data-dir ../shared/data``: the
-FB-2009 day streams in 50.3 s CPU (157.5 s wall) at 957 MB peak with the path window,
-against 51.3 s (154.8 s) and 1,009 MB keeping every path step (window / kept: CPU 0.98x,
-peak RSS 0.95x; same jobs, attempts and events) and 52.7 s (151.7 s) and 1,244 MB in memory;
-its first 6 hours peak at 606 MB (day / 6 h = 1.58). Each child prints the budget: 108 MB of
-RSS right after ``import sim_bridge`` (numpy, pandas with pyarrow; no scipy) and 156 MB
-after the first contention day-block (its 26 MiB output, ``scipy.special``, the workload).
-The tree before the day-block change (``ee5e4a9``), the same streaming child run twice
-alternately with this one: 122 MB after import, 219 MB after the first day-block (325 MB
-peak by then), 1,006 / 1,003 MB peak over the day, against 959 / 952 MB here (same tables:
-FB-2009 1 h on 100 x 2 with LATE, ``DataFrame.equals``). The day-block
-(``world.PersistentLevels.block``, 600 nodes) used to peak 192 MB above the import (its
-(2, 4, nodes, 1,440) normal draws, four block-sized temporaries and ``scipy.signal``'s
-~50 MB and ~0.9 s import); it now draws 2 MiB row chunks of the same normal stream,
-filters them in place and needs 38 MB (its output, one chunk, ``scipy.special``), with
-bit-identical values; ``BadNodes`` no longer imports ``scipy.signal`` either. So the
-import and the block are ~160 MB of the 300 MB goal, which is still not met: the day's
-peak comes later, from what the window keeps, mostly ahead of the clock:
-``Cluster.end_with`` reads its co-located solves in chunks of up to 1,440 steps, so the
-horizon reaches 72 h by 3.3 simulated hours and 120 h by 13.8 h (five day-blocks of levels
-and their rate paths), and the engine's checkpoint test reads that horizon, so bringing it
-back changes end times in the last bits (not done here: same seed, same trace). Behind the
-clock the window drops everything older than the oldest live or buffered job
-(tracemalloc: the paths are ~85% of the traced heap; per-task objects ~1 KB an attempt,
-alive only with their job or in the sink's 8,192-row buffer). From an earlier run,
+Measured on 2026-11-24 (a 2-core machine shared with other jobs, load average 4-7: compare
+CPU seconds, not wall). ``python bench/bench_sim.py --skip-part1 --skip-fb2010
+--ali2017-hours --data-dir ../shared/data``, the FB-2009 day with LATE, after this session's
+three memory changes, each bit-identical or nearly: (1) the contention day-block draws 2 MiB
+chunks of the same normal stream and filters them in place (``PersistentLevels.block``, no
+``scipy.signal``): RSS 108 MB after ``import sim_bridge``, 156 MB after the first 600-node
+block (was 122 and 219); (2) ``Cluster.end_with`` no longer draws day-blocks past the work's
+end, so the horizon stays within two blocks of the furthest step read (was five: 120 h at
+13.8 h simulated); the engine's checkpoint test reads that horizon, so 5 of the streamed
+day's 436,034 rows move in the last bits (max 1.5e-11 s; in-memory runs are equal); (3) a
+streamed run releases each finished job once the sink has written it (``Job.release``
+breaks the job <-> task <-> attempt cycles the paused collector never freed; traces equal).
+The streamed day then peaks at 614 MB (1,006 MB at the session's start, 923 MB after (1) and
+(2)); keeping every path step 670 MB; in memory 1,198 MB; its first 6 hours 506 MB (day / 6 h
+= 1.21, the goal 1.2). The 300 MB goal is not met: what remains is ~107 MB of import, ~50 MB
+of contention paths (a day ahead at most), ~10 MB of the engine's per-task arrays, and the
+Task and Attempt objects of the jobs still running (~1.6 KB of RSS per live attempt; 165k
+live attempts for 219 running jobs at 9 h: a few very large jobs), whose peak near 15 h the
+allocator does not return. Writing an attempt's row when it closes, or leaner Task/Attempt
+objects, would be the next step.
+From an earlier run,
 ``--fb2010-hours 1`` on 1,500 x 10 slots (realised load 0.42 at 1 h, <= 0.8): LATE 977 jobs,
 514,865 tasks, 525,639 events, 585 s CPU (1,370 s wall), 3,378 MB peak (measured before the
 rates ahead were computed per node); no speculation: 515,842 events, 419 s CPU (574 s
 wall), 3,575 MB peak, its stragglers running on for days (p99 JCT 36.7 h, so the realised
 load over the makespan is 0.02, and the oldest live job holds the window open behind the
 clock). The per-event cost there (~1 ms, 10x FB-2009's) grows with the 15,000 slots, so the
-FB-2010 day is far from 10 minutes; 6 and 24 h were not run.
+FB-2010 day is far from 10 minutes; 6 and 24 h were not run (this session's engine work
+halves the per-event cost of in-memory runs at 10 slots a node, but streamed runs, which
+the day needs, only by 15%). Part 4, ``--skip-part1 --skip-fb2009 --skip-fb2010
+--ali2017-hours 0.25 --ali2017-policies late none``: Alibaba 2017's first 0.25 h at full
+scale on 1,300 x 176 slots with LATE: 6 jobs, 71,049 tasks, 92,244 attempts, 97,058 events
+in 1,033 s CPU (10.6 ms an event: the cost grows with the 228,800 slots), peak 4,055 MB
+(197 MB after the first contention block); the realised load over the makespan is 0.02 (a
+day-sized cluster, a quarter hour of jobs). The full day (10.2M tasks) is out of reach of
+the Python loop at this cost; this slice is the largest measured.
 
 Usage::
 
