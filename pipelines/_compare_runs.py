@@ -183,8 +183,12 @@ def run_policy(
     for placement in placements:
         for key, value in getattr(placement, "stats_", {}).items():
             stats[key] = stats.get(key, 0) + value
-    shares = [(r.summary.get("straggler_share"), len(r.tasks)) for r in results]
-    known = [(v, n) for v, n in shares if v is not None and np.isfinite(v) and n]
+    # one run: its share; several (one per workload): their mean weighted by attempts
+    share = results[0].summary.get("straggler_share")
+    if len(results) > 1:
+        pairs = [(r.summary.get("straggler_share"), len(r.tasks)) for r in results]
+        known = [(v, n) for v, n in pairs if v is not None and np.isfinite(v) and n]
+        share = float(sum(v * n for v, n in known) / sum(n for _, n in known)) if known else None
     run = {
         "seed_index": k,
         "seed": setup["test_seed"] + k,
@@ -194,9 +198,7 @@ def run_policy(
         # the control's refusal rate: the MTL run's of the same seed
         "refusal_rate": float(placements[0].refusal_rate) if pol == "random" else None,
         "wall_seconds": float(sum(r.summary["wall_seconds"] for r in results)),
-        "straggler_share": (
-            float(sum(v * n for v, n in known) / sum(n for _, n in known)) if known else None
-        ),
+        "straggler_share": share,
     }
     jct = {}
     for w in [*wl_names, ALL]:
