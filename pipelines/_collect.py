@@ -600,12 +600,11 @@ def workload_groups(config) -> list[tuple[str, ...]]:
     >>> workload_groups(CollectConfig(out="o", workloads=["FB2009", "SYN"], layout="separate"))
     [('FB2009',), ('SYN',)]
     """
-    layout = getattr(config, "layout", "shared")
-    if layout == "shared":
+    if config.layout == "shared":
         return [tuple(config.workloads)]
-    if layout == "separate":
+    if config.layout == "separate":
         return [(w,) for w in config.workloads]
-    raise ValueError(f"--layout must be 'shared' or 'separate', got {layout!r}")
+    raise ValueError(f"--layout must be 'shared' or 'separate', got {config.layout!r}")
 
 
 def plan_cells(config) -> list[tuple[int, float | None]]:
@@ -860,7 +859,7 @@ def collect_cells(config, *, engine=None, overwrite: bool = False) -> dict:
         summary = {
             "command": "collect",
             "workloads": list(config.workloads),
-            "layout": getattr(config, "layout", "shared"),
+            "layout": config.layout,
             "cells": [
                 {
                     "cell": cell_key(*cell),

@@ -173,18 +173,41 @@ def read_trace_summary(traces: Path) -> dict:
 def check_config(cfg: CompareConfig) -> None:
     import sim_bridge
 
-    if cfg.workloads is None:  # resolved from the training trace (resolve_workloads)
-        return _check_rest(cfg)
-    if not cfg.workloads:
+    if cfg.workloads is not None:  # None: resolved from the training trace later
+        _check_workloads(cfg.workloads)
+    if not (isinstance(cfg.seeds, int) and cfg.seeds >= 1):
+        raise CompareError(f"--seeds must be an integer >= 1, got {cfg.seeds!r}")
+    for flag, v in (("--nodes", cfg.nodes), ("--slots", cfg.slots)):
+        if v is not None and not (isinstance(v, int) and v >= 1):
+            raise CompareError(f"{flag} must be an integer >= 1, got {v!r}")
+    if cfg.hours is not None and not (cfg.hours > 0 and math.isfinite(cfg.hours)):
+        raise CompareError(f"--hours must be > 0, got {cfg.hours!r}")
+    if not (cfg.max_wait >= 0 and math.isfinite(cfg.max_wait)):
+        raise CompareError(f"--max-wait must be >= 0, got {cfg.max_wait!r}")
+    kind = sim_bridge.list_policies("speculation")
+    if cfg.speculation not in kind:
+        raise CompareError(
+            f"--speculation {cfg.speculation!r} is not a speculation policy; choose from "
+            f"{sorted(kind)}"
+        )
+    unknown = set(cfg.models) - set(PREDICTORS)
+    if unknown:
+        raise CompareError(f"--model names {sorted(unknown)}; use {list(PREDICTORS)}")
+
+
+def _check_workloads(workloads: list[str]) -> None:
+    """Refuse an empty ``--workloads``, an unknown name or one listed twice."""
+    import sim_bridge
+
+    if not workloads:
         raise CompareError("--workloads is empty")
-    bad = [w for w in cfg.workloads if w not in sim_bridge.WORKLOAD_NAMES]
+    bad = [w for w in workloads if w not in sim_bridge.WORKLOAD_NAMES]
     if bad:
         raise CompareError(
             f"--workloads: unknown {bad}; choose from {list(sim_bridge.WORKLOAD_NAMES)}"
         )
-    if len(set(cfg.workloads)) != len(cfg.workloads):
-        raise CompareError(f"--workloads lists a workload twice: {cfg.workloads}")
-    _check_rest(cfg)
+    if len(set(workloads)) != len(workloads):
+        raise CompareError(f"--workloads lists a workload twice: {workloads}")
 
 
 def resolve_workloads(cfg: CompareConfig, trace_workloads: list[str]) -> CompareConfig:
@@ -210,29 +233,6 @@ def resolve_workloads(cfg: CompareConfig, trace_workloads: list[str]) -> Compare
             f"simulator can replay ({list(sim_bridge.WORKLOAD_NAMES)}); name them with --workloads"
         )
     return dataclasses.replace(cfg, workloads=known)
-
-
-def _check_rest(cfg: CompareConfig) -> None:
-    import sim_bridge
-
-    if not (isinstance(cfg.seeds, int) and cfg.seeds >= 1):
-        raise CompareError(f"--seeds must be an integer >= 1, got {cfg.seeds!r}")
-    for flag, v in (("--nodes", cfg.nodes), ("--slots", cfg.slots)):
-        if v is not None and not (isinstance(v, int) and v >= 1):
-            raise CompareError(f"{flag} must be an integer >= 1, got {v!r}")
-    if cfg.hours is not None and not (cfg.hours > 0 and math.isfinite(cfg.hours)):
-        raise CompareError(f"--hours must be > 0, got {cfg.hours!r}")
-    if not (cfg.max_wait >= 0 and math.isfinite(cfg.max_wait)):
-        raise CompareError(f"--max-wait must be >= 0, got {cfg.max_wait!r}")
-    kind = sim_bridge.list_policies("speculation")
-    if cfg.speculation not in kind:
-        raise CompareError(
-            f"--speculation {cfg.speculation!r} is not a speculation policy; choose from "
-            f"{sorted(kind)}"
-        )
-    unknown = set(cfg.models) - set(PREDICTORS)
-    if unknown:
-        raise CompareError(f"--model names {sorted(unknown)}; use {list(PREDICTORS)}")
 
 
 def resolve_setup(cfg: CompareConfig, tsum: dict, trace: pd.DataFrame) -> dict:

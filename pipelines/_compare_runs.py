@@ -66,7 +66,7 @@ def fresh_workloads(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict
 
         # alone on the cluster (layout "separate") a workload's draws do not depend on the
         # others listed, as in collect's cells
-        alone = setup.get("layout", "shared") == "separate"
+        alone = setup["layout"] == "separate"
         seed = setup["test_seed"] + 17 * k + (0 if alone else j)
         w = load(scale, seed, day)
         target = None
@@ -74,9 +74,7 @@ def fresh_workloads(cfg: CompareConfig, setup: dict, k: int) -> tuple[list, dict
             # the training period of this workload, as straggler collect loaded it
             # collect seeds workload k of a cell with seed + k; alone in its cell, k is 0
             order = setup["train_order"]
-            k_train = order.index(name) if name in order else j
-            if alone:
-                k_train = 0
+            k_train = 0 if alone else order.index(name) if name in order else j
             target = _work(load(scale, setup["train_seed"] + k_train, 0))
             for _ in range(3):  # the task count is a step function of the scale
                 got = _work(w)
@@ -150,12 +148,13 @@ def run_policy(
     import pandas as pd
 
     import sim_bridge
+    from sim_bridge.policies._predictor import refusal_rate
 
     workloads, sources = _fresh_period(cfg, setup, k)
     actual = [w.name for w in workloads]
     # as the trace was collected: the workloads together on one cluster, or each alone on it
     # (collect --layout separate), every run with the same seed and machines
-    groups = [workloads] if setup.get("layout", "shared") == "shared" else [[w] for w in workloads]
+    groups = [[w] for w in workloads] if setup["layout"] == "separate" else [workloads]
     results, placements = [], []
     for group in groups:
         placement = _placement(cfg, setup, k, pol, group, predictor, upstream)
@@ -204,12 +203,8 @@ def run_policy(
     for w in [*wl_names, ALL]:
         sel = jobs if w == ALL else jobs[jobs["workload"] == w]
         jct[w] = sel["jct"].to_numpy()
-    refusal = None
-    if stats:  # node_refusals / node_checks over every run, as one run's refusal_rate_
-        checks = stats.get("node_checks", 0)
-        refusal = stats.get("node_refusals", 0) / checks if checks else float("nan")
-        if len(placements) == 1:
-            refusal = placements[0].refusal_rate_
+    # over every run of the period, as one run's refusal_rate_ (the same counts summed)
+    refusal = refusal_rate(stats) if stats else None
     return {"run": run, "jct": jct, "refusal_rate": refusal, "sources": sources}
 
 
