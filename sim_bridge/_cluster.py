@@ -714,9 +714,16 @@ class Cluster:
         load = (self._profiles[pid] * self.sens[node]) @ phi
         return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
 
-    def work_with(self, node: int, pid: int, t0: float, t1: float, demand) -> float:
+    def work_with(
+        self, node: int, pid: int, t0: float, t1: float, demand, memo: list | None = None
+    ) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
         of co-located tasks (:meth:`work_between` when there is none).
+
+        ``memo``, a caller's ``[step, demand, rate]`` list, keeps the rate of the last step a
+        short read ended in: successive reads of one attempt (a speculation scan every few
+        seconds, steps of a minute) mostly fall in the same step and skip its
+        :meth:`rate_with`. The result is the same with or without it.
 
         ``t1``'s step is read (the paths are extended to it) even when ``t1`` is its start, as
         :meth:`work_between` reads it: an attempt re-solved at the end of the paths (the
@@ -744,7 +751,14 @@ class Cluster:
         while t < t1:
             k = int(t // dt)
             step_end = min((k + 1) * dt, t1)
-            total += self.rate_with(node, pid, k, demand) * (step_end - t)
+            if memo is None:
+                rate = self.rate_with(node, pid, k, demand)
+            elif memo[0] == k and memo[1] is demand:
+                rate = memo[2]
+            else:
+                rate = self.rate_with(node, pid, k, demand)
+                memo[:] = (k, demand, rate)
+            total += rate * (step_end - t)
             t = step_end
         return total
 

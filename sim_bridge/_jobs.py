@@ -103,7 +103,8 @@ class Attempt:
         # (t, work done by t) last read in a segment with demand
         self._prog: tuple[float, float] | None = None
         # (step, demand, rate) of the step its last progress read under demand ended in
-        self._step_rate: tuple[int, tuple[float, ...], float] | None = None
+        #: Cluster.work_with's memo of the last step read: [step, demand, rate]
+        self._step_rate: list | None = None
         # streaming runs (keep_history=False): what its trace row needs from its launch
         # (running count and load averages, then the tenants' demand and the truth when on)
         self._rec: list[float] | None = None

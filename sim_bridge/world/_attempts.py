@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim_bridge._cluster import _CHUNK_MIN
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
@@ -270,30 +269,13 @@ class AttemptPhysics:
         return done
 
     def _work_under(self, att: Attempt, pid: int, t0: float, t1: float) -> float:
-        """``Cluster.work_with(att.node, pid, t0, t1, att._dem)``, bit for bit, reusing the
-        attempt's rate of the step its last read ended in (``att._step_rate``): successive
-        progress reads of a speculation scan (every few seconds, steps of a minute) mostly
-        fall in the same step, and each would evaluate the same rate again. Spans of more
-        than ``_CHUNK_MIN`` steps, and no demand, are left to the cluster."""
-        cl = self.cluster
-        dem = att._dem
-        dt = cl.dt
-        if int(t1 // dt) - int(t0 // dt) > _CHUNK_MIN or dem is None or not any(dem):
-            return cl.work_with(att.node, pid, t0, t1, dem)
-        # the short path of Cluster.work_with, with one cached rate
-        total, t = 0.0, t0
-        while t < t1:
-            k = int(t // dt)
-            step_end = min((k + 1) * dt, t1)
-            cached = att._step_rate
-            if cached is not None and cached[0] == k and cached[1] is dem:
-                rate = cached[2]
-            else:
-                rate = cl.rate_with(att.node, pid, k, dem)
-                att._step_rate = (k, dem, rate)
-            total += rate * (step_end - t)
-            t = step_end
-        return total
+        """``Cluster.work_with(att.node, pid, t0, t1, att._dem)`` with the attempt's memo of
+        its last step's rate (``att._step_rate``): successive progress reads of a speculation
+        scan mostly fall in the same step."""
+        memo = att._step_rate
+        if memo is None:
+            memo = att._step_rate = [-1, None, 0.0]
+        return self.cluster.work_with(att.node, pid, t0, t1, att._dem, memo)
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
