@@ -14,6 +14,7 @@ from pathlib import Path
 __all__ = ["DATA_DIR_ENV", "resolve_data_dir"]
 
 
+#: Environment variable naming the data directory when no flag is given.
 DATA_DIR_ENV = "STRAGGLER_DATA_DIR"
 
 

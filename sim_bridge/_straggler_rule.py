@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 
+#: Default straggler factor. Wrangler (Yadwadkar, Ananthanarayanan and Katz, SoCC 2014)
 #: labels a task a straggler when it runs longer than ``beta`` times the median task of its
 #: job, with ``beta = 1.3``; we compare within the stage (maps with maps, reduces with
 #: reduces), as Mantri (OSDI 2010) and LATE (OSDI 2008) compare like with like.
