@@ -22,14 +22,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ---------------------------------------------------------------------------- the module
 def test_trace_is_a_leaf_module():
-    """sim_bridge.trace imports nothing of the project (numpy, pandas, the stdlib only)."""
-    tree = ast.parse((ROOT / "sim_bridge" / "trace.py").read_text())
+    """sim_bridge.trace and its parts import nothing of the project (numpy, pandas, the stdlib
+    only) but each other."""
+    parts = ("trace", "_trace_schema", "_straggler_rule", "_trace_protocol")
     roots = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            roots |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            roots.add(node.module.split(".")[0])
+    for part in parts:
+        tree = ast.parse((ROOT / "sim_bridge" / f"{part}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.removeprefix("sim_bridge.") not in parts:
+                    roots.add(node.module.split(".")[0])
     assert roots <= {
         "__future__",
         "collections",
