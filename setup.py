@@ -1,7 +1,8 @@
 """Build the compiled extensions; everything else is in pyproject.toml.
 
 ``sim_bridge._fifo_core`` is the compiled event loop, ``sim_bridge._counters_core`` the
-node-counter synthesis. Both are optional: without a C compiler the package still installs,
+node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks. All
+are optional: without a C compiler the package still installs,
 ``sim_bridge.simulate`` runs every model on the pure-Python engine and counters come from
 the NumPy reference.
 """
@@ -23,7 +24,7 @@ setup(
                 extra_compile_args=FLAGS,
                 optional=True,
             )
-            for name in ("_fifo_core", "_counters_core")
+            for name in ("_fifo_core", "_counters_core", "_tenants_core")
         ],
         compiler_directives={"language_level": 3},
     )

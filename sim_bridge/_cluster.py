@@ -57,6 +57,12 @@ try:  # the counters computed in C (built by pip install; optional)
     from sim_bridge._counters_core import CounterSynth
 except ImportError:  # pragma: no cover - an install without a C compiler
     CounterSynth = None
+try:  # the co-located tenants' step rates computed in C (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._tenants_core import TenantRates
+except ImportError:  # pragma: no cover - an install without a C compiler
+    TenantRates = None
 
 __all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
 
@@ -267,6 +273,13 @@ class Cluster:
                 self._synth.set_levels(self._levels, 0)
             except TypeError:  # pragma: no cover - a stale build: keep every step
                 self.keep_paths = True
+        #: the compiled step rates under co-located demand (None: the Python reference,
+        #: :meth:`_rate_with_py`, walks every step)
+        self._trates = None
+        if TenantRates is not None and not self.ideal:
+            self._trates = TenantRates(
+                self.sens, self.speed, self.kappa, self.response_eps, self.dt
+            )
         self._horizon = 0  # steps covered by the paths (``_base + _levels.shape[2]``)
         #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
         self._base = 0
@@ -362,6 +375,8 @@ class Cluster:
         self._base += drop
         if self._synth is not None:
             self._synth.set_levels(self._levels, self._base)
+        if self._trates is not None:
+            self._trates.set_levels(self._levels, self._base)
 
     def _new_block(self) -> np.ndarray:
         n, b = self.n_nodes, self._blocks
@@ -415,6 +430,8 @@ class Cluster:
         self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:
             self._synth.set_levels(self._levels, self._base)
+        if self._trates is not None:
+            self._trates.set_levels(self._levels, self._base)
         if not lazy:
             for pid, prof in enumerate(self._profiles):
                 self._extend_profile(pid, prof, block, drop)
@@ -533,6 +550,8 @@ class Cluster:
         self._profiles.append(prof)
         if self.ideal:
             return len(self._profiles) - 1
+        if self._trates is not None:
+            self._trates.set_profiles(np.array(self._profiles))
         self._seq_to.append(self._horizon)
         rate = self._block_rate(prof, self._levels[:, :, : self._rhorizon - self._base])
         self._rate.append(rate)
@@ -676,6 +695,17 @@ class Cluster:
         """
         if self.ideal:
             return 1.0
+        trates = self._trates
+        if trates is not None:
+            rate = trates.rate(node, pid, k, demand)
+            if rate is not None:
+                return rate
+        return self._rate_with_py(node, pid, k, demand)
+
+    def _rate_with_py(self, node: int, pid: int, k: int, demand) -> float:
+        """:meth:`rate_with` in Python, the reference of the compiled
+        ``sim_bridge._tenants_core.TenantRates`` (and what reads the last step of the paths,
+        extending them, or a dropped step, raising)."""
         if k >= self._horizon - 1:  # the last step: the next block too (see the module doc)
             self._ensure_step(k + 1)
         if k < self._base:
@@ -748,15 +778,20 @@ class Cluster:
             total = rates[0] * ((k0 + 1) * dt - t0) + rates[-1] * (t1 - k1 * dt)
             return float(total + rates[1:-1].sum() * dt)
         total, t = 0.0, t0
+        trates = self._trates
         while t < t1:
+            if trates is not None:  # the compiled walk, up to a step it leaves to Python
+                total, t = trates.work_steps(node, pid, t, t1, total, demand, memo)
+                if not t < t1:
+                    break
             k = int(t // dt)
             step_end = min((k + 1) * dt, t1)
             if memo is None:
-                rate = self.rate_with(node, pid, k, demand)
+                rate = self._rate_with_py(node, pid, k, demand)
             elif memo[0] == k and memo[1] is demand:
                 rate = memo[2]
             else:
-                rate = self.rate_with(node, pid, k, demand)
+                rate = self._rate_with_py(node, pid, k, demand)
                 memo[:] = (k, demand, rate)
             total += rate * (step_end - t)
             t = step_end
@@ -783,15 +818,25 @@ class Cluster:
             return self.end_time(node, pid, t0, work)
         dt = self.dt
         t, left = t0, work
-        for _ in range(_CHUNK_MIN):  # step by step first: most attempts end within a few
+        trates = self._trates
+        steps = 0
+        while steps < _CHUNK_MIN:  # step by step first: most attempts end within a few
+            if trates is not None:  # the compiled walk, up to a step it leaves to Python
+                end, t, left, n = trates.end_steps(node, pid, t, left, demand, _CHUNK_MIN - steps)
+                if end == end:
+                    return end
+                steps += n
+                if steps == _CHUNK_MIN:
+                    break
             k = int(t // dt)
-            rate = self.rate_with(node, pid, k, demand)
+            rate = self._rate_with_py(node, pid, k, demand)
             step_end = (k + 1) * dt
             cap = rate * (step_end - t)
             if cap >= left:
                 return t + left / rate
             left -= cap
             t = step_end
+            steps += 1
         k = int(t // dt)  # t is on a step boundary now: whole steps, a chunk at a time
         m = 64
         while True:
