@@ -433,8 +433,9 @@ class Cluster:
         if self._trates is not None:
             self._trates.set_levels(self._levels, self._base)
         if not lazy:
+            phi = self._response(block)  # the same for every profile: computed once
             for pid, prof in enumerate(self._profiles):
-                self._extend_profile(pid, prof, block, drop)
+                self._extend_profile(pid, prof, block, drop, phi)
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
@@ -450,16 +451,17 @@ class Cluster:
                 continue
             j = self._rhorizon - self._base
             block = self._levels[:, :, j : j + _BLOCK]
+            phi = self._response(block) if self._profiles else None
             for pid, prof in enumerate(self._profiles):
                 if self._rhorizon < self._seq_to[pid]:  # registered with these steps
-                    rate = self._block_rate(prof, block)
+                    rate = self._block_rate(prof, block, phi)
                     cum = self._cum[pid]
                     x = np.concatenate([cum[:, -1:], rate * self.dt], axis=1)
                     add = np.cumsum(x, axis=1)[:, 1:]
                     self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
                     self._cum[pid] = np.concatenate([cum, add], axis=1)
                 else:
-                    self._extend_profile(pid, prof, block, 0)
+                    self._extend_profile(pid, prof, block, 0, phi)
             self._rhorizon += block.shape[2]
 
     def _node_ahead(self, pid: int, node: int, r: int, carry: float):
@@ -509,14 +511,30 @@ class Cluster:
             self._ahead_cache[key] = cum
         return cum
 
-    def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
-        load = np.einsum(
-            "r,nr,rnk->nk", prof, self.sens, contention_response(block, self.response_eps)
-        )
+    def _response(self, block: np.ndarray) -> np.ndarray:
+        """The convex response of every level of ``block`` (what every profile's rates of
+        these steps are computed from)."""
+        return contention_response(block, self.response_eps)
+
+    def _block_rate(
+        self, prof: np.ndarray, block: np.ndarray, phi: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The rates ``(n_nodes, steps)`` of profile ``prof`` over the levels ``block``
+        (``phi``: their :meth:`_response`, when the caller has it)."""
+        if phi is None:
+            phi = self._response(block)
+        load = np.einsum("r,nr,rnk->nk", prof, self.sens, phi)
         return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
 
-    def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray, drop: int) -> None:
-        rate = self._block_rate(prof, block)
+    def _extend_profile(
+        self,
+        pid: int,
+        prof: np.ndarray,
+        block: np.ndarray,
+        drop: int,
+        phi: np.ndarray | None = None,
+    ) -> None:
+        rate = self._block_rate(prof, block, phi)
         cum = self._cum[pid]
         add = cum[:, -1:] + np.cumsum(rate * self.dt, axis=1)
         self._rate[pid] = np.concatenate([self._rate[pid][:, drop:], rate], axis=1)
