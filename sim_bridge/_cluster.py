@@ -63,6 +63,12 @@ try:  # the co-located tenants' step rates computed in C (built by pip install; 
     from sim_bridge._tenants_core import TenantRates
 except ImportError:  # pragma: no cover - an install without a C compiler
     TenantRates = None
+try:  # the convex response of a block in one C pass (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._paths_core import response as _compiled_response
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _compiled_response = None
 
 __all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
 
@@ -513,7 +519,10 @@ class Cluster:
 
     def _response(self, block: np.ndarray) -> np.ndarray:
         """The convex response of every level of ``block`` (what every profile's rates of
-        these steps are computed from)."""
+        these steps are computed from): :func:`~sim_bridge.world.contention_response`, in one
+        C pass when the extension is built (same values)."""
+        if _compiled_response is not None:
+            return _compiled_response(block, self.response_eps)
         return contention_response(block, self.response_eps)
 
     def _block_rate(
