@@ -775,7 +775,9 @@ class Cluster:
         self, node: int, pid: int, t0: float, t1: float, demand, memo: list | None = None
     ) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
-        of co-located tasks (:meth:`work_between` when there is none).
+        of co-located tasks (:meth:`work_between` when there is none). A short read walks
+        its steps in C when the extension ``sim_bridge._tenants_core`` is built (the same
+        values: the Python walk is its reference).
 
         ``memo``, a caller's ``[step, demand, rate]`` list, keeps the rate of the last step a
         short read ended in: successive reads of one attempt (a speculation scan every few
@@ -827,6 +829,8 @@ class Cluster:
     def end_with(self, node: int, pid: int, t0: float, work: float, demand) -> float:
         """The time at which ``work`` nominal seconds started at ``t0`` are done on ``node``
         under a constant ``demand`` of co-located tasks (:meth:`end_time` when there is none).
+        The first steps are walked one at a time (in C with ``sim_bridge._tenants_core``, the
+        same values as the Python walk), then whole chunks of steps at once.
 
         Examples
         --------
