@@ -57,6 +57,18 @@ try:  # the counters computed in C (built by pip install; optional)
     from sim_bridge._counters_core import CounterSynth
 except ImportError:  # pragma: no cover - an install without a C compiler
     CounterSynth = None
+try:  # the co-located tenants' step rates computed in C (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._tenants_core import TenantRates
+except ImportError:  # pragma: no cover - an install without a C compiler
+    TenantRates = None
+try:  # the convex response of a block in one C pass (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._paths_core import response as _compiled_response
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _compiled_response = None
 
 __all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
 
@@ -267,6 +279,13 @@ class Cluster:
                 self._synth.set_levels(self._levels, 0)
             except TypeError:  # pragma: no cover - a stale build: keep every step
                 self.keep_paths = True
+        #: the compiled step rates under co-located demand (None: the Python reference,
+        #: :meth:`_rate_with_py`, walks every step)
+        self._trates = None
+        if TenantRates is not None and not self.ideal:
+            self._trates = TenantRates(
+                self.sens, self.speed, self.kappa, self.response_eps, self.dt
+            )
         self._horizon = 0  # steps covered by the paths (``_base + _levels.shape[2]``)
         #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
         self._base = 0
@@ -362,6 +381,8 @@ class Cluster:
         self._base += drop
         if self._synth is not None:
             self._synth.set_levels(self._levels, self._base)
+        if self._trates is not None:
+            self._trates.set_levels(self._levels, self._base)
 
     def _new_block(self) -> np.ndarray:
         n, b = self.n_nodes, self._blocks
@@ -415,9 +436,12 @@ class Cluster:
         self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:
             self._synth.set_levels(self._levels, self._base)
+        if self._trates is not None:
+            self._trates.set_levels(self._levels, self._base)
         if not lazy:
+            phi = self._response(block)  # the same for every profile: computed once
             for pid, prof in enumerate(self._profiles):
-                self._extend_profile(pid, prof, block, drop)
+                self._extend_profile(pid, prof, block, drop, phi)
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
@@ -433,16 +457,17 @@ class Cluster:
                 continue
             j = self._rhorizon - self._base
             block = self._levels[:, :, j : j + _BLOCK]
+            phi = self._response(block) if self._profiles else None
             for pid, prof in enumerate(self._profiles):
                 if self._rhorizon < self._seq_to[pid]:  # registered with these steps
-                    rate = self._block_rate(prof, block)
+                    rate = self._block_rate(prof, block, phi)
                     cum = self._cum[pid]
                     x = np.concatenate([cum[:, -1:], rate * self.dt], axis=1)
                     add = np.cumsum(x, axis=1)[:, 1:]
                     self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
                     self._cum[pid] = np.concatenate([cum, add], axis=1)
                 else:
-                    self._extend_profile(pid, prof, block, 0)
+                    self._extend_profile(pid, prof, block, 0, phi)
             self._rhorizon += block.shape[2]
 
     def _node_ahead(self, pid: int, node: int, r: int, carry: float):
@@ -492,14 +517,33 @@ class Cluster:
             self._ahead_cache[key] = cum
         return cum
 
-    def _block_rate(self, prof: np.ndarray, block: np.ndarray) -> np.ndarray:
-        load = np.einsum(
-            "r,nr,rnk->nk", prof, self.sens, contention_response(block, self.response_eps)
-        )
+    def _response(self, block: np.ndarray) -> np.ndarray:
+        """The convex response of every level of ``block`` (what every profile's rates of
+        these steps are computed from): :func:`~sim_bridge.world.contention_response`, in one
+        C pass when the extension is built (same values)."""
+        if _compiled_response is not None:
+            return _compiled_response(block, self.response_eps)
+        return contention_response(block, self.response_eps)
+
+    def _block_rate(
+        self, prof: np.ndarray, block: np.ndarray, phi: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The rates ``(n_nodes, steps)`` of profile ``prof`` over the levels ``block``
+        (``phi``: their :meth:`_response`, when the caller has it)."""
+        if phi is None:
+            phi = self._response(block)
+        load = np.einsum("r,nr,rnk->nk", prof, self.sens, phi)
         return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
 
-    def _extend_profile(self, pid: int, prof: np.ndarray, block: np.ndarray, drop: int) -> None:
-        rate = self._block_rate(prof, block)
+    def _extend_profile(
+        self,
+        pid: int,
+        prof: np.ndarray,
+        block: np.ndarray,
+        drop: int,
+        phi: np.ndarray | None = None,
+    ) -> None:
+        rate = self._block_rate(prof, block, phi)
         cum = self._cum[pid]
         add = cum[:, -1:] + np.cumsum(rate * self.dt, axis=1)
         self._rate[pid] = np.concatenate([self._rate[pid][:, drop:], rate], axis=1)
@@ -533,6 +577,8 @@ class Cluster:
         self._profiles.append(prof)
         if self.ideal:
             return len(self._profiles) - 1
+        if self._trates is not None:
+            self._trates.set_profiles(np.array(self._profiles))
         self._seq_to.append(self._horizon)
         rate = self._block_rate(prof, self._levels[:, :, : self._rhorizon - self._base])
         self._rate.append(rate)
@@ -676,6 +722,17 @@ class Cluster:
         """
         if self.ideal:
             return 1.0
+        trates = self._trates
+        if trates is not None:
+            rate = trates.rate(node, pid, k, demand)
+            if rate is not None:
+                return rate
+        return self._rate_with_py(node, pid, k, demand)
+
+    def _rate_with_py(self, node: int, pid: int, k: int, demand) -> float:
+        """:meth:`rate_with` in Python, the reference of the compiled
+        ``sim_bridge._tenants_core.TenantRates`` (and what reads the last step of the paths,
+        extending them, or a dropped step, raising)."""
         if k >= self._horizon - 1:  # the last step: the next block too (see the module doc)
             self._ensure_step(k + 1)
         if k < self._base:
@@ -718,7 +775,9 @@ class Cluster:
         self, node: int, pid: int, t0: float, t1: float, demand, memo: list | None = None
     ) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1`` under a constant ``demand``
-        of co-located tasks (:meth:`work_between` when there is none).
+        of co-located tasks (:meth:`work_between` when there is none). A short read walks
+        its steps in C when the extension ``sim_bridge._tenants_core`` is built (the same
+        values: the Python walk is its reference).
 
         ``memo``, a caller's ``[step, demand, rate]`` list, keeps the rate of the last step a
         short read ended in: successive reads of one attempt (a speculation scan every few
@@ -748,15 +807,20 @@ class Cluster:
             total = rates[0] * ((k0 + 1) * dt - t0) + rates[-1] * (t1 - k1 * dt)
             return float(total + rates[1:-1].sum() * dt)
         total, t = 0.0, t0
+        trates = self._trates
         while t < t1:
+            if trates is not None:  # the compiled walk, up to a step it leaves to Python
+                total, t = trates.work_steps(node, pid, t, t1, total, demand, memo)
+                if not t < t1:
+                    break
             k = int(t // dt)
             step_end = min((k + 1) * dt, t1)
             if memo is None:
-                rate = self.rate_with(node, pid, k, demand)
+                rate = self._rate_with_py(node, pid, k, demand)
             elif memo[0] == k and memo[1] is demand:
                 rate = memo[2]
             else:
-                rate = self.rate_with(node, pid, k, demand)
+                rate = self._rate_with_py(node, pid, k, demand)
                 memo[:] = (k, demand, rate)
             total += rate * (step_end - t)
             t = step_end
@@ -765,6 +829,8 @@ class Cluster:
     def end_with(self, node: int, pid: int, t0: float, work: float, demand) -> float:
         """The time at which ``work`` nominal seconds started at ``t0`` are done on ``node``
         under a constant ``demand`` of co-located tasks (:meth:`end_time` when there is none).
+        The first steps are walked one at a time (in C with ``sim_bridge._tenants_core``, the
+        same values as the Python walk), then whole chunks of steps at once.
 
         Examples
         --------
@@ -783,15 +849,25 @@ class Cluster:
             return self.end_time(node, pid, t0, work)
         dt = self.dt
         t, left = t0, work
-        for _ in range(_CHUNK_MIN):  # step by step first: most attempts end within a few
+        trates = self._trates
+        steps = 0
+        while steps < _CHUNK_MIN:  # step by step first: most attempts end within a few
+            if trates is not None:  # the compiled walk, up to a step it leaves to Python
+                end, t, left, n = trates.end_steps(node, pid, t, left, demand, _CHUNK_MIN - steps)
+                if end == end:
+                    return end
+                steps += n
+                if steps == _CHUNK_MIN:
+                    break
             k = int(t // dt)
-            rate = self.rate_with(node, pid, k, demand)
+            rate = self._rate_with_py(node, pid, k, demand)
             step_end = (k + 1) * dt
             cap = rate * (step_end - t)
             if cap >= left:
                 return t + left / rate
             left -= cap
             t = step_end
+            steps += 1
         k = int(t // dt)  # t is on a step boundary now: whole steps, a chunk at a time
         m = 64
         while True:

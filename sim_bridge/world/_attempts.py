@@ -294,6 +294,7 @@ class AttemptPhysics:
             left = 0.0
         att._prog = None
         att._ckpt = False
+        prev = att._solve  # a deferred solve still pending (its EV_SOLVE is in the heap)
         att._solve = None
         if dem is None:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
@@ -319,10 +320,19 @@ class AttemptPhysics:
         seq = self._seq
         if att._solve is not None:
             att._solve = (seq, now, left)
+            if prev is not None and end >= self._due(att, prev):
+                # the pending solve's EV_SOLVE comes due no later than this one would: it
+                # stands for this one (see _solve_deferred), no new heap entry
+                return
             kind = EV_SOLVE
         else:
             kind = EV_CHECK if att._ckpt else EV_FINISH
         heapq.heappush(self._heap, (end, seq, kind, att))
+
+    def _due(self, att: Attempt, pend: tuple[int, float, float]) -> float:
+        """When the deferred solve ``pend`` = ``(seq, t0, work)`` of ``att`` comes due: the
+        time :meth:`_defer` returned for it."""
+        return pend[1] + pend[2] * self._speed[att.node] * _LOWER
 
     def _defer(self, att: Attempt, now: float, work: float) -> float:
         """Defer the end solve of ``work`` started at ``now`` under ``att._dem`` (in-memory
@@ -334,6 +344,13 @@ class AttemptPhysics:
         Not in streaming runs (``_bounded``): there a solve may extend the contention paths,
         and :meth:`_check_at` reads their horizon, so solving later could change later
         decisions.
+
+        A re-solve deferred again while the previous deferral is pending pushes no EV_SOLVE
+        of its own when the pending one comes due no later (:meth:`_resolve`): by induction
+        some EV_SOLVE of the attempt due no later than its pending solve's time is always in
+        the heap, and the first to come due, whatever its sequence number, re-queues the
+        pending solve at its own time (:meth:`_solve_deferred`). Solves and finish events
+        are the same; the heap holds fewer stale entries.
         """
         att._solve = (-1, now, work)
         att._end = math.nan  # no finish event matches until it is solved
@@ -341,10 +358,14 @@ class AttemptPhysics:
 
     def _solve_deferred(self, att: Attempt, seq: int) -> None:
         """Solve ``att``'s deferred end (its EV_SOLVE with ``seq`` came due) and push its finish
-        event with the same sequence number."""
+        event with the same sequence number; an EV_SOLVE of an older deferral that came due
+        first re-queues the pending one at its due time (see :meth:`_defer`)."""
         pend = att._solve
-        if att.state != A_RUNNING or pend is None or pend[0] != seq:
-            return  # re-solved or closed meanwhile
+        if att.state != A_RUNNING or pend is None:
+            return  # closed meanwhile, or re-solved without deferral
+        if pend[0] != seq:  # an older deferral's entry: the pending one's comes due later
+            heapq.heappush(self._heap, (self._due(att, pend), pend[0], EV_SOLVE, att))
+            return
         att._solve = None
         _seq, t0, work = pend
         pid = att.task.job.pids[att.task.stage]

@@ -48,11 +48,19 @@ real data and checks the constants against it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, cast
 
 import numpy as np
+
+try:  # the recursion in C (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._paths_core import ar1_rows
+except ImportError:  # pragma: no cover - an install without a C compiler
+    ar1_rows = None
 
 __all__ = [
     "DEFAULT_PERSISTENCE",
@@ -476,8 +484,10 @@ def ar1_inplace(x: np.ndarray, a, start) -> np.ndarray:
     ``x[:, -1]`` of the previous block). Each step rounds the product, then the sum: the
     values of ``scipy.signal.lfilter([1.0], [1.0, -a], x, axis=-1, zi=a * start)`` bit for
     bit (lfilter's delay ``0 * x - (-a) * y`` is ``a * y`` exactly), without scipy.signal
-    (~50 MB and ~1 s to import) and without a copy of ``x``. One Python step per column,
-    vectorised over the rows: pass many rows at once.
+    (~50 MB and ~1 s to import) and without a copy of ``x``. With the compiled extension
+    (``sim_bridge._paths_core.ar1_rows``, same roundings) a C-contiguous ``x`` is filtered
+    in one pass; else one Python step per column, vectorised over the rows: pass many rows
+    at once.
 
     Parameters
     ----------
@@ -500,6 +510,9 @@ def ar1_inplace(x: np.ndarray, a, start) -> np.ndarray:
     if x.ndim != 2:
         raise ValueError(f"x must be (rows, steps), got shape {x.shape}")
     a = np.broadcast_to(np.asarray(a, dtype=float), x.shape[:1])
+    if ar1_rows is not None and x.dtype == np.float64 and x.flags.c_contiguous:
+        ar1_rows(x, np.ascontiguousarray(a), np.ascontiguousarray(start, dtype=float))
+        return x
     prev = np.asarray(start, dtype=float)
     tmp = np.empty(x.shape[0])
     for k in range(x.shape[1]):

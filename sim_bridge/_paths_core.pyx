@@ -1,0 +1,48 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Kernels of the contention paths computed in C, one pass over a block, bit for bit.
+
+A new block of background levels (a day of every node's four resources) goes through an
+AR(1) recursion per row (:func:`sim_bridge.world._persistence.ar1_inplace`) and the convex
+response (:func:`sim_bridge.world.contention_response`, in ``Cluster._response``); in NumPy
+both take a Python step per column or several full-size temporaries. These kernels do the
+same IEEE operations in the same order (one rounding per product and per sum: built without
+fused multiply-add), so the values are those of the NumPy references exactly
+(``tests/test_compiled_interference.py`` checks it).
+"""
+
+import numpy as np
+
+
+def ar1_rows(double[:, ::1] x, const double[::1] a, const double[::1] start) -> None:
+    """``x[i, k] = a[i] * x[i, k - 1] + x[i, k]`` in place, from ``x[i, -1] = start[i]``."""
+    cdef Py_ssize_t rows = x.shape[0], steps = x.shape[1], i, k
+    cdef double p, ai
+    if a.shape[0] != rows or start.shape[0] != rows:
+        raise ValueError(f"a and start need {rows} values, got {a.shape[0]} and {start.shape[0]}")
+    with nogil:
+        for i in range(rows):
+            p = start[i]
+            ai = a[i]
+            for k in range(steps):
+                p = ai * p + x[i, k]
+                x[i, k] = p
+
+
+def response(level, double eps):
+    """``phi = clip(level, 0, 1) / (1 - clip(level, 0, 1) + eps)`` of a float64 array, as a
+    new array of its shape."""
+    cdef const double[::1] src = np.ascontiguousarray(level, dtype=np.float64).reshape(-1)
+    out = np.empty(np.shape(level), dtype=np.float64)
+    cdef double[::1] dst = out.reshape(-1)
+    cdef Py_ssize_t n = src.shape[0], i
+    cdef double x
+    with nogil:
+        for i in range(n):
+            x = src[i]
+            if x < 0.0:
+                x = 0.0
+            elif x > 1.0:
+                x = 1.0
+            dst[i] = x / (1.0 - x + eps)
+    return out

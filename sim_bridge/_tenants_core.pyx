@@ -1,0 +1,196 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The step-by-step rates of co-located tenants (``Cluster.rate_with``) computed in C.
+
+An attempt sharing its node runs at a rate that depends on the node's background levels plus
+its co-tenants' demand (:mod:`sim_bridge.world._interference`); ``Cluster.end_with`` and
+``Cluster.work_with`` walk the first steps of a solve one at a time, and these walks are most
+of the physics of a default-world run. :class:`TenantRates` does the walk on the cluster's
+level array in C, with the floating-point operations of the Python reference
+(``Cluster._rate_with_py``, ``Cluster._end_steps_py``, ``Cluster._work_steps_py``) in the same
+order, so the results are the same bit for bit (``tests/test_compiled_interference.py``
+checks it). It never extends the contention paths itself: a walk stops before a step the
+Python reference would extend the paths for (the last step of the paths) or could not read
+(a dropped step) and says so; the cluster extends them (which hands the new levels back
+through :meth:`TenantRates.set_levels`) and the walk goes on.
+"""
+
+import numpy as np
+
+from sim_bridge._cfloat cimport py_floordiv
+
+
+cdef class TenantRates:
+    """The rate model of one cluster: node factors, profiles and background levels.
+
+    Parameters
+    ----------
+    sens : float64 array (n_nodes, 4)
+        Per-node sensitivity to each resource.
+    speed : float64 array (n_nodes,)
+        Per-node slowness factor.
+    kappa, eps, dt : float
+        Contention strength, saturation guard of the response, step of the paths (s).
+
+    Call :meth:`set_levels` with the ``(4, n_nodes, steps)`` levels (again whenever the
+    cluster extends or trims them) and :meth:`set_profiles` with the ``(P, 4)`` profiles
+    (again when one is registered) before reading.
+    """
+
+    cdef const double[:, ::1] sens
+    cdef const double[::1] speed
+    cdef const double[:, :, ::1] levels
+    cdef const double[:, ::1] prof
+    cdef double kappa, eps, dt
+    cdef Py_ssize_t base, horizon
+    cdef object _keep_levels, _keep_prof
+
+    def __init__(self, sens, speed, double kappa, double eps, double dt):
+        self.sens = np.ascontiguousarray(sens, dtype=np.float64)
+        self.speed = np.ascontiguousarray(speed, dtype=np.float64)
+        self.kappa = kappa
+        self.eps = eps
+        self.dt = dt
+        self.base = 0
+        self.horizon = 0
+        self._keep_levels = None
+        self._keep_prof = None
+        self.set_profiles(np.zeros((0, 4)))
+
+    def __reduce__(self):
+        return _rebuild, (
+            np.asarray(self.sens), np.asarray(self.speed), self.kappa, self.eps, self.dt,
+            self._keep_levels, self.base, self._keep_prof,
+        )
+
+    def set_levels(self, levels, Py_ssize_t base=0) -> None:
+        """The background levels ``(4, n_nodes, steps)`` (kept by reference) of the steps
+        ``base, base + 1, ...``."""
+        arr = np.ascontiguousarray(levels, dtype=np.float64)
+        if arr.ndim != 3 or arr.shape[0] != 4 or arr.shape[1] != self.sens.shape[0]:
+            raise ValueError(
+                f"levels must have shape (4, {self.sens.shape[0]}, steps), got {arr.shape}"
+            )
+        self._keep_levels = arr
+        self.levels = arr
+        self.base = base
+        self.horizon = base + arr.shape[2]
+
+    def set_profiles(self, profiles) -> None:
+        """The registered sensitivity profiles ``(P, 4)``, in profile-id order."""
+        arr = np.ascontiguousarray(profiles, dtype=np.float64).reshape(-1, 4)
+        self._keep_prof = arr
+        self.prof = arr
+
+    cdef inline bint _readable(self, long long k) noexcept nogil:
+        # the Python reference extends the paths when it reads their last step, and cannot
+        # read a dropped step: both are left to the caller
+        return self.base <= k < self.horizon - 1
+
+    cdef inline double _rate(
+        self, long long node, long long pid, long long k, double d0, double d1, double d2,
+        double d3,
+    ) noexcept nogil:
+        cdef Py_ssize_t j = k - self.base
+        cdef double eps = self.eps
+        cdef double load = 0.0
+        cdef double x
+        cdef double dem[4]
+        cdef int r
+        dem[0] = d0
+        dem[1] = d1
+        dem[2] = d2
+        dem[3] = d3
+        for r in range(4):
+            x = self.levels[r, node, j] + dem[r]
+            if x > 1.0:
+                x = 1.0
+            elif x < 0.0:
+                x = 0.0
+            load += self.prof[pid, r] * self.sens[node, r] * (x / (1.0 - x + eps))
+        return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
+
+    def rate(self, long long node, long long pid, long long k, demand):
+        """The rate in step ``k`` under ``demand``, or None when the step is the last of the
+        levels or before them (the caller extends the paths, or raises)."""
+        if not self._readable(k):
+            return None
+        return self._rate(node, pid, k, demand[0], demand[1], demand[2], demand[3])
+
+    def end_steps(
+        self, long long node, long long pid, double t, double left, demand, int n
+    ):
+        """Walk at most ``n`` steps of an end solve from ``t`` with ``left`` work to do.
+
+        Returns ``(end, t, left, steps)``: ``end`` the end time when the work is done within
+        them (else NaN), ``t`` and ``left`` where the walk stopped, ``steps`` how many it
+        walked (fewer than ``n`` without an end: the next step is one the caller must
+        extend the paths for first).
+        """
+        cdef double d0 = demand[0], d1 = demand[1], d2 = demand[2], d3 = demand[3]
+        cdef double dt = self.dt
+        cdef double rate, step_end, cap
+        cdef long long k
+        cdef int i
+        for i in range(n):
+            k = <long long>py_floordiv(t, dt)
+            if not self._readable(k):
+                return (float("nan"), t, left, i)
+            rate = self._rate(node, pid, k, d0, d1, d2, d3)
+            step_end = (k + 1) * dt
+            cap = rate * (step_end - t)
+            if cap >= left:
+                return (t + left / rate, t, left, i + 1)
+            left -= cap
+            t = step_end
+        return (float("nan"), t, left, n)
+
+    def work_steps(
+        self, long long node, long long pid, double t, double t1, double total, demand,
+        list memo,
+    ):
+        """Walk the work done from ``t`` to ``t1`` step by step, adding to ``total``.
+
+        ``memo`` (or None) is a caller's ``[step, demand, rate]`` list, used and updated as
+        ``Cluster.work_with`` does. Returns ``(total, t)``: ``t < t1`` when the walk stopped
+        before a step whose rate it must compute and the caller must extend the paths for.
+        """
+        cdef double d0 = demand[0], d1 = demand[1], d2 = demand[2], d3 = demand[3]
+        cdef double dt = self.dt
+        cdef double rate, step_end
+        cdef long long k
+        cdef long long mk = -1
+        cdef bint have_memo = memo is not None
+        cdef bint same = False
+        if have_memo:
+            same = memo[1] is demand
+            mk = memo[0]
+        while t < t1:
+            k = <long long>py_floordiv(t, dt)
+            step_end = (k + 1) * dt
+            if t1 < step_end:
+                step_end = t1
+            if have_memo and same and mk == k:
+                rate = memo[2]
+            else:
+                if not self._readable(k):
+                    return (total, t)
+                rate = self._rate(node, pid, k, d0, d1, d2, d3)
+                if have_memo:
+                    memo[0] = k
+                    memo[1] = demand
+                    memo[2] = rate
+                    mk = k
+                    same = True
+            total += rate * (step_end - t)
+            t = step_end
+        return (total, t)
+
+
+def _rebuild(sens, speed, kappa, eps, dt, levels, base, profiles):
+    rates = TenantRates(sens, speed, kappa, eps, dt)
+    if levels is not None:
+        rates.set_levels(levels, base)
+    if profiles is not None:
+        rates.set_profiles(profiles)
+    return rates
