@@ -37,7 +37,13 @@ from pipelines._collect_calibrate import (
     nominal_scales,
     scales_for_load,
 )
-from pipelines._collect_cell import CellRun, simulate_cell, warn_if_saturated, write_tables
+from pipelines._collect_cell import (
+    CellRun,
+    simulate_cell,
+    simulate_options,
+    warn_if_saturated,
+    write_tables,
+)
 from pipelines._collect_cells import (
     cell_key,
     collect_cell,
@@ -70,6 +76,7 @@ __all__ = [
     "realised_load",
     "scales_for_load",
     "simulate_cell",
+    "simulate_options",
     "warn_if_saturated",
     "workload_groups",
     "write_tables",
@@ -110,17 +117,7 @@ def collect(
         key,
         simulate_cell,
         (workloads, scales),
-        dict(
-            nodes=nodes,
-            slots=slots,
-            hours=hours,
-            seed=seed,
-            cluster_seed=cluster_seed,
-            policy=policy,
-            data_dir=data_dir,
-            counters=counters,
-            beta=beta,
-        ),
+        simulate_options(locals()),
     )
     run: CellRun = run_sweep([task], desc="collect", progress=False)[key]
     warn_if_saturated(run.realised_load, nodes, slots)

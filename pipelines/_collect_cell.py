@@ -3,6 +3,8 @@ files (part of :mod:`pipelines._collect`)."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +103,36 @@ def simulate_cell(
         offered_load={req: offered_load(w, nodes, slots, hours) for req, w in pairs},
         realised_load=realised_by_request(result.tasks, workloads, loaded, nodes, slots, hours),
     )
+
+
+def simulate_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`simulate_cell`'s settings (its keyword arguments but ``progress``) taken from
+    ``values``, in its signature's order.
+
+    The one place that names them for its two callers, whose parameters carry the same
+    names and which pass their ``locals()``: :func:`pipelines._collect.collect` (the
+    keyword arguments of its sweep task) and :func:`pipelines._collect_cells.collect_cell`.
+
+    Raises
+    ------
+    KeyError
+        ``values`` lacks one of the settings.
+
+    Examples
+    --------
+    >>> settings = dict(nodes=3, slots=2, hours=0.1, seed=1, cluster_seed=None,
+    ...                 policy="none", data_dir=None, counters="synthetic", beta=1.5)
+    >>> simulate_options({**settings, "out": "elsewhere"}) == settings
+    True
+    >>> list(simulate_options(settings))[:3]
+    ['nodes', 'slots', 'hours']
+    """
+    names = [
+        p.name
+        for p in inspect.signature(simulate_cell).parameters.values()
+        if p.kind is p.KEYWORD_ONLY and p.name != "progress"
+    ]
+    return {name: values[name] for name in names}
 
 
 def warn_if_saturated(realised: dict[str, float], nodes: int, slots: int, what: str = "") -> None:

@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from pipelines._collect_calibrate import scales_for_load
-from pipelines._collect_cell import CellRun, simulate_cell
+from pipelines._collect_cell import CellRun, simulate_cell, simulate_options
 from pipelines._collect_options import DEFAULT_LOAD
 from pipelines._dataset import DEFAULT_BETA
 
@@ -132,20 +132,7 @@ def collect_cell(
                 counters=counters,
                 cluster_seed=cluster_seed,
             )
-        run = simulate_cell(
-            workloads,
-            scales,
-            nodes=nodes,
-            slots=slots,
-            hours=hours,
-            seed=seed,
-            cluster_seed=cluster_seed,
-            policy=policy,
-            data_dir=data_dir,
-            counters=counters,
-            beta=beta,
-            progress=False,
-        )
+        run = simulate_cell(workloads, scales, **simulate_options(locals()), progress=False)
     run.warnings = [str(w.message) for w in caught]
     return run
 

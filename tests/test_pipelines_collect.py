@@ -161,3 +161,66 @@ def test_trace_files_are_written_under_fresh_temporary_names(tmp_path):
         p.name for p in others
     )
     assert len(pd.read_parquet(out / "tasks.parquet")) > 0
+
+
+#: Settings of simulate_cell, each unlike its default, to see every one arrive.
+SETTINGS = dict(
+    nodes=7,
+    slots=3,
+    hours=0.25,
+    seed=5,
+    cluster_seed=9,
+    policy="late",
+    data_dir="/nowhere",
+    counters="alibaba2018",
+    beta=1.7,
+)
+
+
+def test_collect_hands_every_setting_to_its_simulation(tmp_path, monkeypatch):
+    """``collect`` and ``collect_cell`` build simulate_cell's settings in one place
+    (``simulate_options``): each setting they are given reaches the simulation."""
+    from pipelines import _collect
+
+    seen = []
+
+    def stop(tasks, *a, **kw):
+        seen.extend(tasks)
+        raise RuntimeError("stop before simulating")
+
+    monkeypatch.setattr(_collect, "run_sweep", stop)
+    with pytest.raises(RuntimeError, match="stop before"):
+        _collect.collect(tmp_path, ["SYN"], scales={"SYN": 1.0}, **SETTINGS)
+    (task,) = seen
+    assert task.fn is _collect.simulate_cell and task.args == (["SYN"], {"SYN": 1.0})
+    assert task.kwargs == SETTINGS
+
+
+def test_collect_cell_hands_every_setting_to_its_simulation(monkeypatch):
+    from pipelines import _collect_cells
+
+    seen = {}
+
+    def record(workloads, scales, **kw):
+        seen.update(kw, workloads=workloads, scales=scales)
+        raise RuntimeError("stop before simulating")
+
+    monkeypatch.setattr(_collect_cells, "simulate_cell", record)
+    with pytest.raises(RuntimeError, match="stop before"):
+        _collect_cells.collect_cell(["SYN"], scales={"SYN": 1.0}, load=None, **SETTINGS)
+    assert seen == {**SETTINGS, "progress": False, "workloads": ["SYN"], "scales": {"SYN": 1.0}}
+
+
+def test_simulate_options_are_simulate_cells_keywords():
+    import inspect
+
+    from pipelines._collect import simulate_cell, simulate_options
+
+    keywords = [
+        p.name
+        for p in inspect.signature(simulate_cell).parameters.values()
+        if p.kind is p.KEYWORD_ONLY
+    ]
+    assert list(simulate_options(SETTINGS)) == [k for k in keywords if k != "progress"]
+    with pytest.raises(KeyError, match="beta"):
+        simulate_options({k: v for k, v in SETTINGS.items() if k != "beta"})
