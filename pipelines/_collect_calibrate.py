@@ -242,13 +242,29 @@ def _scale_for_nominal(
         if abs(value / share - 1) <= 0.02:
             break
         lo, hi = (mid, hi) if value < share else (lo, mid)
+    scale = float(f"{mid:.4g}")
+    if abs(value / share - 1) > 0.02 and (value == 0.0 or load_at(scale) == 0.0):
+        # the search ended where the workload keeps no job, or at the edge of it (rounded to
+        # 4 digits, below): its share is below the load of its least job (Alibaba's few jobs
+        # in a short window, thinned to nothing at small scales). The least scale seen that
+        # keeps one (``hi``, rounded up) is the nearest usable one; without it the run would
+        # fail on "no job is submitted".
+        scale = float(f"{hi:.4g}")
+        if scale < hi:
+            scale = float(f"{hi * 1.001:.4g}")
+        value = load_at(scale)
+        if value == 0.0:
+            raise ValueError(
+                f"collect --load: {name} submits no job in the first {hours:g} hours at any "
+                f"data scale; use more --hours or leave {name} out of --workloads"
+            )
     if warn and abs(value / share - 1) > 0.02:
         import warnings
 
         warnings.warn(
             f"collect --load: {name} reaches nominal load {value:.2f}, not its share "
-            f"{share:.2f}, at any data scale (at scale {mid:.3g}: e.g. Alibaba tasks keep "
+            f"{share:.2f}, at any data scale (at scale {scale:.3g}: e.g. Alibaba tasks keep "
             "at least one instance of their real duration); use more --nodes or fewer --hours",
             stacklevel=3,
         )
-    return float(f"{mid:.4g}")
+    return scale

@@ -224,3 +224,63 @@ def test_simulate_options_are_simulate_cells_keywords():
     assert list(simulate_options(SETTINGS)) == [k for k in keywords if k != "progress"]
     with pytest.raises(KeyError, match="beta"):
         simulate_options({k: v for k, v in SETTINGS.items() if k != "beta"})
+
+
+#: The least data scale at which the fake workload below keeps a job (4-digit rounding of a
+#: scale near it falls below it, as the search's result did).
+LEAST_SCALE = 0.012344
+
+
+def _one_job_floor(real):
+    """SYN by ``real`` (``sim_bridge.load_workload``), keeping no job below
+    :data:`LEAST_SCALE` (as Alibaba 2017's few jobs in a short window are thinned to nothing
+    at small scales)."""
+
+    def load(name, data_dir=None, *, hours, scale, seed, **kw):
+        if scale < LEAST_SCALE:
+            raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
+        return real("SYN", None, hours=hours, scale=scale, seed=seed)
+
+    return load
+
+
+def test_scale_search_keeps_a_job_when_the_share_is_below_the_least_job(monkeypatch):
+    """A share below the load of a workload's least job: the bisection closes in on the
+    scale where the last job goes and used to return a scale just below it, so the run failed
+    on "no job is submitted"; it now returns the least scale it saw that keeps one, and warns."""
+    import sim_bridge
+    from pipelines import _collect_calibrate
+
+    fake = _one_job_floor(sim_bridge.load_workload)
+    least = _collect_calibrate.offered_load(
+        fake("ALI2017", hours=0.5, scale=LEAST_SCALE, seed=0), 10, 2, 0.5
+    )
+    monkeypatch.setattr(sim_bridge, "load_workload", fake)
+    with pytest.warns(UserWarning, match="ALI2017 reaches nominal load"):
+        scale = _collect_calibrate._scale_for_nominal("ALI2017", 0, least / 10, 10, 2, 0.5, 0, None)
+    assert LEAST_SCALE <= scale <= LEAST_SCALE * 1.002
+    assert fake("ALI2017", hours=0.5, scale=scale, seed=0).jobs  # no error
+
+
+def test_scale_search_names_a_workload_without_a_job_in_the_window(monkeypatch):
+    import sim_bridge
+    from pipelines import _collect_calibrate
+
+    def empty(name, data_dir=None, *, hours, scale, seed, **kw):
+        raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
+
+    monkeypatch.setattr(sim_bridge, "load_workload", empty)
+    with pytest.raises(ValueError, match=r"ALI2017 submits no job in the first 0.5 hours.*--hours"):
+        _collect_calibrate._scale_for_nominal("ALI2017", 0, 0.1, 10, 2, 0.5, 0, None, warn=False)
+
+
+def test_collect_with_alibaba_in_a_short_window_runs(tmp_path, shared_data_dir):
+    """Alibaba 2017's share of a small load in a 0.3 h window is below its least job's load:
+    the collect failed on "no job is submitted" before."""
+    args = ["collect", "--workloads", "FB2009,FB2010,ALI2017", "--hours", "0.3"]
+    args += ["--nodes", "20", "--load", "0.005", "--load-basis", "nominal"]
+    with pytest.warns(UserWarning, match="ALI2017"):
+        code = main([*args, "--data-dir", str(shared_data_dir), "--out", str(tmp_path / "o")])
+    assert code == 0
+    tasks = load_trace(tmp_path / "o")
+    assert (tasks["workload"] == "ALI2017").any()
