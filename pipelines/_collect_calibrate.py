@@ -103,12 +103,28 @@ def scales_for_load(
     if worst > tolerance:
         import warnings
 
+        why = "few, long tasks make the load a step function of the scale"
+        # a workload above its share at the least scale it has (FB-2010 on a small cluster:
+        # every job keeps a task): no scale fixes it, the cluster must grow or it must go
+        floors = [
+            w
+            for k, w in enumerate(workloads)
+            if real[w] > share * (1 + 2 * tolerance)
+            and _scale_at_floor(w, k, scales[w], hours, seed, data_dir)
+        ]
+        if floors:
+            why = "; ".join(
+                f"{w} runs {real[w]:.3f} even at its least data scale ({scales[w]:g}): its "
+                f"jobs in the first {hours:g} hours keep a task each, so no scale lowers it; "
+                f"use about --nodes {math.ceil(nodes * real[w] / share)} or more, or leave "
+                f"{w} out of --workloads"
+                for w in floors
+            )
         warnings.warn(
             f"collect --load: after {rounds} calibration runs the realised load is "
             f"{sum(real.values()):.3f} for a target of {target:.3f} ("
             + ", ".join(f"{w} {v:.3f}" for w, v in real.items())
-            + f"; each should be within {2 * tolerance:.0%} of {share:.3f}): few, long tasks "
-            "make the load a step function of the scale",
+            + f"; each should be within {2 * tolerance:.0%} of {share:.3f}): {why}",
             stacklevel=2,
         )
     return scales
@@ -224,16 +240,10 @@ def _scale_for_nominal(
     warn: bool = True,
 ) -> float:
     """The data scale at which workload ``name`` has nominal load ``share`` (bisection)."""
-    import sim_bridge
 
     def load_at(scale: float) -> float:
-        try:
-            w = sim_bridge.load_workload(name, data_dir, hours=hours, scale=scale, seed=seed + k)
-        except ValueError as exc:  # so small a scale keeps no job (Alibaba): no load
-            if "no job is submitted" not in str(exc):
-                raise
-            return 0.0
-        return offered_load(w, nodes, slots, hours)
+        w = _workload_or_none(name, data_dir, hours, scale, seed + k)
+        return 0.0 if w is None else offered_load(w, nodes, slots, hours)
 
     lo, hi = 1e-6, 1e6
     for _ in range(60):
@@ -261,10 +271,41 @@ def _scale_for_nominal(
     if warn and abs(value / share - 1) > 0.02:
         import warnings
 
+        change = (
+            f"its jobs in the first {hours:g} hours keep a task each); use about --nodes "
+            f"{math.ceil(nodes * value / share)} or more, or leave {name} out of --workloads"
+            if value > share
+            else "); use fewer --nodes or more --hours"
+        )
         warnings.warn(
-            f"collect --load: {name} reaches nominal load {value:.2f}, not its share "
-            f"{share:.2f}, at any data scale (at scale {scale:.3g}: e.g. Alibaba tasks keep "
-            "at least one instance of their real duration); use more --nodes or fewer --hours",
+            f"collect --load: {name} reaches nominal load {value:.3g}, not its share "
+            f"{share:.3g}, at any data scale (at scale {scale:.3g}: {change}",
             stacklevel=3,
         )
     return scale
+
+
+def _workload_or_none(name: str, data_dir, hours: float, scale: float, seed: int):
+    """``sim_bridge.load_workload(...)``, or None when so small a scale keeps no job
+    (Alibaba 2017: tasks below one instance are thinned away)."""
+    import sim_bridge
+
+    try:
+        return sim_bridge.load_workload(name, data_dir, hours=hours, scale=scale, seed=seed)
+    except ValueError as exc:
+        if "no job is submitted" not in str(exc):
+            raise
+        return None
+
+
+def _scale_at_floor(name: str, k: int, scale: float, hours: float, seed: int, data_dir) -> bool:
+    """Is ``scale`` about the least base work workload ``name`` (drawn with ``seed + k``) can
+    have: at half the scale it keeps no job, or over three quarters of the work (each job
+    keeps a task, whose fixed overhead no scale shrinks)?"""
+
+    def work(s: float) -> float:
+        w = _workload_or_none(name, data_dir, hours, s, seed + k)
+        return 0.0 if w is None else offered_load(w, 1, 1, hours)  # base work, scaled
+
+    half = work(scale / 2)
+    return half == 0.0 or half > 0.75 * work(scale)

@@ -143,7 +143,7 @@ def warn_if_saturated(realised: dict[str, float], nodes: int, slots: int, what: 
         warnings.warn(
             f"collect{what}: realised load {sum(realised.values()):.2f} > 1 ({nodes} nodes x "
             f"{slots} slots): the cluster saturates and queueing dominates job completion "
-            "times; use --load (e.g. 0.7) or smaller --scale values",
+            "times; use --load (e.g. 0.7), smaller --scale values or more --nodes",
             stacklevel=3,
         )
 

@@ -284,3 +284,42 @@ def test_collect_with_alibaba_in_a_short_window_runs(tmp_path, shared_data_dir):
     assert code == 0
     tasks = load_trace(tmp_path / "o")
     assert (tasks["workload"] == "ALI2017").any()
+
+
+def test_load_search_says_what_to_change_for_a_workload_at_its_least_scale(monkeypatch):
+    """FB-2010 on a small cluster: every job keeps a task, so below some scale its load stops
+    falling and the search bottoms out above its share (the cluster saturates). That is the
+    best any scale can do; the warning names the workload and the change that helps."""
+    import re
+
+    import sim_bridge
+    from pipelines._collect import scales_for_load
+
+    real = sim_bridge.load_workload
+
+    def floored(name, data_dir=None, *, hours, scale, seed, **kw):
+        return real("SYN", None, hours=hours, scale=max(scale, 0.05), seed=seed)
+
+    monkeypatch.setattr(sim_bridge, "load_workload", floored)
+    with pytest.warns(UserWarning) as caught:
+        scales_for_load(["FB2010"], 0.02, nodes=3, slots=2, hours=0.1, seed=0, rounds=2)
+    (message,) = [str(w.message) for w in caught if "calibration runs" in str(w.message)]
+    got = re.search(r"FB2010 runs ([\d.]+) even at its least data scale .* --nodes (\d+)", message)
+    assert got, message
+    assert int(got[2]) > 3 and "leave FB2010 out of --workloads" in message
+
+
+def test_a_scale_is_at_its_floor_only_when_halving_it_barely_lowers_the_work(monkeypatch):
+    import sim_bridge
+    from pipelines._collect_calibrate import _scale_at_floor
+
+    real = sim_bridge.load_workload
+    assert not _scale_at_floor("SYN", 0, 10.0, 0.5, 0, None)  # bytes, so work, halve
+
+    def floored(name, data_dir=None, *, hours, scale, seed, **kw):
+        return real("SYN", None, hours=hours, scale=max(scale, 10.0), seed=seed)
+
+    monkeypatch.setattr(sim_bridge, "load_workload", floored)
+    assert _scale_at_floor("SYN", 0, 10.0, 0.5, 0, None)  # the same work at any smaller scale
+    monkeypatch.setattr(sim_bridge, "load_workload", _one_job_floor(real))
+    assert _scale_at_floor("SYN", 0, LEAST_SCALE * 1.5, 0.5, 0, None)  # no job at half
