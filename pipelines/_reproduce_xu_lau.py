@@ -12,6 +12,9 @@
 The papers' time-slotted policies run in slotted mode (decisions at slot starts of
 ``SLOT = 0.1`` units); Mantri runs event-driven with FIFO placement, scanning every slot and
 restarting when the remaining time exceeds a new copy's mean by one unit.
+
+The figures and the cluster studies' summary table live in
+:mod:`pipelines._reproduce_xu_lau_plots`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pipelines._reproduce import Comparison, save_figure, write_table
+from pipelines._reproduce import Comparison, write_table
+from pipelines._reproduce_xu_lau_plots import argmin_sigma, cluster_table, plot_cdfs, plot_sigma
 
 __all__ = ["SLOT", "cluster_study", "run", "sigma_study", "sizes"]
 
@@ -134,86 +138,6 @@ def _cluster_run(label, name, params, jobs, machines, rate, seed) -> pd.DataFram
     return df
 
 
-# ----------------------------------------------------------------------------- plots
-def _plot_sigma(summaries: list[pd.DataFrame], path: Path, title: str) -> None:
-    from pipelines._plots import _figure
-
-    plt = _figure()
-    fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for s in summaries:
-        d = s[s.sigma.notna()]
-        base = s[s.sigma.isna()].iloc[0]
-        lab = d.dist.iloc[0]
-        line = a0.errorbar(
-            d.sigma, d.resource, yerr=2 * d.resource_se, fmt="o-", ms=3, label=f"ESE {lab}"
-        )
-        col = line[0].get_color()
-        a0.plot(d.sigma, d.analysis_resource, "--", color=col, label=f"analysis {lab}")
-        a0.axhline(base.resource, color=col, ls=":", lw=1)
-        a1.errorbar(
-            d.sigma,
-            d.flowtime,
-            yerr=2 * d.flowtime_se,
-            fmt="o-",
-            ms=3,
-            color=col,
-            label=f"ESE {lab}",
-        )
-        a1.axhline(base.flowtime, color=col, ls=":", lw=1, label=f"no backup {lab}")
-    a0.set_xlabel("sigma")
-    a0.set_ylabel("total resource")
-    a1.set_xlabel("sigma")
-    a1.set_ylabel("job flowtime")
-    a0.legend(fontsize=7)
-    a1.legend(fontsize=7)
-    fig.suptitle(title)
-    save_figure(fig, path)
-
-
-def _plot_cdfs(df: pd.DataFrame, path: Path, title: str) -> None:
-    from pipelines._plots import _figure
-
-    plt = _figure()
-    fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for label, g in df.groupby("policy", sort=False):
-        for ax, key in ((a0, "flowtime"), (a1, "resource")):
-            x = np.sort(g[key].to_numpy())
-            ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=label)
-    a0.set_xlabel("job flowtime")
-    a1.set_xlabel("job resource")
-    for ax in (a0, a1):
-        ax.set_ylabel("CDF")
-        ax.set_xscale("log")
-        ax.legend(fontsize=8)
-    fig.suptitle(title)
-    save_figure(fig, path)
-
-
-def _cluster_table(df: pd.DataFrame, machines: int) -> pd.DataFrame:
-    rows = []
-    for (rate, label), g in df.groupby(["rate", "policy"], sort=False):
-        rows.append(
-            {
-                "rate": rate,
-                "policy": label,
-                "jobs": len(g),
-                "load": rate * 50.5 * 2.5 / machines,
-                "mean_flowtime": g.flowtime.mean(),
-                "p80_flowtime": g.flowtime.quantile(0.8),
-                "p90_flowtime": g.flowtime.quantile(0.9),
-                "mean_resource": g.resource.mean(),
-                "p80_resource": g.resource.quantile(0.8),
-                "copies_per_task": (g.attempts / g.n_tasks).mean(),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _argmin(summary: pd.DataFrame, key: str) -> float:
-    d = summary[summary.sigma.notna()]
-    return float(d.sigma.iloc[int(np.argmin(d[key].to_numpy()))])
-
-
 # ----------------------------------------------------------------------------- run
 def run(out: Path, *, quick: bool, seed: int, progress: bool, paper: str = "000") -> dict:
     """Seed 000 or 001 into ``out``; returns the summary dict."""
@@ -243,7 +167,7 @@ def run(out: Path, *, quick: bool, seed: int, progress: bool, paper: str = "000"
     write_table(raw, out, "sigma_sweep_runs")
     write_table(summ, out, "sigma_sweep")
     fig_name = "fig5_sigma_sweep" if paper == "000" else "fig3_4_5_sigma_sweep"
-    _plot_sigma(
+    plot_sigma(
         sums,
         out / f"{fig_name}.png",
         f"Seed {paper}: ESE resource and flowtime vs sigma (one job), engine vs analysis",
@@ -254,7 +178,7 @@ def run(out: Path, *, quick: bool, seed: int, progress: bool, paper: str = "000"
         dist = next(d for lab, d, _ in laws if lab == label)
         base = s[s.sigma.isna()].iloc[0]
         at = s[s.sigma.notna()]
-        best_r, best_f = _argmin(s, "resource"), _argmin(s, "flowtime")
+        best_r, best_f = argmin_sigma(s, "resource"), argmin_sigma(s, "flowtime")
         star = float(ese_sigma_star(dist))
         sig_res[label] = {
             "argmin_resource": best_r,
@@ -342,17 +266,17 @@ def run(out: Path, *, quick: bool, seed: int, progress: bool, paper: str = "000"
         )
         write_table(light, out, "fig2_jobs")
         write_table(heavy, out, "fig6_jobs")
-        t_light = _cluster_table(light, machines)
-        t_heavy = _cluster_table(heavy, machines)
+        t_light = cluster_table(light, machines)
+        t_heavy = cluster_table(heavy, machines)
         write_table(pd.concat([t_light, t_heavy], ignore_index=True), out, "fig2_fig6_summary")
-        _plot_cdfs(
+        plot_cdfs(
             light,
             out / "fig2_cdfs.png",
             f"Seed 000 Fig. 2: rate {sz['light_rate']:g} on {machines} machines "
             f"(lambda_U = {lam_u:.3g})",
         )
         first_heavy = heavy[heavy.rate == sz["heavy_rates"][0]]
-        _plot_cdfs(
+        plot_cdfs(
             first_heavy,
             out / "fig6_cdfs.png",
             f"Seed 000 Fig. 6: rate {sz['heavy_rates'][0]:g} on {machines} machines",

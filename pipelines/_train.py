@@ -12,19 +12,21 @@ Flow (issue 5):
    amount of training data (a refit per fraction, same test rows);
 5. the safe predictor artifact is saved to ``<out>/predictor`` and logged as an MLflow pyfunc
    model, registered as ``straggler-predictor`` with alias ``champion``; ``summary.json``.
+
+This module checks the settings and runs the flow; its parts live in their own modules and
+are re-exported here: :mod:`pipelines._train_noise` (:data:`NOISE_WARNINGS`,
+:func:`quiet_known_noise`), :mod:`pipelines._train_workers` (the study's workers and their
+progress bar) and :mod:`pipelines._train_results` (the validation threshold, the learning
+curve, :func:`build_predictor`, :func:`write_serving_example`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import time
-import warnings
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from mtl._atomic import atomic_path
 from pipelines._dataset import (
@@ -39,12 +41,31 @@ from pipelines._metrics import (
     METRICS,
     THRESHOLD_RULES,
     binary_metrics,
-    choose_threshold,
     confusion,
     per_pair_metrics,
 )
 from pipelines._splits import fraction_split
 from pipelines._train_config import CURVE_FRACTIONS, TrainConfig  # noqa: F401 (re-exported)
+from pipelines._train_noise import NOISE_WARNINGS, quiet_known_noise
+from pipelines._train_results import (
+    build_predictor,
+    learning_curve,
+    log_trace_dataset,
+    say_selection,
+    validation_threshold,
+    write_serving_example,
+)
+from pipelines._train_workers import PollProgress, run_workers, train_engine, trial_progress
+
+__all__ = [
+    "CURVE_FRACTIONS",
+    "NOISE_WARNINGS",
+    "TrainConfig",
+    "build_predictor",
+    "quiet_known_noise",
+    "run_training",
+    "write_serving_example",
+]
 
 
 def _check_config(cfg: TrainConfig) -> None:
@@ -64,94 +85,6 @@ def _check_config(cfg: TrainConfig) -> None:
         raise ValueError(f"--max-trials must be >= 1, got {cfg.max_trials!r}")
     if not 0 < cfg.fraction <= cfg.test_start:
         raise ValueError(f"--fraction must be in (0, {cfg.test_start}], got {cfg.fraction!r}")
-
-
-#: Warnings that are noise in ``straggler train``'s output (message regex, category name):
-#: MLflow's hints for pyfunc models logged from a script (the signature is given explicitly),
-#: and liblinear's iteration cap in the calibration folds (the fit is used either way).
-NOISE_WARNINGS: tuple[tuple[str, str], ...] = (
-    (r".*Add type hints to the `predict` method", "UserWarning"),
-    (r".*An input example was not provided when logging the model", "UserWarning"),
-    (r".*", "ConvergenceWarning"),
-)
-
-
-@contextlib.contextmanager
-def quiet_known_noise():
-    """Silence :data:`NOISE_WARNINGS` inside the block, and nothing else."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    cats = {"UserWarning": UserWarning, "ConvergenceWarning": ConvergenceWarning}
-    with warnings.catch_warnings():
-        for message, cat in NOISE_WARNINGS:
-            warnings.filterwarnings("ignore", message=message, category=cats[cat])
-        yield
-
-
-def build_predictor(model):
-    """The scheduler-facing ``mtl.Predictor`` of a fitted estimator."""
-    from mtl import Predictor
-
-    return Predictor.from_estimator(model)
-
-
-def _progress(total: int, initial: int, desc: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, initial=initial, desc=desc, unit="trial")
-
-
-class _PollProgress:
-    """Advance a progress bar from the study's COMPLETE count while workers run elsewhere."""
-
-    def __init__(self, ctx, bar, every: float = 1.0):
-        self.ctx, self.bar, self.every = ctx, bar, every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self):
-        from pipelines._study import completed_trials
-
-        while not self._stop.wait(self.every):
-            try:
-                n = len(completed_trials(self.ctx))
-            except Exception:  # the journal is being written; try again next tick
-                continue
-            self.bar.update(max(0, n - self.bar.n))
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-
-def _run_workers(ctx, jobs: int, max_trials: int | None, callback, engine=None, points=()) -> int:
-    from pipelines._study import run_worker
-
-    if engine is not None and engine.uses_dask:
-        from pipelines._study import run_study_dask
-
-        return run_study_dask(ctx, list(points), engine, max_trials, [callback])
-    if jobs == 1:
-        return run_worker(ctx, max_trials, callbacks=[callback])
-    from joblib import Parallel, delayed
-
-    shares = [None] * jobs
-    if max_trials is not None:
-        shares = [max_trials // jobs + (i < max_trials % jobs) for i in range(jobs)]
-    ran = Parallel(n_jobs=jobs, backend="loky")(
-        delayed(run_worker)(ctx, s, [callback]) for s in shares if s is None or s > 0
-    )
-    return int(sum(ran))
-
-
-def _engine(cfg: TrainConfig):
-    from pipelines._sweep import Engine
-
-    return Engine.resolve(cfg.workers, cfg.scheduler)
 
 
 def run_training(cfg: TrainConfig) -> dict:
@@ -269,7 +202,7 @@ def _run_training(cfg: TrainConfig) -> dict:
     with mlflow.start_run(experiment_id=experiment_id, run_name=f"train-{study_name}") as run:
         mlflow.log_params({**static, "grid": str(cfg.grid), "grid_points": len(points)})
         mlflow.log_params({"rows": len(frame), "counters": len(counters), "jobs": cfg.jobs})
-        _log_trace_dataset(frame[[*cols, "straggler"]], cfg.traces, data_hash)
+        log_trace_dataset(frame[[*cols, "straggler"]], cfg.traces, data_hash)
         if cfg.tracking_uri is None:
             # the run directory's own store, under its --out lock: a parent left RUNNING is
             # a killed earlier train of this directory
@@ -279,10 +212,12 @@ def _run_training(cfg: TrainConfig) -> dict:
         status = prepare_study(ctx, points)
         summary["study"].update(status)
         callback = MlflowTrialCallback(tracking_uri, experiment_id, run.info.run_id, static)
-        bar = _progress(len(points), status["completed"], f"grid {cfg.variant}")
+        bar = trial_progress(len(points), status["completed"], f"grid {cfg.variant}")
         with bar:
-            with _PollProgress(ctx, bar):
-                ran = _run_workers(ctx, cfg.jobs, cfg.max_trials, callback, _engine(cfg), points)
+            with PollProgress(ctx, bar):
+                ran = run_workers(
+                    ctx, cfg.jobs, cfg.max_trials, callback, train_engine(cfg), points
+                )
             # trials a kill lost between Optuna completing them and the callback logging them
             summary["study"]["trials_reconciled"] = callback.reconcile(open_study(ctx))
             trials = completed_trials(ctx)
@@ -307,14 +242,14 @@ def _run_training(cfg: TrainConfig) -> dict:
         summary["best_params"] = best
         summary["validation"] = {m: float(best_row[m]) for m in METRICS if m in best_row}
         mlflow.log_params({f"best_{k}": v for k, v in best.items()})
-        thr, summary["threshold"], val_metrics = _validation_threshold(cfg, ctx, best)
+        thr, summary["threshold"], val_metrics = validation_threshold(cfg, ctx, best)
         if val_metrics:
             summary["validation"] = val_metrics
         mlflow.log_params({"threshold_rule": cfg.threshold_rule, "threshold": thr})
         mlflow.log_metrics(
             {f"val_{k}": float(v) for k, v in summary["validation"].items() if v == v}
         )
-        _say_selection(cfg, summary)
+        say_selection(cfg, summary)
 
         # Refit the best point on all training rows; score the test rows.
         train_idx = split.train
@@ -348,7 +283,7 @@ def _run_training(cfg: TrainConfig) -> dict:
             out / "confusion_matrix.png",
             f"{cfg.variant} on the test rows (threshold {thr:g})",
         )
-        curve = _learning_curve(cfg, frame, cols, y, {**best, "threshold": thr}, split.test)
+        curve = learning_curve(cfg, frame, cols, y, {**best, "threshold": thr}, split.test)
         atomic_write_text(out / "accuracy_by_fraction.csv", curve.to_csv(index=False))
         plot_metric_by_fraction(
             curve, out / "accuracy_vs_data.png", f"{cfg.variant}, best grid point"
@@ -378,103 +313,3 @@ def _run_training(cfg: TrainConfig) -> dict:
         path = write_summary(out, summary)
         mlflow.log_artifact(str(path))
     return summary
-
-
-def write_serving_example(rows: pd.DataFrame, counters: list[str], out: Path, n: int = 2) -> Path:
-    """``out/serving_example.json``: a complete REST request body for the served model.
-
-    The first ``n`` rows of ``rows`` (test rows) in MLflow's ``dataframe_split`` format, with
-    the columns the model's signature names (``node``, ``workload`` as strings, every counter
-    as a number), ready for ``curl -d @serving_example.json .../invocations``.
-    """
-    import json
-
-    example = rows[["node", "workload", *counters]].head(n)
-    data = [
-        [str(r[0]), str(r[1]), *(float(v) for v in r[2:])]
-        for r in example.itertuples(index=False, name=None)
-    ]
-    body = {"dataframe_split": {"columns": ["node", "workload", *counters], "data": data}}
-    return atomic_write_text(out / "serving_example.json", json.dumps(body, indent=1) + "\n")
-
-
-def _validation_threshold(cfg: TrainConfig, ctx, best: dict) -> tuple[float, dict, dict]:
-    """The decision threshold by ``cfg.threshold_rule`` on the chosen fit's validation rows.
-
-    The validation probabilities come from the study's cache (the fit on the fitting rows
-    that scored the grid point), so no refit. Returns the threshold, its record for
-    ``summary.json`` and the validation metrics at it (empty with rule ``grid``).
-    """
-    grid_thr = float(best.get("threshold", 0.5))
-    if cfg.threshold_rule == "grid":
-        rec = {"value": grid_thr, "rule": "grid", "chosen_on": "validation (grid search)"}
-        return grid_thr, rec, {}
-    from pipelines._study import GridObjective
-
-    objective = GridObjective(ctx)
-    proba, _ = objective.validation_proba(best)
-    data = pd.read_parquet(ctx.data_path, columns=["straggler", "part"])
-    y_val = data.loc[data["part"] == "val", "straggler"].to_numpy(dtype=np.int64)
-    thr = choose_threshold(y_val, proba, cfg.threshold_rule)
-    val = binary_metrics(y_val, proba, thr)
-    rec = {
-        "value": thr,
-        "rule": f"maximise {cfg.threshold_rule} on the validation rows",
-        "chosen_on": "validation",
-        "validation_value": val[cfg.threshold_rule],
-        "grid_threshold": grid_thr,
-    }
-    return thr, rec, {k: float(v) for k, v in val.items()}
-
-
-def _say_selection(cfg: TrainConfig, summary: dict) -> None:
-    """One line: the selection metric, the threshold rule and the validation baselines."""
-    v = summary["validation"]
-    thr = summary["threshold"]
-    print(
-        f"selected by validation {cfg.metric} = {v.get(cfg.metric, float('nan')):.3f}; "
-        f"threshold {thr['value']:.3g} ({thr['rule']}); validation accuracy "
-        f"{v.get('accuracy', float('nan')):.3f} (majority class "
-        f"{v.get('majority_accuracy', float('nan')):.3f})",
-        flush=True,
-    )
-
-
-def _log_trace_dataset(frame: pd.DataFrame, traces: str, digest: str) -> None:
-    """Log the labelled training table as the run's MLflow dataset input (context
-    ``training``): its schema, row count and our content hash, with the trace path as source
-    (metadata only; the rows stay in the trace)."""
-    import mlflow
-    import mlflow.data
-
-    dataset = mlflow.data.from_pandas(
-        frame,
-        source=str(Path(traces).resolve()),
-        targets="straggler",
-        name=Path(traces).resolve().name or "trace",
-        digest=digest[:36],
-    )
-    mlflow.log_input(dataset, context="training")
-
-
-def _learning_curve(cfg, frame, cols, y, best, test_idx) -> pd.DataFrame:
-    """Refit the best point on the first ``fraction`` of every pair; score the same test rows."""
-    from tqdm.auto import tqdm
-
-    from pipelines._study import make_estimator
-
-    rows = []
-    thr = best.get("threshold", 0.5)
-    for f in tqdm(cfg.curve_fractions, desc="accuracy vs data", unit="fit"):
-        if f > cfg.test_start:
-            continue
-        tr = fraction_split(frame, f, 0.0, cfg.test_start).train
-        if len(tr) == 0 or len(np.unique(y[tr])) < 2:
-            rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr)})
-            continue
-        with quiet_known_noise():
-            m = make_estimator(cfg.variant, best, cfg.seed).fit(frame.iloc[tr][cols], y[tr])
-        p = m.predict_proba(frame.iloc[test_idx][cols])[:, 1]
-        met = binary_metrics(y[test_idx], p, thr)
-        rows.append({"model": cfg.variant, "fraction": f, "train_rows": len(tr), **met})
-    return pd.DataFrame(rows)

@@ -161,3 +161,165 @@ def test_trace_files_are_written_under_fresh_temporary_names(tmp_path):
         p.name for p in others
     )
     assert len(pd.read_parquet(out / "tasks.parquet")) > 0
+
+
+#: Settings of simulate_cell, each unlike its default, to see every one arrive.
+SETTINGS = dict(
+    nodes=7,
+    slots=3,
+    hours=0.25,
+    seed=5,
+    cluster_seed=9,
+    policy="late",
+    data_dir="/nowhere",
+    counters="alibaba2018",
+    beta=1.7,
+)
+
+
+def test_collect_hands_every_setting_to_its_simulation(tmp_path, monkeypatch):
+    """``collect`` and ``collect_cell`` build simulate_cell's settings in one place
+    (``simulate_options``): each setting they are given reaches the simulation."""
+    from pipelines import _collect
+
+    seen = []
+
+    def stop(tasks, *a, **kw):
+        seen.extend(tasks)
+        raise RuntimeError("stop before simulating")
+
+    monkeypatch.setattr(_collect, "run_sweep", stop)
+    with pytest.raises(RuntimeError, match="stop before"):
+        _collect.collect(tmp_path, ["SYN"], scales={"SYN": 1.0}, **SETTINGS)
+    (task,) = seen
+    assert task.fn is _collect.simulate_cell and task.args == (["SYN"], {"SYN": 1.0})
+    assert task.kwargs == SETTINGS
+
+
+def test_collect_cell_hands_every_setting_to_its_simulation(monkeypatch):
+    from pipelines import _collect_cells
+
+    seen = {}
+
+    def record(workloads, scales, **kw):
+        seen.update(kw, workloads=workloads, scales=scales)
+        raise RuntimeError("stop before simulating")
+
+    monkeypatch.setattr(_collect_cells, "simulate_cell", record)
+    with pytest.raises(RuntimeError, match="stop before"):
+        _collect_cells.collect_cell(["SYN"], scales={"SYN": 1.0}, load=None, **SETTINGS)
+    assert seen == {**SETTINGS, "progress": False, "workloads": ["SYN"], "scales": {"SYN": 1.0}}
+
+
+def test_simulate_options_are_simulate_cells_keywords():
+    import inspect
+
+    from pipelines._collect import simulate_cell, simulate_options
+
+    keywords = [
+        p.name
+        for p in inspect.signature(simulate_cell).parameters.values()
+        if p.kind is p.KEYWORD_ONLY
+    ]
+    assert list(simulate_options(SETTINGS)) == [k for k in keywords if k != "progress"]
+    with pytest.raises(KeyError, match="beta"):
+        simulate_options({k: v for k, v in SETTINGS.items() if k != "beta"})
+
+
+#: The least data scale at which the fake workload below keeps a job (4-digit rounding of a
+#: scale near it falls below it, as the search's result did).
+LEAST_SCALE = 0.012344
+
+
+def _one_job_floor(real):
+    """SYN by ``real`` (``sim_bridge.load_workload``), keeping no job below
+    :data:`LEAST_SCALE` (as Alibaba 2017's few jobs in a short window are thinned to nothing
+    at small scales)."""
+
+    def load(name, data_dir=None, *, hours, scale, seed, **kw):
+        if scale < LEAST_SCALE:
+            raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
+        return real("SYN", None, hours=hours, scale=scale, seed=seed)
+
+    return load
+
+
+def test_scale_search_keeps_a_job_when_the_share_is_below_the_least_job(monkeypatch):
+    """A share below the load of a workload's least job: the bisection closes in on the
+    scale where the last job goes and used to return a scale just below it, so the run failed
+    on "no job is submitted"; it now returns the least scale it saw that keeps one, and warns."""
+    import sim_bridge
+    from pipelines import _collect_calibrate
+
+    fake = _one_job_floor(sim_bridge.load_workload)
+    least = _collect_calibrate.offered_load(
+        fake("ALI2017", hours=0.5, scale=LEAST_SCALE, seed=0), 10, 2, 0.5
+    )
+    monkeypatch.setattr(sim_bridge, "load_workload", fake)
+    with pytest.warns(UserWarning, match="ALI2017 reaches nominal load"):
+        scale = _collect_calibrate._scale_for_nominal("ALI2017", 0, least / 10, 10, 2, 0.5, 0, None)
+    assert LEAST_SCALE <= scale <= LEAST_SCALE * 1.002
+    assert fake("ALI2017", hours=0.5, scale=scale, seed=0).jobs  # no error
+
+
+def test_scale_search_names_a_workload_without_a_job_in_the_window(monkeypatch):
+    import sim_bridge
+    from pipelines import _collect_calibrate
+
+    def empty(name, data_dir=None, *, hours, scale, seed, **kw):
+        raise ValueError(f"x.csv: no job is submitted within the first {hours} hours")
+
+    monkeypatch.setattr(sim_bridge, "load_workload", empty)
+    with pytest.raises(ValueError, match=r"ALI2017 submits no job in the first 0.5 hours.*--hours"):
+        _collect_calibrate._scale_for_nominal("ALI2017", 0, 0.1, 10, 2, 0.5, 0, None, warn=False)
+
+
+def test_collect_with_alibaba_in_a_short_window_runs(tmp_path, shared_data_dir):
+    """Alibaba 2017's share of a small load in a 0.3 h window is below its least job's load:
+    the collect failed on "no job is submitted" before."""
+    args = ["collect", "--workloads", "FB2009,FB2010,ALI2017", "--hours", "0.3"]
+    args += ["--nodes", "20", "--load", "0.005", "--load-basis", "nominal"]
+    with pytest.warns(UserWarning, match="ALI2017"):
+        code = main([*args, "--data-dir", str(shared_data_dir), "--out", str(tmp_path / "o")])
+    assert code == 0
+    tasks = load_trace(tmp_path / "o")
+    assert (tasks["workload"] == "ALI2017").any()
+
+
+def test_load_search_says_what_to_change_for_a_workload_at_its_least_scale(monkeypatch):
+    """FB-2010 on a small cluster: every job keeps a task, so below some scale its load stops
+    falling and the search bottoms out above its share (the cluster saturates). That is the
+    best any scale can do; the warning names the workload and the change that helps."""
+    import re
+
+    import sim_bridge
+    from pipelines._collect import scales_for_load
+
+    real = sim_bridge.load_workload
+
+    def floored(name, data_dir=None, *, hours, scale, seed, **kw):
+        return real("SYN", None, hours=hours, scale=max(scale, 0.05), seed=seed)
+
+    monkeypatch.setattr(sim_bridge, "load_workload", floored)
+    with pytest.warns(UserWarning) as caught:
+        scales_for_load(["FB2010"], 0.02, nodes=3, slots=2, hours=0.1, seed=0, rounds=2)
+    (message,) = [str(w.message) for w in caught if "calibration runs" in str(w.message)]
+    got = re.search(r"FB2010 runs ([\d.]+) even at its least data scale .* --nodes (\d+)", message)
+    assert got, message
+    assert int(got[2]) > 3 and "leave FB2010 out of --workloads" in message
+
+
+def test_a_scale_is_at_its_floor_only_when_halving_it_barely_lowers_the_work(monkeypatch):
+    import sim_bridge
+    from pipelines._collect_calibrate import _scale_at_floor
+
+    real = sim_bridge.load_workload
+    assert not _scale_at_floor("SYN", 0, 10.0, 0.5, 0, None)  # bytes, so work, halve
+
+    def floored(name, data_dir=None, *, hours, scale, seed, **kw):
+        return real("SYN", None, hours=hours, scale=max(scale, 10.0), seed=seed)
+
+    monkeypatch.setattr(sim_bridge, "load_workload", floored)
+    assert _scale_at_floor("SYN", 0, 10.0, 0.5, 0, None)  # the same work at any smaller scale
+    monkeypatch.setattr(sim_bridge, "load_workload", _one_job_floor(real))
+    assert _scale_at_floor("SYN", 0, LEAST_SCALE * 1.5, 0.5, 0, None)  # no job at half
