@@ -100,6 +100,8 @@ from pathlib import Path
 
 import numpy as np
 
+_ROOT = Path(__file__).resolve().parents[1]  # the checkout this script belongs to
+
 
 def _model(n: int, slots: int, dist: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -289,10 +291,12 @@ def run_case(
     stream: bool,
     scratch: Path,
     keep_paths: bool = False,
+    tree: str | None = None,
 ) -> dict:
     """One replay in a fresh subprocess (its own peak RSS); the child's figures.
     ``keep_paths``: the cluster keeps every contention-path step (``$STRAGGLER_KEEP_PATHS``,
-    the peer of the sliding window)."""
+    the peer of the sliding window). ``tree``: import ``sim_bridge`` from that checkout
+    (``PYTHONPATH``, working directory) instead of this script's."""
     sink = str(scratch / f"{workload}_{policy}_{hours}.parquet")
     case = dict(
         workload=workload,
@@ -309,8 +313,16 @@ def run_case(
     if keep_paths:
         env["STRAGGLER_KEEP_PATHS"] = "1"
     case["keep_paths"] = keep_paths
+    root = str(Path(tree).resolve()) if tree else str(_ROOT)
+    env["PYTHONPATH"] = root
+    case["tree"] = root
     res = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        check=False,
     )
     Path(sink).unlink(missing_ok=True)
     if res.returncode != 0:
@@ -319,6 +331,8 @@ def run_case(
     row.update(case)
     span = "day" if hours is None else f"{hours:g} h"
     mode = ("streaming, all paths kept" if keep_paths else "streaming") if stream else "in-memory"
+    if tree:
+        mode += f", peer {root}"
     print(
         f"[{workload} {span}, {policy}, {mode}] {nodes} nodes "
         f"x {slots} slots, {placement}: {row['jobs']} jobs, {row['tasks']:,} tasks, "
@@ -397,6 +411,55 @@ def part3(
     return out
 
 
+def per_event(
+    data_dir: str,
+    hours: float,
+    policies: list[str],
+    nodes: int,
+    slots: int,
+    peer: str,
+    repeat: int,
+    scratch: Path,
+    day_tasks: float = 16.6e6,
+) -> dict:
+    """The general loop's CPU per event on a big FB-2010 slice, this checkout against a named
+    peer checkout (``peer``, e.g. the start commit's), the two interleaved ``repeat`` times
+    (the best of each: the machine may be loaded); the ratio this / peer and the day
+    extrapolated at this per-event cost (``day_tasks`` tasks, this slice's events per task)."""
+    out: dict = {"nodes": nodes, "slots": slots, "hours": hours, "peer": peer, "rows": []}
+    for policy in policies:
+        best: dict[str, float] = {}
+        for _ in range(repeat):
+            for who, tree in (("peer", peer), ("this", None)):
+                row = run_case(
+                    data_dir,
+                    "FB2010",
+                    policy,
+                    "fair",
+                    nodes,
+                    slots,
+                    hours,
+                    True,
+                    scratch,
+                    tree=tree,
+                )
+                row["who"] = who
+                out["rows"].append(row)
+                _keep_min(best, who, row["engine_cpu_s"] / row["events"])
+                events_per_task = row["events"] / row["tasks"]
+        ratio = best["this"] / best["peer"]
+        day_min = best["this"] * events_per_task * day_tasks / 60.0
+        out[policy] = {**best, "ratio": ratio, "day_cpu_min": day_min}
+        print(
+            f"[FB-2010 {hours:g} h, {policy}, {nodes} x {slots}] engine CPU per event: this "
+            f"{best['this'] * 1e3:.3f} ms, peer {best['peer'] * 1e3:.3f} ms, this / peer "
+            f"{ratio:.2f}; the day ({day_tasks:,.0f} tasks) at this cost ~{day_min:.0f} min "
+            "CPU (goal < 10 with LATE)",
+            flush=True,
+        )
+    return out
+
+
 def _plot(rows: list[dict], out: Path) -> None:
     import matplotlib
 
@@ -456,6 +519,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--ali2017-slots", type=int, default=176, help="Alibaba 2017 slots per node (176)"
     )
+    ap.add_argument(
+        "--peer-tree",
+        default=None,
+        help="a checkout to compare the FB-2010 per-event CPU with (e.g. the start commit's)",
+    )
+    ap.add_argument(
+        "--peer-hours", type=float, default=0.05, help="FB-2010 hours of the comparison (0.05)"
+    )
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each side (2)")
     ap.add_argument("--out", default="runs/bench_sim")
     args = ap.parse_args(argv)
     n = args.jobs or (20_000 if args.quick else 200_000)
@@ -470,6 +542,17 @@ def main(argv=None) -> int:
         data_dir = str(sim_bridge.resolve_data_dir(args.data_dir))
         if not args.skip_fb2009:
             summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None, out)
+        if args.peer_tree:
+            summary["fb2010_per_event"] = per_event(
+                data_dir,
+                args.peer_hours,
+                args.fb2010_policies,
+                args.fb2010_nodes,
+                args.fb2010_slots,
+                args.peer_tree,
+                args.repeat,
+                out,
+            )
         if not args.skip_fb2010:
             hours = [1.0] if args.quick else args.fb2010_hours
             summary["fb2010"] = part3(
