@@ -164,7 +164,7 @@ class SimView:
         # the inline read needs the step of ``now`` inside the paths (work_with would extend
         # them otherwise) and a non-ideal cluster (work_with's ideal branch differs)
         inline = not cluster.ideal and k_now < cluster.horizon_steps
-        out = []
+        out: list[float] = []
         append = out.append
         for a in attempts:
             sf = a.start_fraction
