@@ -64,7 +64,7 @@ __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simul
 
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 _CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
-_HEAP_MIN = 65536  # heap entries below which outdated ones are left to be popped and skipped
+_HEAP_MIN = 4096  # heap entries below which outdated ones are left to be popped and skipped
 
 
 _KEEP, _ASIDE, _DEAD = 0, 1, 2
