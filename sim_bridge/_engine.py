@@ -64,51 +64,6 @@ __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simul
 
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 _CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
-_HEAP_MIN = 4096  # heap entries below which outdated ones are left to be popped and skipped
-
-
-_KEEP, _ASIDE, _DEAD = 0, 1, 2
-
-
-def _heap_entry_state(entry: tuple[float, int, int, Any]) -> int:
-    """What :meth:`Simulator._compact_heap` does with a heap entry ``(time, seq, kind, obj)``:
-    ``_KEEP`` it (the loop would act on it now), set it ``_ASIDE`` (outdated: the loop would
-    skip it now, but a later re-solve could make it current again) or drop it as ``_DEAD``
-    (the loop would skip it now and at any later time).
-
-    The tests mirror the loop's: an end (``EV_FINISH``) acts when its attempt runs, ends at
-    the entry's time and has no checkpoint pending; a checkpoint (``EV_CHECK``) when it runs,
-    its end is the entry's time and a checkpoint is pending; a deferred solve (``EV_SOLVE``)
-    when it runs and its pending solve carries the entry's sequence number (never reused:
-    dead otherwise). Closed attempts never run again. Ticks and wake-ups are kept.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> att = SimpleNamespace(state=A_RUNNING, _end=5.0, _ckpt=False, _solve=(7, 0.0, 1.0))
-    >>> [_heap_entry_state(e) for e in [(5.0, 3, EV_FINISH, att), (4.0, 2, EV_FINISH, att)]]
-    [0, 1]
-    >>> _heap_entry_state((5.0, 7, EV_SOLVE, att)), _heap_entry_state((5.0, 6, EV_SOLVE, att))
-    (0, 2)
-    >>> att.state = A_KILLED
-    >>> _heap_entry_state((5.0, 3, EV_FINISH, att)), _heap_entry_state((5.0, 4, EV_TICK, None))
-    (2, 0)
-    """
-    kind = entry[2]
-    if kind == EV_FINISH or kind == EV_CHECK:
-        att = entry[3]
-        if att.state != A_RUNNING:
-            return _DEAD
-        if att._end == entry[0] and att._ckpt == (kind == EV_CHECK):
-            return _KEEP
-        return _ASIDE
-    if kind == EV_SOLVE:
-        att = entry[3]
-        pend = att._solve
-        if att.state != A_RUNNING or pend is None or pend[0] != entry[1]:
-            return _DEAD
-        return _KEEP
-    return _KEEP
 
 
 class SimulationStopped(RuntimeError):
@@ -237,15 +192,6 @@ class Simulator(AttemptPhysics):
         self.events = 0
         self._heap: list = []
         self._seq = 0
-        #: heap size above which the loop runs :meth:`_compact_heap` (twice what it left)
-        self._heap_limit = _HEAP_MIN
-        #: outdated heap entries set aside by :meth:`_compact_heap`, by their time: put back
-        #: in the heap as soon as an entry of the same time pops (see there)
-        self._ghosts: dict[float, list] = {}
-        self._n_ghosts = 0
-        self._ghost_limit = _HEAP_MIN
-        #: heap entries :meth:`_compact_heap` dropped or set aside (never popped one by one)
-        self.heap_compacted = 0
         # slots and nodes
         n, s = cluster.n_nodes, cluster.slots
         self._free: dict[int, int] = {i: s for i in range(n)}
@@ -389,7 +335,6 @@ class Simulator(AttemptPhysics):
         wall_limit = (
             None if self.max_wall_seconds is None else time.perf_counter() + self.max_wall_seconds
         )
-        ghosts = self._ghosts  # mutated in place, never rebound
         obj: Any  # an arrival's index, an attempt, a wake's (policy, tag) or None: see kind
         while True:
             if ai < n_arr and (not heap or arrivals[ai] <= heap[0][0]):
@@ -397,9 +342,6 @@ class Simulator(AttemptPhysics):
                 ai += 1
             elif heap:
                 t, _seq, kind, obj = pop(heap)
-                if ghosts and t in ghosts:  # entries set aside at this very time: back first
-                    self._restore_ghosts(t, (t, _seq, kind, obj))
-                    continue
             else:
                 break
             if kind == EV_FINISH:
@@ -447,8 +389,6 @@ class Simulator(AttemptPhysics):
                 self._apply(self.placement.assign(self.view, self._free_proxy), self.placement)
             if not self._n_running and self._n_waiting:
                 self._check_stuck()
-            if len(heap) > self._heap_limit:
-                self._compact_heap()
             if self.events >= next_check:
                 next_check = self.events + _CHECK_EVERY
                 if self._bounded:
@@ -474,76 +414,6 @@ class Simulator(AttemptPhysics):
                 f"{self.placement.name!r} / speculation {self.speculation.name!r} "
                 "left tasks waiting"
             )
-
-    def _compact_heap(self) -> None:
-        """Take the entries the loop would pop and skip out of the heap, in place.
-
-        Every re-solve of an attempt pushes its new end and leaves the old entry behind; with
-        many slots a node re-solves all its tenants at each launch and close, so most of the
-        heap is outdated and most pops are skipped. Entries are ordered by their unique
-        ``(time, seq)``: taking some out and re-heapifying leaves the order in which the
-        others pop unchanged. Dead entries (:func:`_heap_entry_state`: closed attempts,
-        superseded deferred solves) can never act and are dropped. An outdated entry of a
-        running attempt could act again if a later re-solve gave the attempt exactly that
-        end time back (the loop compares times): it is set aside by its time
-        (``_ghosts``) and put back into the heap as soon as an entry of the same time pops,
-        so the loop sees the same entries in the same order as without compaction. An
-        aside entry whose time has passed without any entry of that time popping could not
-        act (an attempt whose end is set to ``t`` always has an entry at ``t``) and goes.
-        Runs when the heap doubled since the last compaction (amortised O(1) per push).
-        """
-        heap = self._heap
-        ghosts = self._ghosts
-        keep = []
-        n_aside = 0
-        for entry in heap:
-            state = _heap_entry_state(entry)
-            if state == _KEEP:
-                keep.append(entry)
-            elif state == _ASIDE:
-                same = ghosts.get(entry[0])
-                if same is None:
-                    ghosts[entry[0]] = [entry]
-                else:
-                    same.append(entry)
-                n_aside += 1
-        self.heap_compacted += len(heap) - len(keep)
-        heap[:] = keep
-        heapq.heapify(heap)
-        self._heap_limit = max(_HEAP_MIN, 2 * len(heap))
-        self._n_ghosts += n_aside
-        if self._n_ghosts > self._ghost_limit:
-            self._prune_ghosts()
-
-    def _prune_ghosts(self) -> None:
-        """Forget the aside entries that can no longer act: those whose time has passed (no
-        entry of their time popped, see :meth:`_compact_heap`) and dead ones."""
-        now = self.now
-        ghosts = self._ghosts
-        n = 0
-        for t in list(ghosts):
-            if t < now:
-                del ghosts[t]
-                continue
-            same = [e for e in ghosts[t] if _heap_entry_state(e) != _DEAD]
-            if same:
-                ghosts[t] = same
-                n += len(same)
-            else:
-                del ghosts[t]
-        self._n_ghosts = n
-        self._ghost_limit = max(_HEAP_MIN, 2 * n)
-
-    def _restore_ghosts(self, t: float, popped: tuple) -> None:
-        """Put the entries set aside at time ``t`` back into the heap, with ``popped`` (an
-        entry of time ``t`` the loop just took): the loop then pops all entries of time
-        ``t`` in their original order."""
-        same = self._ghosts.pop(t)
-        self._n_ghosts -= len(same)
-        heap = self._heap
-        heapq.heappush(heap, popped)
-        for entry in same:
-            heapq.heappush(heap, entry)
 
     def _hold_paths(self) -> None:
         """Tell the cluster the oldest time the jobs alive may still read (streaming runs):

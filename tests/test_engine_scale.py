@@ -5,8 +5,6 @@
   engine's ``_work_done``), and whole simulations with either must give equal tables.
 * LATE's slow-node set is recomputed only after a finished attempt; the oracle recomputes it
   at every scan.
-* The engine takes outdated entries out of its event heap (``Simulator._compact_heap``);
-  the oracle is the run that never does.
 """
 
 from __future__ import annotations
@@ -16,10 +14,9 @@ import pandas as pd
 import pytest
 
 import sim_bridge
-from sim_bridge import JobSpec, SimView, Workload, _engine
-from sim_bridge._engine import Simulator
+from sim_bridge import JobSpec, SimView, Workload
 from sim_bridge._states import A_RUNNING
-from sim_bridge.policies import LATE, Mantri, NoSpeculation
+from sim_bridge.policies import LATE, Mantri
 from sim_bridge.world._attempts import AttemptPhysics
 
 
@@ -129,38 +126,3 @@ def test_late_slow_node_cache_equals_recomputation(tmp_path):
     assert pol.checked_ >= 10
     plain = _run(LATE(slow_node_threshold=0.5), 3, tmp_path, stream=False)
     assert plain.tasks.equals(res.tasks)
-
-
-@pytest.mark.parametrize(
-    ("make", "seed", "stream"),
-    [(LATE, 0, False), (LATE, 1, True), (Mantri, 2, False), (NoSpeculation, 3, True)],
-)
-def test_heap_compaction_gives_the_same_run(make, seed, stream, tmp_path, monkeypatch):
-    """Compacting the event heap as often as possible (every time it doubles from a few
-    entries) against never: equal tables, and the compaction set entries aside and put
-    some back (entries of a time that popped again) on the way."""
-    seen = {"compactions": 0, "restores": 0, "aside": 0}
-    compact, restore = Simulator._compact_heap, Simulator._restore_ghosts
-
-    def counted_compact(self):
-        compact(self)
-        seen["compactions"] += 1
-        seen["aside"] += self._n_ghosts
-
-    def counted_restore(self, t, popped):
-        seen["restores"] += 1
-        restore(self, t, popped)
-
-    monkeypatch.setattr(Simulator, "_compact_heap", counted_compact)
-    monkeypatch.setattr(Simulator, "_restore_ghosts", counted_restore)
-    monkeypatch.setattr(_engine, "_HEAP_MIN", 8)
-    often = _run(make(), seed, tmp_path, stream)
-    assert seen["compactions"] > 10 and seen["aside"] > 0 and seen["restores"] > 0
-    monkeypatch.setattr(_engine, "_HEAP_MIN", 10**12)
-    seen["compactions"] = 0
-    never = _run(make(), seed, tmp_path, stream)
-    assert seen["compactions"] == 0
-    assert never.summary["events"] == often.summary["events"]
-    want, got = _tables(never), _tables(often)
-    for name, table in want.items():
-        assert table.equals(got[name]), name
