@@ -75,6 +75,34 @@ in 1,033 s CPU (10.6 ms an event: the cost grows with the 228,800 slots), peak 4
 day-sized cluster, a quarter hour of jobs whose stragglers run on). The full day (10.2M
 tasks) is out of reach of the Python loop at this cost; this slice is the largest measured.
 
+Per event, against the start commit (2026-11-24, the machine loaded by other jobs: load
+average 4-17 on 2 cores, wall 2-8x CPU; compare CPU). ``--skip-part1 --skip-fb2009
+--skip-fb2010 --ali2017-hours --peer-tree ../ref --peer-hours 0.05 --repeat 2`` streams
+FB-2010's first 0.05 h (47 jobs, 32,627 tasks) on 1,500 x 10 slots with this checkout and
+with the peer checkout (c42cd8a), interleaved, best of 2 each: LATE 0.470 ms an event
+(peer 0.492, 0.96x; two earlier rounds 0.93x and 0.99x), the day extrapolated at this cost
+149 min CPU; without speculation 0.355 ms (peer 0.388, 0.92x; earlier 1.02x), 98 min --
+that path did not change, so +-8% is this machine's noise and the per-event gain is within
+it. The change: ``SimView.progress_many`` reads an attempt under
+co-located demand inline when its last read lies in the step it is still in (the memoised
+step rate times the time since, ``Cluster.work_with``'s own float operations), and LATE
+recomputes its slow-node quantile only after an attempt finished; LATE's ``on_tick`` CPU
+(a wrapper, same slice) went from 5.1-5.6 s to 4.4-4.5 s of 17-19 s. Same tables
+(``DataFrame.equals``) on FB-2009 1 h 50 x 2 (none, LATE, Mantri, Dolly), FB-2010 0.1 h
+300 x 10 LATE and a streamed FB-2009 3 h LATE run. Where the rest goes (py-spy, this
+slice): ~60% re-solving co-tenants' end times at each launch and close
+(``_solve_launch``, ``_tenants_left``: ``Cluster.end_with``/``rate_with``, 14 re-solves
+per attempt at 10 slots a node), ~25% LATE's scan (it must read every live attempt of a
+job with a candidate: each read's ``_prog`` update feeds later reads' rounding), the rest
+arrivals, placement and the loop. Many re-solves give the attempt exactly the end it had
+(a heap compaction found 50,888 current entries for 15,000 running attempts): a cheaper
+test for an unchanged rate would save most of them. An exact compaction of the event heap
+(outdated and duplicate entries set aside by time, put back when one would act) cut the
+pops from 480k to 125k without a measurable CPU change (11.4-12.8 s either way) and cost
+~30 MB: not kept. The extrapolated day assumes this slice's per-event cost; the 1 h run
+above (load 0.42, up to 15,000 live attempts) cost ~1.1 ms an event, so the day stays
+hours of CPU with LATE, not 10 minutes.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)
@@ -82,6 +110,8 @@ Usage::
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # the big replays only
     python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
     python bench/bench_sim.py --skip-part1 --skip-fb2009 --skip-fb2010 --ali2017-hours 0.25
+    # CPU per event against checkout R, e.g. ../ref (FB-2010 0.05 h on 1,500 x 10):
+    python bench/bench_sim.py --skip-part1 --skip-fb2009 --skip-fb2010 --ali2017-hours --peer-tree R
 
 Writes ``summary.json`` and ``bench_sim.png`` into ``--out`` (default ``runs/bench_sim``).
 """
