@@ -75,6 +75,34 @@ in 1,033 s CPU (10.6 ms an event: the cost grows with the 228,800 slots), peak 4
 day-sized cluster, a quarter hour of jobs whose stragglers run on). The full day (10.2M
 tasks) is out of reach of the Python loop at this cost; this slice is the largest measured.
 
+Per event, against the start commit (2026-11-24, the machine loaded by other jobs: load
+average 4-17 on 2 cores, wall 2-8x CPU; compare CPU). ``--skip-part1 --skip-fb2009
+--skip-fb2010 --ali2017-hours --peer-tree ../ref --peer-hours 0.05 --repeat 2`` streams
+FB-2010's first 0.05 h (47 jobs, 32,627 tasks) on 1,500 x 10 slots with this checkout and
+with the peer checkout (c42cd8a), interleaved, best of 2 each: LATE 0.470 ms an event
+(peer 0.492, 0.96x; two earlier rounds 0.93x and 0.99x), the day extrapolated at this cost
+149 min CPU; without speculation 0.355 ms (peer 0.388, 0.92x; earlier 1.02x), 98 min --
+that path did not change, so +-8% is this machine's noise and the per-event gain is within
+it. The change: ``SimView.progress_many`` reads an attempt under
+co-located demand inline when its last read lies in the step it is still in (the memoised
+step rate times the time since, ``Cluster.work_with``'s own float operations), and LATE
+recomputes its slow-node quantile only after an attempt finished; LATE's ``on_tick`` CPU
+(a wrapper, same slice) went from 5.1-5.6 s to 4.4-4.5 s of 17-19 s. Same tables
+(``DataFrame.equals``) on FB-2009 1 h 50 x 2 (none, LATE, Mantri, Dolly), FB-2010 0.1 h
+300 x 10 LATE and a streamed FB-2009 3 h LATE run. Where the rest goes (py-spy, this
+slice): ~60% re-solving co-tenants' end times at each launch and close
+(``_solve_launch``, ``_tenants_left``: ``Cluster.end_with``/``rate_with``, 14 re-solves
+per attempt at 10 slots a node), ~25% LATE's scan (it must read every live attempt of a
+job with a candidate: each read's ``_prog`` update feeds later reads' rounding), the rest
+arrivals, placement and the loop. Many re-solves give the attempt exactly the end it had
+(a heap compaction found 50,888 current entries for 15,000 running attempts): a cheaper
+test for an unchanged rate would save most of them. An exact compaction of the event heap
+(outdated and duplicate entries set aside by time, put back when one would act) cut the
+pops from 480k to 125k without a measurable CPU change (11.4-12.8 s either way) and cost
+~30 MB: not kept. The extrapolated day assumes this slice's per-event cost; the 1 h run
+above (load 0.42, up to 15,000 live attempts) cost ~1.1 ms an event, so the day stays
+hours of CPU with LATE, not 10 minutes.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)
@@ -82,6 +110,8 @@ Usage::
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # the big replays only
     python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
     python bench/bench_sim.py --skip-part1 --skip-fb2009 --skip-fb2010 --ali2017-hours 0.25
+    # CPU per event against checkout R, e.g. ../ref (FB-2010 0.05 h on 1,500 x 10):
+    python bench/bench_sim.py --skip-part1 --skip-fb2009 --skip-fb2010 --ali2017-hours --peer-tree R
 
 Writes ``summary.json`` and ``bench_sim.png`` into ``--out`` (default ``runs/bench_sim``).
 """
@@ -99,6 +129,8 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+
+_ROOT = Path(__file__).resolve().parents[1]  # the checkout this script belongs to
 
 
 def _model(n: int, slots: int, dist: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -289,10 +321,12 @@ def run_case(
     stream: bool,
     scratch: Path,
     keep_paths: bool = False,
+    tree: str | None = None,
 ) -> dict:
     """One replay in a fresh subprocess (its own peak RSS); the child's figures.
     ``keep_paths``: the cluster keeps every contention-path step (``$STRAGGLER_KEEP_PATHS``,
-    the peer of the sliding window)."""
+    the peer of the sliding window). ``tree``: import ``sim_bridge`` from that checkout
+    (``PYTHONPATH``, working directory) instead of this script's."""
     sink = str(scratch / f"{workload}_{policy}_{hours}.parquet")
     case = dict(
         workload=workload,
@@ -309,8 +343,16 @@ def run_case(
     if keep_paths:
         env["STRAGGLER_KEEP_PATHS"] = "1"
     case["keep_paths"] = keep_paths
+    root = str(Path(tree).resolve()) if tree else str(_ROOT)
+    env["PYTHONPATH"] = root
+    case["tree"] = root
     res = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        check=False,
     )
     Path(sink).unlink(missing_ok=True)
     if res.returncode != 0:
@@ -319,6 +361,8 @@ def run_case(
     row.update(case)
     span = "day" if hours is None else f"{hours:g} h"
     mode = ("streaming, all paths kept" if keep_paths else "streaming") if stream else "in-memory"
+    if tree:
+        mode += f", peer {root}"
     print(
         f"[{workload} {span}, {policy}, {mode}] {nodes} nodes "
         f"x {slots} slots, {placement}: {row['jobs']} jobs, {row['tasks']:,} tasks, "
@@ -397,6 +441,55 @@ def part3(
     return out
 
 
+def per_event(
+    data_dir: str,
+    hours: float,
+    policies: list[str],
+    nodes: int,
+    slots: int,
+    peer: str,
+    repeat: int,
+    scratch: Path,
+    day_tasks: float = 16.6e6,
+) -> dict:
+    """The general loop's CPU per event on a big FB-2010 slice, this checkout against a named
+    peer checkout (``peer``, e.g. the start commit's), the two interleaved ``repeat`` times
+    (the best of each: the machine may be loaded); the ratio this / peer and the day
+    extrapolated at this per-event cost (``day_tasks`` tasks, this slice's events per task)."""
+    out: dict = {"nodes": nodes, "slots": slots, "hours": hours, "peer": peer, "rows": []}
+    for policy in policies:
+        best: dict[str, float] = {}
+        for _ in range(repeat):
+            for who, tree in (("peer", peer), ("this", None)):
+                row = run_case(
+                    data_dir,
+                    "FB2010",
+                    policy,
+                    "fair",
+                    nodes,
+                    slots,
+                    hours,
+                    True,
+                    scratch,
+                    tree=tree,
+                )
+                row["who"] = who
+                out["rows"].append(row)
+                _keep_min(best, who, row["engine_cpu_s"] / row["events"])
+                events_per_task = row["events"] / row["tasks"]
+        ratio = best["this"] / best["peer"]
+        day_min = best["this"] * events_per_task * day_tasks / 60.0
+        out[policy] = {**best, "ratio": ratio, "day_cpu_min": day_min}
+        print(
+            f"[FB-2010 {hours:g} h, {policy}, {nodes} x {slots}] engine CPU per event: this "
+            f"{best['this'] * 1e3:.3f} ms, peer {best['peer'] * 1e3:.3f} ms, this / peer "
+            f"{ratio:.2f}; the day ({day_tasks:,.0f} tasks) at this cost ~{day_min:.0f} min "
+            "CPU (goal < 10 with LATE)",
+            flush=True,
+        )
+    return out
+
+
 def _plot(rows: list[dict], out: Path) -> None:
     import matplotlib
 
@@ -456,6 +549,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--ali2017-slots", type=int, default=176, help="Alibaba 2017 slots per node (176)"
     )
+    ap.add_argument(
+        "--peer-tree",
+        default=None,
+        help="a checkout to compare the FB-2010 per-event CPU with (e.g. the start commit's)",
+    )
+    ap.add_argument(
+        "--peer-hours", type=float, default=0.05, help="FB-2010 hours of the comparison (0.05)"
+    )
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each side (2)")
     ap.add_argument("--out", default="runs/bench_sim")
     args = ap.parse_args(argv)
     n = args.jobs or (20_000 if args.quick else 200_000)
@@ -470,6 +572,17 @@ def main(argv=None) -> int:
         data_dir = str(sim_bridge.resolve_data_dir(args.data_dir))
         if not args.skip_fb2009:
             summary["fb2009"] = part2(data_dir, 6.0 if args.quick else None, out)
+        if args.peer_tree:
+            summary["fb2010_per_event"] = per_event(
+                data_dir,
+                args.peer_hours,
+                args.fb2010_policies,
+                args.fb2010_nodes,
+                args.fb2010_slots,
+                args.peer_tree,
+                args.repeat,
+                out,
+            )
         if not args.skip_fb2010:
             hours = [1.0] if args.quick else args.fb2010_hours
             summary["fb2010"] = part3(

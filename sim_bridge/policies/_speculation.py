@@ -264,6 +264,9 @@ class LATE(_StageStats):
         # cheaper to add to one at a time than NumPy arrays, the same IEEE sums)
         self._node_work: list[float] | None = None
         self._node_time: list[float] | None = None
+        # _slow_nodes' answer, valid until the next finished attempt changes the sums
+        self._slow: np.ndarray | None = None
+        self._slow_stale = True
 
     def on_attempt_finished(self, view, attempt):
         if self._node_work is None or self._node_time is None:  # both None until here
@@ -274,9 +277,20 @@ class LATE(_StageStats):
             node = attempt.node
             self._node_work[node] += float(attempt.task.work * (1.0 - attempt.start_fraction))
             self._node_time[node] += float(run)
+            self._slow_stale = True
         return super().on_attempt_finished(view, attempt)
 
     def _slow_nodes(self) -> np.ndarray | None:
+        """Nodes whose speed (work done per second by finished attempts) is below the
+        ``slow_node_threshold`` quantile of the nodes seen so far (None: fewer than four
+        seen). Recomputed only after a finished attempt changed the per-node sums: a scan
+        every few seconds on a big cluster would otherwise redo the same quantile."""
+        if self._slow_stale:
+            self._slow = self._slow_nodes_now()
+            self._slow_stale = False
+        return self._slow
+
+    def _slow_nodes_now(self) -> np.ndarray | None:
         if self._node_work is None:
             return None
         node_time = np.array(self._node_time)
