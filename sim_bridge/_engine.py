@@ -29,7 +29,7 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._gc import gc_paused
-from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
@@ -697,6 +697,8 @@ class Simulator(AttemptPhysics):
         c = free.get(node)
         free[node] = 1 if c is None else c + 1
         self._n_free += 1
+        if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
+            shed_closed(att)
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)
@@ -710,7 +712,7 @@ class Simulator(AttemptPhysics):
         if task.live:
             for other in list(task.live.values()):
                 self._close(other, A_KILLED)
-        task.live = {}  # a fresh empty dict: a used one keeps its table allocated
+        task.live = NO_LIVE  # shared, read-only: a used dict keeps its table allocated
         job.n_done += 1
         st = task.stage
         job.stage_left[st] -= 1
