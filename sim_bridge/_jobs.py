@@ -359,7 +359,9 @@ def shed_closed(att: Attempt) -> None:
     ``_recs`` array (``_rec`` becomes its offset there; the trace sink reads it when the job
     is done); the rate memo of its progress reads goes (a cache: reads give the same values
     without it). A finished attempt's progress is 1 and is no longer computed, so its
-    segment state goes too. A killed attempt keeps what its progress at its end is read from.
+    segment state goes too, and its task (done: no attempt will be added) gets an exact-size
+    attempts list and drops its original's spent draw. A killed attempt keeps what its
+    progress at its end is read from.
 
     Examples
     --------
@@ -385,3 +387,8 @@ def shed_closed(att: Attempt) -> None:
         att._dem = None
         att._prog = None
         att._c0 = att._seg_done = att._work = 0.0
+        att._end = att.end_time  # the same value: share the object
+        # its task is done: no attempt will be added, and its original's draw is spent
+        task = att.task
+        task.attempts = task.attempts[:]  # exact size
+        task._u0 = 0.0

@@ -332,6 +332,8 @@ class TraceSink:
         """Read the rows of ``job`` (finished: every attempt closed) into the buffer."""
         if self._received:
             self.release_received()
+        if self._n_buf >= self.row_group_rows:
+            self.flush()  # the previous job filled the buffer: written now it is released
         atts = [a for task in job.tasks for a in task.attempts]
         self._parts.append(attempt_columns(atts))
         self._recs.append(self._launch_records(job, atts))
@@ -342,8 +344,6 @@ class TraceSink:
         self._n_att.append(len(atts))
         self._rows.append(_JobRow(job))
         self._n_buf += len(atts)
-        if self._n_buf >= self.row_group_rows:
-            self.flush()
 
     def _launch_records(self, job, atts: list) -> np.ndarray:
         """The launch records of ``atts`` (n, width), in their order: from the job's flat
@@ -366,8 +366,11 @@ class TraceSink:
         parts, recs, n = self._parts, self._recs, self._n_buf
         self._parts, self._recs, self._n_buf = [], [], 0
         if n:
-            cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
-            rec = np.concatenate(recs)
+            if len(parts) == 1:  # one (big) job: no copy
+                cols, rec = parts[0], recs[0]
+            else:
+                cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
+                rec = np.concatenate(recs)
             del parts, recs
             self._write(cols, rec)
         if self._oldest != math.inf:
