@@ -387,7 +387,8 @@ def shed_closed(att: Attempt) -> None:
         att._dem = None
         att._prog = None
         att._c0 = att._seg_done = att._work = 0.0
-        att._end = att.end_time  # the same value: share the object
+        if att.end_time is not None:  # set when closed: the same value, share the object
+            att._end = att.end_time
         # its task is done: no attempt will be added, and its original's draw is spent
         task = att.task
         task.attempts = task.attempts[:]  # exact size
