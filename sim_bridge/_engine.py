@@ -119,7 +119,8 @@ class Simulator(AttemptPhysics):
         Keep every job (``jobs``) and attempt (``attempts``) and their launch records to the
         end of the run (the in-memory tables are built from them). False: memory follows the
         jobs alive -- a finished job, all its attempts closed, is passed to ``on_job_done``
-        (each attempt's launch record in its ``_rec``) and the engine forgets it.
+        (each closed attempt's launch record in its job's ``_recs``, the attempt shrunk to
+        what is still read: :func:`sim_bridge._jobs.shed_closed`) and the engine forgets it.
     on_job_done : callable, optional
         ``on_job_done(job)`` when a job finishes (required with ``keep_history=False``).
     max_wall_seconds : float, optional

@@ -299,8 +299,8 @@ class Job:
         finished job whose cycles stay whole would live to the end of the run. After this the
         job has no tasks (``tasks``, ``stages`` and ``pending`` empty) and its tasks no
         attempts; an attempt or task still held elsewhere keeps its scalar fields and its
-        links up (``attempt.task``, ``task.job``). Streaming runs call it after the trace
-        sink has written the job's rows; nothing simulated reads a finished job's tasks.
+        links up (``attempt.task``, ``task.job``). Streaming runs call it once the trace
+        sink has read the job's rows; nothing simulated reads a finished job's tasks.
 
         Examples
         --------

@@ -1,10 +1,12 @@
 """The streamed result tables of the Python loop, written job by job to Parquet.
 
 A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
-:class:`TraceSink`: its attempts are buffered, and every ``row_group_rows`` rows they become
-one Parquet row group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
+:class:`TraceSink`: its attempts' columns are read into flat arrays at once (the job is then
+released, so its objects go), and every ``row_group_rows`` rows they become one Parquet row
+group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
 :class:`~sim_bridge._metrics.SummaryAccumulator`; the job rows, a few floats a job, stay in
-memory. :func:`attempt_table` reads the buffered attempts' columns and :func:`job_table` the
+memory. :func:`attempt_columns` reads the attempts' columns, :func:`columns_table` builds their
+rows (:func:`attempt_table` both at once) and :func:`job_table` the
 jobs'; both build their rows through :mod:`sim_bridge.trace` (the trace contract and the one
 table builder, which the in-memory engines use too). The file is written under a hidden
 temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
@@ -44,11 +46,11 @@ __all__ = [
 COMPLETE_KEY = b"straggler.complete"
 STOP_REASON_KEY = b"straggler.stop_reason"
 
-#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffered
-#: attempts keep their finished jobs alive until the flush (~1 KB an attempt with its task and
-#: job share, measured with tracemalloc on the FB-2009 day), so the buffer is kept small:
-#: ~8 MB of objects and ~3 MB of DataFrame (32,768 rows held ~30 MB at the flush); once
-#: written, the jobs are released (:meth:`TraceSink.release_written`) and freed.
+#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffer holds
+#: flat columns (~150 bytes a row; the jobs' objects are released when received) and its
+#: table is built this many rows at a time, so a flush costs ~3 MB of DataFrame at once plus
+#: the row group's Arrow table (~390 bytes a row: a job of 114k attempts, FB-2009's largest,
+#: is one row group of ~45 MB while it is written).
 ROW_GROUP_ROWS = 1 << 13
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
