@@ -293,14 +293,15 @@ class Job:
 
     def release(self) -> None:
         """Break the job's reference cycles (job <-> task <-> attempt) once it is done and
-        its rows are written, so that reference counting frees it at once.
+        its rows are read, so that reference counting frees it at once.
 
         The cyclic collector is paused during a run (:func:`sim_bridge._gc.gc_paused`), so a
         finished job whose cycles stay whole would live to the end of the run. After this the
-        job has no tasks (``tasks``, ``stages`` and ``pending`` empty) and its tasks no
-        attempts; an attempt or task still held elsewhere keeps its scalar fields and its
-        links up (``attempt.task``, ``task.job``). Streaming runs call it once the trace
-        sink has read the job's rows; nothing simulated reads a finished job's tasks.
+        job has no tasks (``tasks``, ``stages``, ``pending`` and ``running`` empty, no noise
+        draws) and its tasks no attempts; an attempt or task still held elsewhere (a stale
+        heap entry of a killed copy) keeps its scalar fields and its links up
+        (``attempt.task``, ``task.job``). Streaming runs call it once the trace sink has read
+        the job's rows; nothing simulated reads a finished job's tasks.
 
         Examples
         --------
@@ -320,6 +321,8 @@ class Job:
         self.tasks = []
         self.stages = [[], []]
         self.pending = {}
+        self.running = {}  # emptied, but a dict keeps the table it grew to
+        self._m = []  # the originals' noise multipliers, read at their launches only
         self._recs = None
 
     def originals_done_durations(self) -> list[float]:
