@@ -431,7 +431,11 @@ class TraceSink:
         arrow = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
         del pieces
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self._tmp, arrow.schema)
+            # the system allocator: Arrow's default pool (mimalloc) keeps ~30 MB more resident
+            # after encoding a row group of 100k rows (measured on the FB-2009 day's largest job)
+            self._writer = pq.ParquetWriter(
+                self._tmp, arrow.schema, memory_pool=pa.system_memory_pool()
+            )
         self._writer.write_table(arrow, row_group_size=max(n, 1))
         self.row_groups += 1
 
