@@ -29,7 +29,7 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._gc import gc_paused
-from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
@@ -119,7 +119,8 @@ class Simulator(AttemptPhysics):
         Keep every job (``jobs``) and attempt (``attempts``) and their launch records to the
         end of the run (the in-memory tables are built from them). False: memory follows the
         jobs alive -- a finished job, all its attempts closed, is passed to ``on_job_done``
-        (each attempt's launch record in its ``_rec``) and the engine forgets it.
+        (each closed attempt's launch record in its job's ``_recs``, the attempt shrunk to
+        what is still read: :func:`sim_bridge._jobs.shed_closed`) and the engine forgets it.
     on_job_done : callable, optional
         ``on_job_done(job)`` when a job finishes (required with ``keep_history=False``).
     max_wall_seconds : float, optional
@@ -697,6 +698,8 @@ class Simulator(AttemptPhysics):
         c = free.get(node)
         free[node] = 1 if c is None else c + 1
         self._n_free += 1
+        if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
+            shed_closed(att)
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)
@@ -710,7 +713,7 @@ class Simulator(AttemptPhysics):
         if task.live:
             for other in list(task.live.values()):
                 self._close(other, A_KILLED)
-        task.live = {}  # a fresh empty dict: a used one keeps its table allocated
+        task.live = NO_LIVE  # shared, read-only: a used dict keeps its table allocated
         job.n_done += 1
         st = task.stage
         job.stage_left[st] -= 1

@@ -15,7 +15,7 @@ def gc_paused() -> Iterator[None]:
     job <-> task <-> attempt cycles): generational passes over them would cost time
     proportional to the heap again and again without freeing anything. An in-memory run
     keeps them all to its end; a streaming run breaks a finished job's cycles once its rows
-    are written (:meth:`sim_bridge._jobs.Job.release`), so reference counting frees it
+    are read (:meth:`sim_bridge._jobs.Job.release`), so reference counting frees it
     without the collector.
     Nested use is safe: only the outermost block that found the collector enabled enables
     it again. Also a decorator (``@gc_paused()``).

@@ -20,7 +20,8 @@ True
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from array import array
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from sim_bridge._states import A_FINISHED, A_RUNNING, BLOCKED, DONE
 if TYPE_CHECKING:
     from sim_bridge._workloads import JobSpec
 
-__all__ = ["Attempt", "Job", "Task"]
+__all__ = ["NO_LIVE", "Attempt", "Job", "Task", "shed_closed"]
 
 
 class Attempt:
@@ -106,8 +107,9 @@ class Attempt:
         #: Cluster.work_with's memo of the last step read: [step, demand, rate]
         self._step_rate: list | None = None
         # streaming runs (keep_history=False): what its trace row needs from its launch
-        # (running count and load averages, then the tenants' demand and the truth when on)
-        self._rec: list[float] | None = None
+        # (running count and load averages, then the tenants' demand and the truth when on);
+        # once closed, its offset in its job's flat ``_recs`` (:func:`shed_closed`)
+        self._rec: list[float] | int | None = None
         self._ckpt = False  # its pending heap entry is a checkpoint (EV_CHECK), not its end
         # a deferred end solve (its heap seq, start, work left) while its EV_SOLVE is pending
         self._solve: tuple[int, float, float] | None = None
@@ -243,6 +245,7 @@ class Job:
         "pids",
         "_rng",
         "_seed",
+        "_recs",
     )
 
     # set by the engine when the job arrives (``Simulator._arrive``)
@@ -267,6 +270,12 @@ class Job:
     pids: tuple[int, int]  # the cluster's profile ids of the two stages
     _rng: np.random.Generator | None
     _seed: tuple[int, int, int]
+    #: streaming runs: the launch records of its closed attempts, end to end (each attempt's
+    #: ``_rec`` is then its offset here; :func:`shed_closed`)
+    _recs: array | None
+
+    def __init__(self) -> None:
+        self._recs = None
 
     @property
     def rng(self) -> np.random.Generator:
@@ -284,14 +293,15 @@ class Job:
 
     def release(self) -> None:
         """Break the job's reference cycles (job <-> task <-> attempt) once it is done and
-        its rows are written, so that reference counting frees it at once.
+        its rows are read, so that reference counting frees it at once.
 
         The cyclic collector is paused during a run (:func:`sim_bridge._gc.gc_paused`), so a
         finished job whose cycles stay whole would live to the end of the run. After this the
-        job has no tasks (``tasks``, ``stages`` and ``pending`` empty) and its tasks no
-        attempts; an attempt or task still held elsewhere keeps its scalar fields and its
-        links up (``attempt.task``, ``task.job``). Streaming runs call it after the trace
-        sink has written the job's rows; nothing simulated reads a finished job's tasks.
+        job has no tasks (``tasks``, ``stages``, ``pending`` and ``running`` empty, no noise
+        draws) and its tasks no attempts; an attempt or task still held elsewhere (a stale
+        heap entry of a killed copy) keeps its scalar fields and its links up
+        (``attempt.task``, ``task.job``). Streaming runs call it once the trace sink has read
+        the job's rows; nothing simulated reads a finished job's tasks.
 
         Examples
         --------
@@ -311,6 +321,9 @@ class Job:
         self.tasks = []
         self.stages = [[], []]
         self.pending = {}
+        self.running = {}  # emptied, but a dict keeps the table it grew to
+        self._m = []  # the originals' noise multipliers, read at their launches only
+        self._recs = None
 
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""
@@ -321,3 +334,65 @@ class Job:
                 if first.state == A_FINISHED and first.end_time is not None:  # set when closed
                     out.append(first.end_time - first.launch_time)
         return out
+
+
+class _NoLive(dict):
+    """An empty mapping that refuses writes: the ``live`` of every done task (one shared
+    instance, :data:`NO_LIVE`, instead of an empty dict per task)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a done task has no live attempts: its live mapping is read-only")
+
+    __setitem__ = _refuse  # type: ignore[assignment]
+    update = _refuse  # type: ignore[assignment]
+    setdefault = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+
+#: ``Task.live`` of a done task (it has no live attempt and never will): read-only, shared.
+NO_LIVE: dict[int, Attempt] = _NoLive()
+
+
+def shed_closed(att: Attempt) -> None:
+    """Streaming runs (``keep_history=False``): shrink a closed attempt to what is still read.
+
+    Its launch record (``_rec``, a list of floats) moves to the end of its job's flat
+    ``_recs`` array (``_rec`` becomes its offset there; the trace sink reads it when the job
+    is done); the rate memo of its progress reads goes (a cache: reads give the same values
+    without it). A finished attempt's progress is 1 and is no longer computed, so its
+    segment state goes too, and its task (done: no attempt will be added) gets an exact-size
+    attempts list and drops its original's spent draw. A killed attempt keeps what its
+    progress at its end is read from.
+
+    Examples
+    --------
+    >>> job = Job()
+    >>> job.job_id, job.uid, job.finish_time = "j", 0, None
+    >>> task = Task(0, job, 0, 0, "map", 10.0, 0.5)
+    >>> att = Attempt(0, task, 0, node=1, launch_time=2.0, start_fraction=0.0)
+    >>> att._rec, att._step_rate, att.state = [1, 0.5, 0.25, 0.125], [3, None, 0.9], 1
+    >>> shed_closed(att)
+    >>> att._rec, att._step_rate, job._recs.tolist()
+    (0, None, [1.0, 0.5, 0.25, 0.125])
+    """
+    rec = att._rec
+    if type(rec) is list:
+        job = att.task.job
+        recs = job._recs
+        if recs is None:
+            recs = job._recs = array("d")
+        att._rec = len(recs)
+        recs.extend(rec)
+    att._step_rate = None
+    if att.state == A_FINISHED:
+        att._dem = None
+        att._prog = None
+        att._c0 = att._seg_done = att._work = 0.0
+        if att.end_time is not None:  # set when closed: the same value, share the object
+            att._end = att.end_time
+        # its task is done: no attempt will be added, and its original's draw is spent
+        task = att.task
+        task.attempts = task.attempts[:]  # exact size
+        task._u0 = 0.0

@@ -1,10 +1,12 @@
 """The streamed result tables of the Python loop, written job by job to Parquet.
 
 A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
-:class:`TraceSink`: its attempts are buffered, and every ``row_group_rows`` rows they become
-one Parquet row group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
+:class:`TraceSink`: its attempts' columns are read into flat arrays at once (the job is then
+released, so its objects go), and every ``row_group_rows`` rows they become one Parquet row
+group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
 :class:`~sim_bridge._metrics.SummaryAccumulator`; the job rows, a few floats a job, stay in
-memory. :func:`attempt_table` reads the buffered attempts' columns and :func:`job_table` the
+memory. :func:`attempt_columns` reads the attempts' columns, :func:`columns_table` builds their
+rows (:func:`attempt_table` both at once) and :func:`job_table` the
 jobs'; both build their rows through :mod:`sim_bridge.trace` (the trace contract and the one
 table builder, which the in-memory engines use too). The file is written under a hidden
 temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
@@ -44,14 +46,16 @@ __all__ = [
 COMPLETE_KEY = b"straggler.complete"
 STOP_REASON_KEY = b"straggler.stop_reason"
 
-#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffered
-#: attempts keep their finished jobs alive until the flush (~1 KB an attempt with its task and
-#: job share, measured with tracemalloc on the FB-2009 day), so the buffer is kept small:
-#: ~8 MB of objects and ~3 MB of DataFrame (32,768 rows held ~30 MB at the flush); once
-#: written, the jobs are released (:meth:`TraceSink.release_written`) and freed.
+#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffer holds
+#: flat columns (~150 bytes a row; the jobs' objects are released when received) and its
+#: table is built this many rows at a time, so a flush costs ~3 MB of DataFrame at once plus
+#: the row group's Arrow table (~390 bytes a row: a job of 114k attempts, FB-2009's largest,
+#: is one row group of ~45 MB while it is written).
 ROW_GROUP_ROWS = 1 << 13
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
+#: the trace columns :class:`SummaryAccumulator` reads
+_SUMMARY_COLUMNS = ("job_id", "attempt", "outcome", "duration", "phase")
 
 
 def attempt_table(
@@ -102,48 +106,101 @@ def attempt_table(
     >>> list(t.columns) == list(TASK_COLUMNS)
     True
     """
+    cols = attempt_columns(atts)
+    parts = [np.zeros((len(atts), 4)) if rstates is None else np.asarray(rstates, dtype=float)]
+    parts += [np.asarray(x, dtype=float) for x in (dstates, truth) if x is not None]
+    rec = np.hstack(parts) if len(parts) > 1 else parts[0]
+    return columns_table(
+        cols,
+        rec,
+        cluster,
+        record_counters=record_counters,
+        tenancy=dstates is not None,
+        record_truth=truth is not None,
+        node_names=node_names,
+    )
+
+
+#: the per-row columns of :func:`attempt_columns`, in order
+_COLS = ("job_id", "workload", "submit_time", "node", "launch_time", "end_time", "state",
+         "attempt", "task_index", "phase", "input_work")  # fmt: skip
+
+
+def attempt_columns(atts: list) -> dict[str, np.ndarray]:
+    """The trace columns of closed attempts, read from the objects once (flat arrays; the
+    objects can then go): what :func:`columns_table` builds the rows from.
+
+    Examples
+    --------
+    >>> from sim_bridge._jobs import Attempt, Job, Task
+    >>> job = Job()
+    >>> job.job_id, job.workload, job.submit_time, job.uid = "j", "SYN", 0.5, 0
+    >>> att = Attempt(0, Task(0, job, 1, 0, "map", 4.0, 0.1), 0, 3, 1.0, 0.0)
+    >>> att.state, att.end_time = 1, 2.5
+    >>> cols = attempt_columns([att])
+    >>> cols["job_id"].tolist(), cols["node"].tolist(), cols["end_time"].tolist()
+    (['j'], [3], [2.5])
+    """
     n = len(atts)
     # attributes read with C-level getters, column by column (no per-row tuples)
-    node = np.fromiter(map(attrgetter("node"), atts), np.int64, n)
-    launch = np.fromiter(map(attrgetter("launch_time"), atts), float, n)
     tasks_of = list(map(attrgetter("task"), atts))
     tjobs = list(map(attrgetter("job"), tasks_of))
-    # one entry per distinct job, then gathered per row (as the job table's columns)
-    job_uid = np.fromiter(map(attrgetter("uid"), tjobs), np.int64, n)
-    uniq, inverse = np.unique(job_uid, return_inverse=True)
-    first_of: dict[int, Any] = {}
-    for j in tjobs:
-        first_of.setdefault(j.uid, j)
-    ujobs = [first_of[u] for u in uniq.tolist()]
+    return {
+        "job_id": np.array(list(map(attrgetter("job_id"), tjobs)), dtype=object),
+        "workload": np.array(list(map(attrgetter("workload"), tjobs)), dtype=object),
+        "submit_time": np.fromiter(map(attrgetter("submit_time"), tjobs), float, n),
+        "node": np.fromiter(map(attrgetter("node"), atts), np.int64, n),
+        "launch_time": np.fromiter(map(attrgetter("launch_time"), atts), float, n),
+        "end_time": np.fromiter(map(attrgetter("end_time"), atts), float, n),
+        "state": np.fromiter(map(attrgetter("state"), atts), np.int8, n),
+        "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
+        "task_index": np.fromiter(map(attrgetter("index"), tasks_of), np.int64, n),
+        "phase": np.array(list(map(attrgetter("phase"), tasks_of)), dtype=object),
+        "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
+    }
 
-    def per_row(values: list, dtype: Any) -> np.ndarray:
-        return np.array(values, dtype=dtype)[inverse] if n else np.empty(0, dtype=dtype)
 
-    row_job_ids = per_row([j.job_id for j in ujobs], object)
-    phase = np.array(list(map(attrgetter("phase"), tasks_of)), dtype=object)
-    finished = np.fromiter(map(attrgetter("state"), atts), np.int64, n) == _A_FINISHED
+def columns_table(
+    cols: dict[str, np.ndarray],
+    rec: np.ndarray,
+    cluster,
+    *,
+    record_counters: bool,
+    tenancy: bool = False,
+    record_truth: bool = False,
+    node_names: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Trace rows from :func:`attempt_columns` and the launch records ``rec`` (n, 4 [+ 4
+    tenants' demand] [+ 4 truth]: running count and load averages of the node at launch),
+    through :func:`sim_bridge.trace.tasks_table`; the ``c_*`` counters are read from the
+    cluster's paths at each launch. Row for row the same as :func:`attempt_table`.
+    """
+    node, launch = cols["node"], cols["launch_time"]
+    row_job_ids = cols["job_id"]
+    phase = cols["phase"]
+    width = 4 + 4 * tenancy + 4 * record_truth
     counters = None
     if record_counters:
-        rs = rstates if rstates is not None else np.zeros((n, 4))
-        dem = None if dstates is None else dstates.T
-        c = cluster.counters(node, launch, rs[:, 0], rs[:, 1], rs[:, 2], rs[:, 3], dem)
+        dem = rec[:, 4:8].T if tenancy else None
+        c = cluster.counters(node, launch, rec[:, 0], rec[:, 1], rec[:, 2], rec[:, 3], dem)
         counters = {name: c[name] for name in COUNTER_NAMES}
+    truth = None
+    if record_truth:
+        truth = {k: rec[:, width - 4 + i] for i, k in enumerate(_TRUTH)}
     return tasks_table(
         job_id=row_job_ids,
-        task_id=task_ids(
-            row_job_ids.tolist(), phase.tolist(), list(map(attrgetter("index"), tasks_of))
-        ),
-        attempt=np.fromiter(map(attrgetter("index"), atts), np.int64, n),
-        workload=per_row([j.workload for j in ujobs], object),
+        task_id=task_ids(row_job_ids.tolist(), phase.tolist(), cols["task_index"].tolist()),
+        attempt=cols["attempt"],
+        workload=cols["workload"],
         node=node,
         phase=phase,
-        submit_time=per_row([j.submit_time for j in ujobs], float),
+        submit_time=cols["submit_time"],
         launch_time=launch,
-        end_time=np.fromiter(map(attrgetter("end_time"), atts), float, n),
-        outcome=np.where(finished, "finished", "killed").astype(object),
-        input_work=np.fromiter(map(attrgetter("work"), tasks_of), float, n),
+        end_time=cols["end_time"],
+        outcome=np.where(cols["state"] == _A_FINISHED, "finished", "killed").astype(object),
+        input_work=cols["input_work"],
         node_names=trace_node_names(cluster.n_nodes) if node_names is None else node_names,
-        truth=None if truth is None else {k: truth[:, i] for i, k in enumerate(_TRUTH)},
+        truth=truth,
         counters=counters,
     )
 
@@ -247,12 +304,15 @@ class TraceSink:
         self.row_group_rows = int(row_group_rows)
         self.acc = SummaryAccumulator(beta)
         self._node_names = trace_node_names(cluster.n_nodes)
-        self._atts: list = []
-        #: the jobs whose attempts are buffered, then (after the flush) those written and not
-        #: yet released: :meth:`Job.release` breaks their cycles at the next job received, once
-        #: the engine's hooks for the finish that handed this one over have run
-        self._jobs: list = []
-        self._written: list = []
+        #: the buffered jobs' rows: per job its columns (:func:`attempt_columns`) and its
+        #: attempts' launch records, read when the job is received (its objects can then go)
+        self._parts: list[dict[str, np.ndarray]] = []
+        self._recs: list[np.ndarray] = []
+        self._n_buf = 0
+        #: jobs received whose rows are read: :meth:`Job.release` breaks their cycles at the
+        #: next job received, once the engine's hooks for the finish that handed this one
+        #: over have run
+        self._received: list = []
         #: the oldest submission among the buffered jobs: the counters at their launches are
         #: read at the flush, so the cluster keeps its paths from there (``Cluster.hold``)
         self._oldest = math.inf
@@ -264,23 +324,39 @@ class TraceSink:
         self.row_groups = 0
         self.closed = False
 
+    @property
+    def _width(self) -> int:
+        """Values in an attempt's launch record."""
+        return 4 + 4 * self.tenancy + 4 * self.record_truth
+
     # -- the engine's callback
     def add_job(self, job) -> None:
-        """Buffer the attempts of ``job`` (finished: every attempt closed)."""
-        if self._written:
-            self.release_written()
-        atts = self._atts
-        before = len(atts)
-        self._jobs.append(job)
+        """Read the rows of ``job`` (finished: every attempt closed) into the buffer."""
+        if self._received:
+            self.release_received()
+        if self._n_buf >= self.row_group_rows:
+            self.flush()  # the previous job filled the buffer: written now it is released
+        atts = [a for task in job.tasks for a in task.attempts]
+        self._parts.append(attempt_columns(atts))
+        self._recs.append(self._launch_records(job, atts))
+        self._received.append(job)
         if self.record_counters and job.submit_time < self._oldest:
             self._oldest = job.submit_time
             self.cluster.hold("trace_sink", job.submit_time)
-        for task in job.tasks:
-            atts.extend(task.attempts)
-        self._n_att.append(len(atts) - before)
+        self._n_att.append(len(atts))
         self._rows.append(_JobRow(job))
-        if len(atts) >= self.row_group_rows:
-            self.flush()
+        self._n_buf += len(atts)
+
+    def _launch_records(self, job, atts: list) -> np.ndarray:
+        """The launch records of ``atts`` (n, width), in their order: from the job's flat
+        ``_recs`` when the engine shed its closed attempts (:func:`sim_bridge._jobs.shed_closed`),
+        else from each attempt's own list."""
+        n, width = len(atts), self._width
+        recs = job._recs
+        if recs is None:
+            return np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(n, width)
+        offsets = np.fromiter(map(attrgetter("_rec"), atts), np.int64, n)
+        return np.frombuffer(recs, dtype=float).reshape(-1, width)[offsets // width]
 
     @property
     def jobs_done(self) -> int:
@@ -288,55 +364,79 @@ class TraceSink:
         return len(self._rows)
 
     def flush(self) -> None:
-        """Write the buffered attempts as one row group (nothing when the buffer is empty)."""
-        atts = self._atts
-        if not atts:
-            return
-        self._atts = []
-        self._write(self._table(atts))
-        self._written.extend(self._jobs)
-        self._jobs = []
+        """Write the buffered rows as one row group (nothing when the buffer is empty)."""
+        parts, recs, n = self._parts, self._recs, self._n_buf
+        self._parts, self._recs, self._n_buf = [], [], 0
+        if n:
+            if len(parts) == 1:  # one (big) job: no copy
+                cols, rec = parts[0], recs[0]
+            else:
+                cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
+                rec = np.concatenate(recs)
+            del parts, recs
+            self._write(cols, rec)
         if self._oldest != math.inf:
             self._oldest = math.inf
             self.cluster.hold("trace_sink", None)
 
-    def release_written(self) -> None:
-        """Release the jobs whose rows are written (:meth:`Job.release`): with the cyclic
+    def release_received(self) -> None:
+        """Release the jobs whose rows are read (:meth:`Job.release`): with the cyclic
         collector paused, their job <-> task <-> attempt cycles would keep them to the end of
-        the run. Called at the next :meth:`add_job` after a flush and by :meth:`close`."""
-        written, self._written = self._written, []
-        for job in written:
+        the run. Called at the next :meth:`add_job` and by :meth:`close`."""
+        received, self._received = self._received, []
+        for job in received:
             job.release()
 
-    def _table(self, atts: list) -> pd.DataFrame:
-        n = len(atts)
-        width = 4 + 4 * self.tenancy + 4 * self.record_truth
-        rec = np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(n, width)
-        dstates = rec[:, 4:8] if self.tenancy else None
-        truth = rec[:, width - 4 :] if self.record_truth else None
-        return attempt_table(
-            atts,
+    def _table(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> pd.DataFrame:
+        return columns_table(
+            cols,
+            rec,
             self.cluster,
             record_counters=self.record_counters,
-            rstates=rec[:, :4],
-            dstates=dstates,
-            truth=truth,
+            tenancy=self.tenancy,
+            record_truth=self.record_truth,
             node_names=self._node_names,
         )
 
-    def _write(self, table: pd.DataFrame) -> None:
-        self.acc.add(table)
-        self.rows_written += len(table)
+    def _write(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> None:
+        """One row group from the buffered columns. The table is built ``row_group_rows``
+        rows at a time (each slice turned into Arrow at once), so a job of 100k attempts
+        does not hold its whole DataFrame and its Arrow copy at the same time; the summary
+        sees the chunk whole."""
+        n = len(rec)
+        step = self.row_group_rows
+        summary_cols: list[pd.DataFrame] = []
+        pieces: list[Any] = []
+        if self.path is not None:
+            import pyarrow as pa
+        for lo in range(0, max(n, 1), step):
+            sl = slice(lo, lo + step)
+            table = self._table({k: v[sl] for k, v in cols.items()}, rec[sl])
+            summary_cols.append(table[list(_SUMMARY_COLUMNS)])
+            if self.path is None:
+                pieces.append(table)
+            else:
+                pieces.append(pa.Table.from_pandas(table, preserve_index=False))
+            del table
+        whole = summary_cols[0] if len(summary_cols) == 1 else pd.concat(summary_cols)
+        del summary_cols
+        self.acc.add(whole.reset_index(drop=True))
+        del whole
+        self.rows_written += n
         if self.path is None:
-            self._chunks.append(table)
+            self._chunks.extend(pieces)
             return
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        arrow = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
+        del pieces
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self._tmp, arrow.schema)
-        self._writer.write_table(arrow, row_group_size=max(len(table), 1))
+            # the system allocator: Arrow's default pool (mimalloc) keeps ~30 MB more resident
+            # after encoding a row group of 100k rows (measured on the FB-2009 day's largest job)
+            self._writer = pq.ParquetWriter(
+                self._tmp, arrow.schema, memory_pool=pa.system_memory_pool()
+            )
+        self._writer.write_table(arrow, row_group_size=max(n, 1))
         self.row_groups += 1
 
     def close(
@@ -348,10 +448,10 @@ class TraceSink:
         if self.closed:
             raise RuntimeError("the trace sink is already closed")
         self.flush()
-        self.release_written()
+        self.release_received()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
-                self._write(self._table([]))
+                self._write(attempt_columns([]), np.zeros((0, self._width)))
             self._writer.add_key_value_metadata(
                 {
                     COMPLETE_KEY: b"true" if complete else b"false",
@@ -367,7 +467,11 @@ class TraceSink:
         jobs = job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
         tasks = None
         if self.path is None:
-            tasks = pd.concat(self._chunks, ignore_index=True) if self._chunks else self._table([])
+            tasks = (
+                pd.concat(self._chunks, ignore_index=True)
+                if self._chunks
+                else self._table(attempt_columns([]), np.zeros((0, self._width)))
+            )
         return jobs, tasks
 
     def summary(self, jobs: pd.DataFrame) -> dict:

@@ -208,10 +208,10 @@ def _live_attempts() -> int:
 
 @pytest.mark.parametrize("policy", ["late", "mantri"])
 def test_a_long_streaming_run_holds_only_the_attempts_of_jobs_alive_or_buffered(policy):
-    """Finished jobs leave memory once the sink has written their rows: at every job handed
-    to the sink, the Attempt objects in the interpreter are at most those of the jobs alive,
-    of the sink's buffer and of its written jobs not yet released, of the job being handed
-    over, and those still referenced by pending heap entries (stale ends of killed copies)."""
+    """Finished jobs leave memory once the sink has read their rows: at every job handed to
+    the sink, the Attempt objects in the interpreter are at most those of the jobs alive, of
+    the job the sink received last (released at the next one), of the job being handed over,
+    and those still referenced by pending heap entries (stale ends of killed copies)."""
     w = _long_workload(2.0, 3)
     cluster = Cluster(3, 2, 3, keep_paths=False)
     sink = TraceSink(cluster, row_group_rows=16)
@@ -225,8 +225,7 @@ def test_a_long_streaming_run_holds_only_the_attempts_of_jobs_alive_or_buffered(
             n_att = lambda jobs: sum(len(t.attempts) for j in jobs for t in j.tasks)  # noqa: E731
             bound = (
                 n_att(sim._active.values())
-                + len(sink._atts)
-                + n_att(sink._written)
+                + n_att(sink._received)
                 + n_att([job])
                 + sum(type(e[3]) is Attempt for e in sim._heap)
             )

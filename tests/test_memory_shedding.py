@@ -1,0 +1,144 @@
+"""A streaming run keeps only what is still read of a closed attempt (``shed_closed``).
+
+Oracles: the same streaming run with shedding turned off (the attempts keep their launch
+records and memos) gives bit-identical trace and job tables and the same events; the trace
+sink built in slices equals the one built whole; two runs under one seed write the same
+file. Invariants at every job handed to the sink: a closed attempt holds no launch-record
+list and no rate memo, a finished one no co-tenants' demand, a done task shares the
+read-only empty ``NO_LIVE``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import sim_bridge
+import sim_bridge._engine
+from sim_bridge import Cluster, JobSpec, Workload
+from sim_bridge._engine import Simulator
+from sim_bridge._jobs import NO_LIVE
+from sim_bridge._states import A_FINISHED, A_RUNNING
+from sim_bridge._trace_sink import TraceSink
+from sim_bridge.policies import get_policy
+
+
+def _workload(n_jobs: int = 40, seed: int = 2) -> Workload:
+    """Jobs of a few to ~60 tasks, arriving faster than 4 x 2 slots serve them."""
+    rng = np.random.default_rng(seed)
+    jobs, t = [], 0.0
+    for i in range(n_jobs):
+        t += float(rng.exponential(40.0))
+        maps = rng.lognormal(3.5, 0.8, int(rng.integers(1, 60)))
+        reds = rng.lognormal(3.0, 0.5, int(rng.integers(0, 4)))
+        jobs.append(JobSpec(f"j{i}", t, maps, reds, workload="FB2009"))
+    return Workload("FB2009", jobs)
+
+
+def _stream(policy: str, *, row_group_rows: int = 64, check=None, **kw):
+    cluster = Cluster(4, 2, 3)
+    sink = TraceSink(
+        cluster, row_group_rows=row_group_rows, record_truth=kw.get("record_truth", False)
+    )
+    pol, place = get_policy(policy), get_policy("fair")
+    pol.reset()
+    place.reset()
+
+    def add_job(job):
+        if check is not None:
+            check(sim, job)
+        sink.add_job(job)
+
+    sim = Simulator(cluster, [_workload()], pol, place, seed=3, keep_history=False,
+                    on_job_done=add_job, **kw)  # fmt: skip
+    sink.tenancy = sim._tenancy
+    sim.run()
+    jobs, tasks = sink.close()
+    return sim, jobs, tasks
+
+
+CASES = [
+    ("late", {}),
+    ("mantri", {"record_truth": True}),
+    ("late", {"interference": 0.0}),
+]
+
+
+@pytest.mark.parametrize("policy, kw", CASES)
+def test_shedding_closed_attempts_changes_no_row(monkeypatch, policy, kw):
+    sim, jobs, tasks = _stream(policy, **kw)
+    monkeypatch.setattr(sim_bridge._engine, "shed_closed", lambda att: None)
+    sim0, jobs0, tasks0 = _stream(policy, **kw)
+    assert sim.events == sim0.events and len(tasks) > 200
+    assert tasks.equals(tasks0) and jobs.equals(jobs0)
+    assert (tasks["attempt"] > 0).any()  # copies were made, and killed
+    assert (tasks["outcome"] == "killed").any()
+
+
+@pytest.mark.parametrize("policy, kw", CASES)
+def test_closed_attempts_of_live_jobs_hold_only_what_is_read(policy, kw):
+    seen = {"closed": 0, "running": 0}
+
+    def check(sim, done_job):
+        for job in [*sim._active.values(), done_job]:
+            for task in job.tasks:
+                for a in task.attempts:
+                    if a.state == A_RUNNING:
+                        assert type(a._rec) is list
+                        seen["running"] += 1
+                        continue
+                    seen["closed"] += 1
+                    assert type(a._rec) is int and a._step_rate is None
+                    if a.state == A_FINISHED:
+                        assert a._dem is None and a._prog is None and a._end is a.end_time
+                assert (task.live is NO_LIVE) == task.done
+            n_closed = sum(a.state != A_RUNNING for t in job.tasks for a in t.attempts)
+            width = 4 + 4 * sim._tenancy + 4 * sim.record_truth
+            assert len(job._recs or ()) == width * n_closed
+
+    _stream(policy, check=check, **kw)
+    assert seen["closed"] > 100 and seen["running"] > 0
+
+
+def test_no_live_is_empty_and_refuses_writes():
+    assert len(NO_LIVE) == 0 and not NO_LIVE and list(NO_LIVE.values()) == []
+    for write in (
+        lambda: NO_LIVE.__setitem__(1, None),
+        lambda: NO_LIVE.update({1: None}),
+        lambda: NO_LIVE.setdefault(1, None),
+    ):
+        with pytest.raises(TypeError, match="done task"):
+            write()
+    assert len(NO_LIVE) == 0
+
+
+def test_a_job_bigger_than_the_buffer_is_one_row_group_built_in_slices(tmp_path):
+    # row_group_rows=16: most jobs here have more attempts; each job's row group is built
+    # 16 rows at a time and must equal the table built in one piece (row_group_rows=10**6)
+    w = _workload(12, seed=5)
+    kw = dict(nodes=4, slots=2, seed=1, progress=False, engine="python")
+    small, whole = tmp_path / "small.parquet", tmp_path / "whole.parquet"
+    r = sim_bridge.simulate(w, "late", trace_sink=small, row_group_rows=16, **kw)
+    r1 = sim_bridge.simulate(w, "late", trace_sink=whole, row_group_rows=10**6, **kw)
+    a, b = pd.read_parquet(small), pd.read_parquet(whole)
+    assert a.equals(b) and r.jobs.equals(r1.jobs)
+    assert r.summary["straggler_share"] == r1.summary["straggler_share"]
+    meta = pq.ParquetFile(small)
+    sizes = a.groupby("job_id", sort=False).size()
+    assert sizes.max() > 16 and meta.num_row_groups > 1
+    seen: set[str] = set()
+    for g in range(meta.num_row_groups):  # whole jobs in each row group
+        ids = set(meta.read_row_group(g, columns=["job_id"]).column(0).to_pylist())
+        assert not ids & seen
+        seen |= ids
+
+
+def test_a_streamed_run_is_deterministic_under_its_seed(tmp_path):
+    w = _workload(15, seed=9)
+    kw = dict(nodes=4, slots=2, seed=4, progress=False, engine="python", record_truth=True)
+    paths = [tmp_path / f"t{i}.parquet" for i in range(2)]
+    runs = [sim_bridge.simulate(w, "mantri", trace_sink=p, row_group_rows=32, **kw) for p in paths]
+    assert pd.read_parquet(paths[0]).equals(pd.read_parquet(paths[1]))
+    assert runs[0].jobs.equals(runs[1].jobs)
