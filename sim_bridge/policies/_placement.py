@@ -1,9 +1,9 @@
-"""Placement baselines: FIFO and fair sharing."""
+"""Placement baselines: FIFO and fair sharing, and the task queue every placement shares."""
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterator
+from heapq import heapify, heappop, heapreplace
 from typing import Any
 
 from sim_bridge.policies._registry import register_policy
@@ -16,14 +16,38 @@ ORDERS = ("fifo", "fair")
 
 
 class TaskQueue:
-    """Waiting tasks in FIFO order (job arrival) or in the Fair Scheduler's order.
+    """The waiting tasks of one placement pass with ``n_free`` free slots, in FIFO order (job
+    arrival) or in the Fair Scheduler's order.
 
     Fair: each next task comes from the job with the fewest running attempts, counting the
     tasks launched earlier in the same pass (Hadoop's Fair Scheduler hands each free slot to
     the job furthest below its share; equal shares here), ties by arrival. FIFO: the jobs in
-    arrival order, each one's tasks in turn. A placement calls :meth:`next` for a task, then
-    :meth:`launched` if it placed it, or :meth:`drop_job` to skip the rest of that job's
-    tasks in this pass (a refused task just moves on to the job's next one).
+    arrival order, each one's tasks in turn.
+
+    Iterate it for ``(job, task)`` pairs; after each, call :meth:`launched` if the task was
+    placed (a slot fewer) or :meth:`hold` if it was held back (neither: it is passed over).
+    Iteration ends when no slot or no task is left. A job that held back as many tasks as
+    there are free slots is left for the next pass (its other tasks would be held too).
+
+    Parameters
+    ----------
+    view : SimView
+        Only ``view.waiting_jobs()`` is read (jobs with ``uid``, ``running`` and ``pending``;
+        FIFO reads ``pending`` only).
+    order : {"fifo", "fair"}
+    n_free : int
+        Free slots in the pass.
+
+    Attributes
+    ----------
+    n_free : int
+        Free slots left (each :meth:`launched` takes one).
+
+    Notes
+    -----
+    The fair order is a heap of ``(running, uid)`` keys built once per pass (O(J) for J
+    waiting jobs, a handful in practice) whose top is re-keyed after each launch; the tasks of
+    a job are a live iterator over its pending tasks, so a task costs O(log J) at most.
 
     Examples
     --------
@@ -33,84 +57,68 @@ class TaskQueue:
     >>> class V:
     ...     def waiting_jobs(self):
     ...         return [J(0, 2, "ab"), J(1, 0, "xyz")]
-    >>> q = TaskQueue(V(), "fair")
+    >>> q = TaskQueue(V(), "fair", n_free=4)
     >>> out = []
-    >>> while (item := q.next()) is not None:
-    ...     out.append(item[1])
+    >>> for job, task in q:
+    ...     out.append(task)
     ...     q.launched()
-    >>> "".join(out)  # job 1 (nothing running) first, until it catches up with job 0
-    'xyazb'
+    >>> "".join(out), q.n_free  # job 1 (nothing running) first, until it catches up with job 0
+    ('xyaz', 0)
+    >>> q = TaskQueue(V(), "fifo", n_free=2)
+    >>> [task for job, task in q if q.hold() is None]  # each job holds at most 2 in the pass
+    ['a', 'b', 'x', 'y']
     """
 
-    __slots__ = ("_fair", "_heap", "_jobs", "_cur", "_held", "_last")
+    __slots__ = ("n_free", "_tasks", "_last")
 
-    def __init__(self, view, order: str = "fifo"):
+    def __init__(self, view, order: str = "fifo", n_free: int = 1):
         if order not in ORDERS:
             raise ValueError(f"parameter order must be one of {', '.join(ORDERS)}, got {order!r}")
-        self._fair = order == "fair"
-        self._held: dict[int, int] = {}  # per job (id): tasks held back in this pass
-        self._last = None
-        if self._fair:
-            self._heap = [
-                (len(job.running), job.uid, job, iter(job.pending.values()))
-                for job in view.waiting_jobs()
-            ]
-            heapq.heapify(self._heap)
-        else:
-            self._jobs = iter(view.waiting_jobs())
-            self._cur: tuple[Any, Iterator[Any]] | None = None
+        self.n_free = n_free
+        self._last = 0  # what became of the last task: 1 launched, -1 held, 0 neither
+        jobs = view.waiting_jobs()
+        self._tasks = self._fair(jobs) if order == "fair" else self._fifo(jobs)
 
-    def next(self):
-        """The next ``(job, task)``, or None when no task is left."""
-        if self._fair:
-            heap = self._heap
-            while heap:
-                _n, _uid, job, tasks = heap[0]
-                task = next(tasks, None)
-                if task is not None:
-                    return job, task
-                heapq.heappop(heap)
-            return None
-        while True:
-            cur = self._cur
-            if cur is not None:
-                task = next(cur[1], None)
-                if task is not None:
-                    return cur[0], task
-            job = next(self._jobs, None)
-            if job is None:
-                self._cur = None
-                return None
-            self._cur = (job, iter(job.pending.values()))
-
-    def next_runnable(self, n_free: int):
-        """:meth:`next`, skipping the jobs that already held back ``n_free`` tasks in this
-        pass (their other tasks would be held too: they wait for the next pass)."""
-        held = self._held
-        while True:
-            item = self.next()
-            if item is None or held.get(id(item[0]), 0) < n_free:
-                self._last = None if item is None else item[0]
-                return item
-            self.drop_job()
-
-    def hold(self) -> None:
-        """The last task :meth:`next_runnable` gave was held back (found no node)."""
-        key = id(self._last)
-        self._held[key] = self._held.get(key, 0) + 1
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        return self._tasks
 
     def launched(self) -> None:
-        """The last task :meth:`next` gave was launched (fair: its job's count goes up)."""
-        if self._fair:
-            n, uid, job, tasks = self._heap[0]
-            heapq.heapreplace(self._heap, (n + 1, uid, job, tasks))
+        """The last task was launched: a slot fewer (fair: its job's count goes up)."""
+        self._last = 1
+        self.n_free -= 1
 
-    def drop_job(self) -> None:
-        """Skip the rest of the last task's job in this pass."""
-        if self._fair:
-            heapq.heappop(self._heap)
-        else:
-            self._cur = None
+    def hold(self) -> None:
+        """The last task was held back (found no node): it waits for a later pass."""
+        self._last = -1
+
+    def _fifo(self, jobs) -> Iterator[tuple[Any, Any]]:
+        for job in jobs:
+            held = 0
+            for task in job.pending.values():
+                if held >= self.n_free:  # also: no slot left
+                    break
+                self._last = 0
+                yield job, task
+                held += self._last < 0
+            if not self.n_free:
+                return
+
+    def _fair(self, jobs) -> Iterator[tuple[Any, Any]]:
+        heap = [(len(job.running), job.uid, job, iter(job.pending.values())) for job in jobs]
+        heapify(heap)
+        held: dict[int, int] = {}  # job uid -> its tasks held in this pass
+        while heap and self.n_free:
+            n, uid, job, tasks = heap[0]
+            task = next(tasks, None)
+            if task is None or held.get(uid, 0) >= self.n_free:
+                heappop(heap)
+                continue
+            self._last = 0
+            yield job, task
+            if self._last > 0:
+                heapreplace(heap, (n + 1, uid, job, tasks))
+            elif self._last < 0:
+                held[uid] = held.get(uid, 0) + 1
 
 
 def iter_free_slots(free) -> Iterator[int]:
@@ -152,12 +160,10 @@ class FairPlacement(PlacementPolicy):
     name = "fair"
 
     def assign(self, view, free):
-        queue = TaskQueue(view, "fair")
+        slots = iter_free_slots(free)
+        queue = TaskQueue(view, "fair", sum(free.values()))
         out = []
-        for node in iter_free_slots(free):
-            item = queue.next()
-            if item is None:
-                break
-            out.append(Launch(item[1], node))
+        for _job, task in queue:
+            out.append(Launch(task, next(slots)))
             queue.launched()
         return out

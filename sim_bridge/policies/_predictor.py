@@ -521,9 +521,16 @@ class PredictorPlacement(PlacementPolicy):
         if callable(bind_view):
             bind_view(view)
 
-    def _sample(self, now: float) -> float:
-        """The counter sample in force at ``now`` (its readings are reused until the next)."""
-        return math.floor(now / self.refresh) if self.refresh > 0 else now
+    def _free_nodes(self, view, free) -> _FreeNodes:
+        """This pass's free nodes, scored through the run's :class:`~sim_bridge.trace.Scorer`
+        (bound on the first pass) at the counter sample in force now."""
+        if self._view is not view:
+            self._bind(view)
+        scorer = self._scorer
+        assert scorer is not None  # bound above
+        now = view.now
+        scorer.roll(math.floor(now / self.refresh) if self.refresh > 0 else now)
+        return (_Ranked if self._rank else _FirstFit)(scorer, view, free, self._thr)
 
     # ------------------------------------------------------------------ decisions
     def assign(self, view, free):
@@ -532,24 +539,14 @@ class PredictorPlacement(PlacementPolicy):
         order (threshold mode) or the lowest (rank mode). A task with no such node is held
         back, at most ``max_wait`` seconds after its first refusal; then it launches on the
         free node with the lowest probability."""
-        if self._view is not view:
-            self._bind(view)
         now = view.now
-        scorer = self._scorer
-        assert scorer is not None  # bound above
-        scorer.roll(self._sample(now))
-        nodes = (_Ranked if self._rank else _FirstFit)(scorer, view, free, self._thr)
-        acceptable = nodes.acceptable
-        queue = TaskQueue(view, self.order)
+        nodes = self._free_nodes(view, free)
+        queue = TaskQueue(view, self.order, nodes.n_free)
         out: list = []
         earliest = math.inf  # the first deadline of a held task
         held = forced = 0
-        while nodes.n_free:
-            item = queue.next_runnable(nodes.n_free)
-            if item is None:
-                break
-            job, task = item
-            node = acceptable(job.workload)
+        for job, task in queue:
+            node = nodes.acceptable(job.workload)
             if node is None:  # predicted to straggle on every free node
                 due = self._due(task, now)
                 if due > now:  # wait for a better node, but not past the deadline
@@ -563,12 +560,7 @@ class PredictorPlacement(PlacementPolicy):
             out.append(Launch(task, node))
             queue.launched()
             nodes.take(node)
-        st = self.stats_
-        st["launches"] += len(out)
-        st["refused"] += held
-        st["forced"] += forced
-        st["node_checks"] += nodes.checks
-        st["node_refusals"] += nodes.refusals
+        self._count(len(out), held, forced, nodes)
         self._finish(view, now, earliest, nodes.n_free, out)
         return out
 
@@ -581,6 +573,14 @@ class PredictorPlacement(PlacementPolicy):
         if due > now:
             self._deadline[task.uid] = (task, due)
         return due
+
+    def _count(self, launches: int, held: int, forced: int, nodes: _FreeNodes) -> None:
+        st = self.stats_
+        st["launches"] += launches
+        st["refused"] += held
+        st["forced"] += forced
+        st["node_checks"] += nodes.checks
+        st["node_refusals"] += nodes.refusals
 
     def _finish(self, view, now: float, earliest: float, n_free: int, out: list) -> None:
         """End of a pass: forget stale deadlines; ask to be woken at the earliest deadline
@@ -610,16 +610,20 @@ class PredictorPlacement(PlacementPolicy):
         return []
 
 
-class _FirstFit:
-    """The free nodes of one pass in threshold mode: the first acceptable one, in
-    least-recently-freed order, scored lazily (a node is read only when a task would go
-    there). A workload's full or refused nodes are skipped for the rest of the pass, yet a
-    refused node still counts as looked at (and refused) for every later task of the
-    workload while it has a free slot."""
+class _FreeNodes:
+    """The free slots of one placement pass, least recently freed node first, and the
+    (task, free node) pairs the pass looked at and refused.
+
+    Within a pass a node's score is fixed (the counter sample and the running counts are), so
+    a node a workload refused stays refused: it is not scored again, yet it counts again, as
+    looked at and refused, for every later task of the workload while it has a free slot.
+    Subclasses pick the node: :meth:`acceptable` (None: hold the task) and
+    :meth:`least_risky` (the forced launch at a deadline).
+    """
 
     __slots__ = (
-        "score", "scores", "running", "threshold", "slots", "nodes", "n_free", "checks",
-        "refusals", "_next", "_n_refused", "_refused_by",
+        "score", "scores", "running", "threshold", "slots", "nodes", "n_free", "n_alive",
+        "checks", "refusals", "_refusing", "_n_refused",
     )  # fmt: skip
 
     def __init__(self, scorer: Scorer, view, free, threshold: float):
@@ -627,34 +631,58 @@ class _FirstFit:
         self.scores = scorer.scores
         self.running = view.node_running
         self.threshold = threshold
-        self.slots = dict(free)
-        self.nodes = list(self.slots)
-        self.n_free = sum(self.slots.values())
+        self.slots = slots = dict(free)
+        self.nodes = [n for n in slots if slots[n]]  # least recently freed first
+        self.n_free = sum(slots.values())
+        self.n_alive = len(self.nodes)  # nodes with a free slot
         self.checks = self.refusals = 0
-        self._next: dict[str, int] = {}  # workload -> first node not yet full or refused
-        self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a slot
-        self._refused_by: dict[Any, list[str]] = {}  # node -> the workloads refusing it
+        self._refusing: dict[Any, list[str]] = {}  # node -> the workloads that refused it
+        self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a free slot
+
+    def _refuse(self, node, w: str) -> None:
+        self._refusing.setdefault(node, []).append(w)
+
+    def acceptable(self, w: str):  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    def least_risky(self, w: str):  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    def take(self, node) -> None:
+        """A task launches on ``node``: one slot fewer there."""
+        left = self.slots[node] - 1
+        self.slots[node] = left
+        self.n_free -= 1
+        if not left:
+            self.n_alive -= 1
+            for w in self._refusing.pop(node, ()):
+                self._n_refused[w] -= 1
+
+
+class _FirstFit(_FreeNodes):
+    """Threshold mode: the first acceptable free node in least-recently-freed order, scored
+    lazily (a node is scored only when a task would go there); a workload's scan resumes
+    where its last one stopped."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self, scorer: Scorer, view, free, threshold: float):
+        super().__init__(scorer, view, free, threshold)
+        self._next: dict[str, int] = {}  # workload -> first node not yet refused (or full)
 
     def acceptable(self, w: str):
         """The first free node at or below the threshold for workload ``w`` (None: none)."""
-        nodes = self.nodes
-        i = self._next.get(w, 0)
-        if i == len(nodes):  # every free node already refused (or full) for w in this pass
-            k = self._n_refused[w]
-            self.refusals += k
-            self.checks += k
-            return None
-        slots, score, running, thr = self.slots, self.score, self.running, self.threshold
-        k = self._n_refused.get(w, 0)
+        nodes, slots = self.nodes, self.slots
+        i, k = self._next.get(w, 0), self._n_refused.get(w, 0)
         node = None
         while i < len(nodes):
             n = nodes[i]
             if slots[n]:
-                if score(n, running(n), w) <= thr:
+                if self.score(n, self.running(n), w) <= self.threshold:
                     node = n
                     break
                 k += 1
-                self._refused_by.setdefault(n, []).append(w)
+                self._refuse(n, w)
             i += 1
         self._next[w] = i
         self._n_refused[w] = k
@@ -667,37 +695,17 @@ class _FirstFit:
         left = [n for n in self.nodes if self.slots[n]]
         return left[int(np.argmin(self.scores(left, list(map(self.running, left)), w)))]
 
-    def take(self, node) -> None:
-        self.slots[node] -= 1
-        self.n_free -= 1
-        if not self.slots[node]:
-            for w in self._refused_by.pop(node, ()):
-                self._n_refused[w] -= 1
 
+class _Ranked(_FreeNodes):
+    """Rank mode: a workload's free nodes are scored and sorted once per pass (ties: least
+    recently freed); every node with a free slot counts as looked at, for every task."""
 
-class _Ranked:
-    """The free nodes of one pass in rank mode: a workload's free nodes are scored and
-    sorted once per pass (ties: least recently freed); every node with a free slot counts as
-    looked at, for every task decided or held."""
-
-    __slots__ = (
-        "scores", "running", "threshold", "slots", "nodes", "n_alive", "n_free", "checks",
-        "refusals", "_ranked", "_best", "_n_above", "_above_for",
-    )  # fmt: skip
+    __slots__ = ("_ranked", "_best")
 
     def __init__(self, scorer: Scorer, view, free, threshold: float):
-        self.scores = scorer.scores
-        self.running = view.node_running
-        self.threshold = threshold
-        self.slots = dict(free)
-        self.nodes = [n for n in self.slots if self.slots[n]]
-        self.n_alive = len(self.nodes)  # nodes with a free slot
-        self.n_free = sum(self.slots.values())
-        self.checks = self.refusals = 0
-        self._ranked: dict[str, list[tuple[float, Any]]] = {}
+        super().__init__(scorer, view, free, threshold)
+        self._ranked: dict[str, list[tuple[float, Any]]] = {}  # workload -> (p, node), sorted
         self._best: dict[str, int] = {}  # workload -> index of its best node with a slot
-        self._n_above: dict[str, int] = {}  # workload -> free nodes above the threshold
-        self._above_for: dict[Any, list[str]] = {}  # node -> workloads it is above for
 
     def _order(self, w: str) -> list[tuple[float, Any]]:
         order = self._ranked.get(w)
@@ -709,8 +717,8 @@ class _Ranked:
             self._best[w] = 0
             above = [n for p, n in order if p > self.threshold]
             for n in above:
-                self._above_for.setdefault(n, []).append(w)
-            self._n_above[w] = len(above)
+                self._refuse(n, w)
+            self._n_refused[w] = len(above)
         return order
 
     def least_risky(self, w: str):
@@ -726,13 +734,5 @@ class _Ranked:
         """:meth:`least_risky` if it is at or below the threshold (else None)."""
         node = self.least_risky(w)
         self.checks += self.n_alive
-        self.refusals += self._n_above[w]
+        self.refusals += self._n_refused[w]
         return node if self._ranked[w][self._best[w]][0] <= self.threshold else None
-
-    def take(self, node) -> None:
-        self.slots[node] -= 1
-        self.n_free -= 1
-        if not self.slots[node]:
-            self.n_alive -= 1
-            for w in self._above_for.pop(node, ()):
-                self._n_above[w] -= 1

@@ -154,7 +154,6 @@ class RandomRefusalPlacement(PlacementPolicy):
         now = view.now
         slots = dict(free)
         alive = [n for n in slots if slots[n]]  # nodes with a free slot, LRF order
-        n_free = sum(slots.values())
         deadlines = self._deadline
         max_wait = self.max_wait
         draw = self._refusals
@@ -162,12 +161,8 @@ class RandomRefusalPlacement(PlacementPolicy):
         earliest = math.inf
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
-        queue = TaskQueue(view, self.order)
-        while n_free:
-            item = queue.next_runnable(n_free)
-            if item is None:
-                break
-            job, task = item
+        queue = TaskQueue(view, self.order, sum(slots.values()))
+        for _job, task in queue:
             m = len(alive)
             k = draw(m)
             n_refusals += k
@@ -194,7 +189,6 @@ class RandomRefusalPlacement(PlacementPolicy):
             queue.launched()
             st["launches"] += 1
             slots[node] -= 1
-            n_free -= 1
             if not slots[node]:
                 del alive[j]
         st["refused"] += n_refused
@@ -206,7 +200,7 @@ class RandomRefusalPlacement(PlacementPolicy):
                 for uid, (task, due) in deadlines.items()
                 if not task.done and not task.live
             }
-        if earliest < math.inf and n_free and not (now < self._wake_at <= earliest):
+        if earliest < math.inf and queue.n_free and not (now < self._wake_at <= earliest):
             self._wake_at = earliest
             out.append(Wake(earliest, _WAKE_TAG))
         return out
