@@ -618,12 +618,14 @@ class _FreeNodes:
     a node a workload refused stays refused: it is not scored again, yet it counts again, as
     looked at and refused, for every later task of the workload while it has a free slot.
     Subclasses pick the node: :meth:`acceptable` (None: hold the task) and
-    :meth:`least_risky` (the forced launch at a deadline).
+    :meth:`least_risky` (the forced launch at a deadline); ``_memo`` is theirs (per workload).
+    Most passes launch nothing: ``free`` (node -> free slots, each >= 1) is copied only at
+    the first :meth:`take`.
     """
 
     __slots__ = (
-        "score", "scores", "running", "threshold", "slots", "nodes", "n_free", "n_alive",
-        "checks", "refusals", "_refusing", "_n_refused",
+        "score", "scores", "running", "threshold", "free", "slots", "nodes", "n_free", "n_alive",
+        "checks", "refusals", "_refusing", "_n_refused", "_memo",
     )  # fmt: skip
 
     def __init__(self, scorer: Scorer, view, free, threshold: float):
@@ -631,13 +633,14 @@ class _FreeNodes:
         self.scores = scorer.scores
         self.running = view.node_running
         self.threshold = threshold
-        self.slots = slots = dict(free)
-        self.nodes = [n for n in slots if slots[n]]  # least recently freed first
-        self.n_free = sum(slots.values())
+        self.free = self.slots = free  # slots: a copy once a task takes one
+        self.nodes = list(free)  # least recently freed first
+        self.n_free = sum(free.values())
         self.n_alive = len(self.nodes)  # nodes with a free slot
         self.checks = self.refusals = 0
         self._refusing: dict[Any, list[str]] = {}  # node -> the workloads that refused it
         self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a free slot
+        self._memo: dict[str, Any] = {}
 
     def _refuse(self, node, w: str) -> None:
         self._refusing.setdefault(node, []).append(w)
@@ -650,6 +653,8 @@ class _FreeNodes:
 
     def take(self, node) -> None:
         """A task launches on ``node``: one slot fewer there."""
+        if self.slots is self.free:
+            self.slots = dict(self.free)
         left = self.slots[node] - 1
         self.slots[node] = left
         self.n_free -= 1
@@ -662,18 +667,20 @@ class _FreeNodes:
 class _FirstFit(_FreeNodes):
     """Threshold mode: the first acceptable free node in least-recently-freed order, scored
     lazily (a node is scored only when a task would go there); a workload's scan resumes
-    where its last one stopped."""
+    where its last one stopped (``_memo[w]``: its first node not yet refused or full)."""
 
-    __slots__ = ("_next",)
-
-    def __init__(self, scorer: Scorer, view, free, threshold: float):
-        super().__init__(scorer, view, free, threshold)
-        self._next: dict[str, int] = {}  # workload -> first node not yet refused (or full)
+    __slots__ = ()
 
     def acceptable(self, w: str):
         """The first free node at or below the threshold for workload ``w`` (None: none)."""
         nodes, slots = self.nodes, self.slots
-        i, k = self._next.get(w, 0), self._n_refused.get(w, 0)
+        i = self._memo.get(w, 0)
+        if i == len(nodes):  # every free node already refused (or full) for w in this pass
+            k = self._n_refused[w]
+            self.refusals += k
+            self.checks += k
+            return None
+        k = self._n_refused.get(w, 0)
         node = None
         while i < len(nodes):
             n = nodes[i]
@@ -684,7 +691,7 @@ class _FirstFit(_FreeNodes):
                 k += 1
                 self._refuse(n, w)
             i += 1
-        self._next[w] = i
+        self._memo[w] = i
         self._n_refused[w] = k
         self.refusals += k
         self.checks += k + (node is not None)
@@ -698,41 +705,40 @@ class _FirstFit(_FreeNodes):
 
 class _Ranked(_FreeNodes):
     """Rank mode: a workload's free nodes are scored and sorted once per pass (ties: least
-    recently freed); every node with a free slot counts as looked at, for every task."""
+    recently freed); every node with a free slot counts as looked at, for every task.
+    ``_memo[w]``: ``[ranked (p, node) pairs, index of the best one with a free slot]``."""
 
-    __slots__ = ("_ranked", "_best")
+    __slots__ = ()
 
-    def __init__(self, scorer: Scorer, view, free, threshold: float):
-        super().__init__(scorer, view, free, threshold)
-        self._ranked: dict[str, list[tuple[float, Any]]] = {}  # workload -> (p, node), sorted
-        self._best: dict[str, int] = {}  # workload -> index of its best node with a slot
-
-    def _order(self, w: str) -> list[tuple[float, Any]]:
-        order = self._ranked.get(w)
-        if order is None:
+    def _ranked(self, w: str) -> list:
+        memo = self._memo.get(w)
+        if memo is None:
             alive = [n for n in self.nodes if self.slots[n]]
             ps = self.scores(alive, list(map(self.running, alive)), w)
             pos = sorted(range(len(alive)), key=ps.__getitem__)  # stable: LRF order on ties
-            order = self._ranked[w] = [(ps[j], alive[j]) for j in pos]
-            self._best[w] = 0
-            above = [n for p, n in order if p > self.threshold]
+            memo = self._memo[w] = [[(ps[j], alive[j]) for j in pos], 0]
+            above = [n for p, n in memo[0] if p > self.threshold]
             for n in above:
                 self._refuse(n, w)
             self._n_refused[w] = len(above)
-        return order
+        return memo
+
+    def _best(self, w: str) -> tuple[float, Any]:
+        """The lowest (probability, node) for ``w`` among the nodes with a free slot."""
+        memo = self._ranked(w)
+        order, i = memo
+        while not self.slots[order[i][1]]:  # a node with a free slot was free when ranked
+            i += 1
+        memo[1] = i
+        return order[i]
 
     def least_risky(self, w: str):
         """The free node with the lowest probability for ``w``."""
-        order = self._order(w)
-        i = self._best[w]
-        while not self.slots[order[i][1]]:  # a node with a free slot was free when ranked
-            i += 1
-        self._best[w] = i
-        return order[i][1]
+        return self._best(w)[1]
 
     def acceptable(self, w: str):
         """:meth:`least_risky` if it is at or below the threshold (else None)."""
-        node = self.least_risky(w)
+        p, node = self._best(w)
         self.checks += self.n_alive
         self.refusals += self._n_refused[w]
-        return node if self._ranked[w][self._best[w]][0] <= self.threshold else None
+        return node if p <= self.threshold else None
