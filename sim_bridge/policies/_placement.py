@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from heapq import heapify, heappop, heapreplace
 from typing import Any
 
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy
 
-__all__ = ["ORDERS", "FairPlacement", "FIFOPlacement", "TaskQueue", "iter_free_slots"]
+__all__ = [
+    "ORDERS",
+    "FairPlacement",
+    "FIFOPlacement",
+    "HeldDeadlines",
+    "TaskQueue",
+    "iter_free_slots",
+]
 
 #: the orders in which a placement may take waiting tasks
 ORDERS = ("fifo", "fair")
@@ -25,7 +33,7 @@ class TaskQueue:
     arrival order, each one's tasks in turn.
 
     Iterate it for ``(job, task)`` pairs; after each, call :meth:`launched` if the task was
-    placed (a slot fewer) or :meth:`hold` if it was held back (neither: it is passed over).
+    placed (a slot fewer) or :meth:`hold` / :meth:`hold_while` if it was held back.
     Iteration ends when no slot or no task is left. A job that held back as many tasks as
     there are free slots is left for the next pass (its other tasks would be held too).
 
@@ -46,8 +54,9 @@ class TaskQueue:
     Notes
     -----
     The fair order is a heap of ``(running, uid)`` keys built once per pass (O(J) for J
-    waiting jobs, a handful in practice) whose top is re-keyed after each launch; the tasks of
-    a job are a live iterator over its pending tasks, so a task costs O(log J) at most.
+    waiting jobs, a handful in practice) whose top is re-keyed after each launch; a job's
+    tasks are a live iterator over its pending tasks, so a task costs O(log J) at most, and
+    :meth:`hold_while` holds a run of one job's tasks without a round trip per task.
 
     Examples
     --------
@@ -67,15 +76,23 @@ class TaskQueue:
     >>> q = TaskQueue(V(), "fifo", n_free=2)
     >>> [task for job, task in q if q.hold() is None]  # each job holds at most 2 in the pass
     ['a', 'b', 'x', 'y']
+    >>> q = TaskQueue(V(), "fifo", n_free=3)
+    >>> [(task, q.hold_while(lambda t: t != "z")) for job, task in q]  # z may not wait
+    [('a', 2), ('x', 2), ('z', 0)]
     """
 
-    __slots__ = ("n_free", "_tasks", "_last")
+    __slots__ = ("n_free", "_tasks", "_launched", "_held", "_job", "_task", "_iter", "_stash")
 
     def __init__(self, view, order: str = "fifo", n_free: int = 1):
         if order not in ORDERS:
             raise ValueError(f"parameter order must be one of {', '.join(ORDERS)}, got {order!r}")
         self.n_free = n_free
-        self._last = 0  # what became of the last task: 1 launched, -1 held, 0 neither
+        self._launched = False  # the last task was launched
+        self._held: dict[int, int] = {}  # job (id) -> its tasks held in this pass
+        self._job: Any = None  # the last task, its job and the job's task iterator
+        self._task: Any = None
+        self._iter: Iterator[Any] = iter(())
+        self._stash: Any = None  # a task hold_while drew that may not wait: it comes next
         jobs = view.waiting_jobs()
         self._tasks = self._fair(jobs) if order == "fair" else self._fifo(jobs)
 
@@ -84,41 +101,123 @@ class TaskQueue:
 
     def launched(self) -> None:
         """The last task was launched: a slot fewer (fair: its job's count goes up)."""
-        self._last = 1
+        self._launched = True
         self.n_free -= 1
 
     def hold(self) -> None:
         """The last task was held back (found no node): it waits for a later pass."""
-        self._last = -1
+        key = id(self._job)
+        self._held[key] = self._held.get(key, 0) + 1
+
+    def hold_while(self, may_wait: Callable[[Any], bool]) -> int:
+        """Hold the last task and its job's next ones while ``may_wait(task)`` (and the job's
+        hold cap lets): for a placement whose verdict is the same for a job's tasks until a
+        launch. Returns how many were held (0: the last task may not wait); the first task
+        that may not wait is the next one given."""
+        key = id(self._job)
+        cap = self.n_free - self._held.get(key, 0)
+        task, held = self._task, 0
+        while may_wait(task):
+            held += 1
+            if held == cap:
+                break
+            task = next(self._iter, None)
+            if task is None:
+                break
+        else:
+            if held:
+                self._stash = task
+        self._held[key] = self._held.get(key, 0) + held
+        return held
+
+    def _give(self, job, tasks) -> Iterator[tuple[Any, Any]]:
+        """The tasks of ``job`` (its iterator ``tasks``) while it is at the head of the queue:
+        until it runs out, holds ``n_free`` of them or a task launches (``_launched``)."""
+        held = self._held
+        key = id(job)
+        self._job, self._iter, self._launched = job, tasks, False
+        while True:
+            task, self._stash = self._stash, None
+            if task is None:
+                task = next(tasks, None)
+            if task is None or held.get(key, 0) >= self.n_free:
+                return
+            self._task, self._launched = task, False
+            yield job, task
+            if self._launched:
+                return
 
     def _fifo(self, jobs) -> Iterator[tuple[Any, Any]]:
         for job in jobs:
-            held = 0
-            for task in job.pending.values():
-                if held >= self.n_free:  # also: no slot left
+            tasks = iter(job.pending.values())
+            while self.n_free:
+                before = self.n_free
+                yield from self._give(job, tasks)
+                if self.n_free == before:  # ran out or held its cap
                     break
-                self._last = 0
-                yield job, task
-                held += self._last < 0
             if not self.n_free:
                 return
 
     def _fair(self, jobs) -> Iterator[tuple[Any, Any]]:
         heap = [(len(job.running), job.uid, job, iter(job.pending.values())) for job in jobs]
         heapify(heap)
-        held: dict[int, int] = {}  # job uid -> its tasks held in this pass
         while heap and self.n_free:
             n, uid, job, tasks = heap[0]
-            task = next(tasks, None)
-            if task is None or held.get(uid, 0) >= self.n_free:
-                heappop(heap)
-                continue
-            self._last = 0
-            yield job, task
-            if self._last > 0:
+            yield from self._give(job, tasks)
+            if self._launched:
                 heapreplace(heap, (n + 1, uid, job, tasks))
-            elif self._last < 0:
-                held[uid] = held.get(uid, 0) + 1
+            else:  # ran out or held its cap
+                heappop(heap)
+
+
+class HeldDeadlines(dict):
+    """When each held task launches at the latest: task uid -> ``(task, due)``, ``due`` being
+    ``max_wait`` seconds after the task was first held; and the earliest due of the tasks held
+    in the current pass (for the placement's :class:`~sim_bridge.policies.base.Wake`).
+
+    Examples
+    --------
+    >>> class T:
+    ...     uid = 7
+    >>> d = HeldDeadlines(max_wait=5.0)
+    >>> d.start(100.0)
+    >>> d.may_wait(T()), d[7][1], d.earliest  # first held at 100: may wait until 105
+    (True, 105.0, 105.0)
+    >>> d.start(105.0)
+    >>> d.may_wait(T())  # its deadline has come
+    False
+    """
+
+    __slots__ = ("max_wait", "now", "earliest")
+
+    def __init__(self, max_wait: float):
+        super().__init__()
+        self.max_wait = max_wait
+        self.now = self.earliest = math.inf
+
+    def start(self, now: float) -> None:
+        """A new placement pass at ``now``."""
+        self.now, self.earliest = now, math.inf
+
+    def may_wait(self, task) -> bool:
+        """Whether ``task``, found no node now, may be held (its deadline is set the first
+        time it is held; held: its deadline counts towards :attr:`earliest`)."""
+        hit = self.get(task.uid)
+        due = self.now + self.max_wait if hit is None else hit[1]
+        if not due > self.now:
+            return False
+        if hit is None:
+            self[task.uid] = (task, due)
+        if due < self.earliest:
+            self.earliest = due
+        return True
+
+    def prune(self, n_waiting: int) -> None:
+        """Forget, once they are many, the tasks no longer waiting (launched by a speculator)."""
+        if len(self) > 64 and len(self) > 4 * (n_waiting + 16):
+            keep = [(uid, hit) for uid, hit in self.items() if not hit[0].done and not hit[0].live]
+            self.clear()
+            self.update(keep)
 
 
 def iter_free_slots(free) -> Iterator[int]:

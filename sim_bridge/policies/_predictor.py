@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.policies._placement import ORDERS, TaskQueue
+from sim_bridge.policies._placement import ORDERS, HeldDeadlines, TaskQueue
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
 from sim_bridge.trace import (
@@ -457,7 +457,7 @@ class PredictorPlacement(PlacementPolicy):
         self._p = self._pred()
         self._thr = float(self._threshold())
         self._scorer: Scorer | None = None
-        self._deadline: dict[int, tuple[Any, float]] = {}  # task uid -> (task, launch by)
+        self._deadline = HeldDeadlines(self.max_wait)  # task uid -> (task, launch by)
         self._wake_at = math.inf
         self._rank = self.mode == "rank"
         #: counts of the last run: decisions, refusals, forced launches, predictor calls
@@ -539,40 +539,33 @@ class PredictorPlacement(PlacementPolicy):
         order (threshold mode) or the lowest (rank mode). A task with no such node is held
         back, at most ``max_wait`` seconds after its first refusal; then it launches on the
         free node with the lowest probability."""
-        now = view.now
         nodes = self._free_nodes(view, free)
         queue = TaskQueue(view, self.order, nodes.n_free)
+        deadlines = self._deadline
+        deadlines.start(view.now)
         out: list = []
-        earliest = math.inf  # the first deadline of a held task
         held = forced = 0
         for job, task in queue:
-            node = nodes.acceptable(job.workload)
+            w = job.workload
+            node = nodes.acceptable(w)
             if node is None:  # predicted to straggle on every free node
-                due = self._due(task, now)
-                if due > now:  # wait for a better node, but not past the deadline
-                    earliest = min(earliest, due)
-                    queue.hold()
-                    held += 1
+                # it waits, and so do its job's next tasks (the same nodes refuse them), each
+                # until its deadline
+                n = queue.hold_while(deadlines.may_wait)
+                if n:
+                    nodes.refuse_again(w, n - 1)
+                    held += n
                     continue
-                node = nodes.least_risky(job.workload)
+                node = nodes.least_risky(w)  # its deadline has come: launch anyway
                 forced += 1
-            self._deadline.pop(task.uid, None)
+            deadlines.pop(task.uid, None)
             out.append(Launch(task, node))
             queue.launched()
             nodes.take(node)
         self._count(len(out), held, forced, nodes)
-        self._finish(view, now, earliest, nodes.n_free, out)
+        deadlines.prune(view.waiting_count())
+        self._wake(view.now, deadlines.earliest, nodes.n_free, out)
         return out
-
-    def _due(self, task, now: float) -> float:
-        """When ``task`` launches at the latest: ``max_wait`` after its first refusal."""
-        hit = self._deadline.get(task.uid)
-        if hit is not None:
-            return hit[1]
-        due = now + self.max_wait
-        if due > now:
-            self._deadline[task.uid] = (task, due)
-        return due
 
     def _count(self, launches: int, held: int, forced: int, nodes: _FreeNodes) -> None:
         st = self.stats_
@@ -582,12 +575,9 @@ class PredictorPlacement(PlacementPolicy):
         st["node_checks"] += nodes.checks
         st["node_refusals"] += nodes.refusals
 
-    def _finish(self, view, now: float, earliest: float, n_free: int, out: list) -> None:
-        """End of a pass: forget stale deadlines; ask to be woken at the earliest deadline
-        (or the next counter sample, if sooner) while a task is held and slots are free."""
-        deadlines = self._deadline
-        if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
-            self._prune()
+    def _wake(self, now: float, earliest: float, n_free: int, out: list) -> None:
+        """Ask to be woken at the earliest deadline (or the next counter sample, if sooner)
+        while a task is held and slots are free."""
         if earliest < math.inf and n_free:
             at = earliest
             if self.refresh > 0:  # the counters (and maybe the decision) change then
@@ -595,14 +585,6 @@ class PredictorPlacement(PlacementPolicy):
             if not (now < self._wake_at <= at):
                 self._wake_at = at
                 out.append(Wake(at, _WAKE_TAG))
-
-    def _prune(self) -> None:
-        """Forget deadlines of tasks that are no longer waiting (launched by a speculator)."""
-        self._deadline = {
-            uid: (task, due)
-            for uid, (task, due) in self._deadline.items()
-            if not task.done and not task.live
-        }
 
     def on_wake(self, view, tag):
         if tag == _WAKE_TAG and view.now >= self._wake_at:
@@ -651,6 +633,9 @@ class _FreeNodes:
     def least_risky(self, w: str):  # pragma: no cover - each subclass has its own
         raise NotImplementedError
 
+    def refuse_again(self, w: str, times: int) -> None:  # pragma: no cover - as above
+        raise NotImplementedError
+
     def take(self, node) -> None:
         """A task launches on ``node``: one slot fewer there."""
         if self.slots is self.free:
@@ -697,6 +682,13 @@ class _FirstFit(_FreeNodes):
         self.checks += k + (node is not None)
         return node
 
+    def refuse_again(self, w: str, times: int) -> None:
+        """Count ``times`` more tasks of ``w`` refused on every free node, as
+        :meth:`acceptable` would (no launch in between)."""
+        k = self._n_refused[w] * times
+        self.refusals += k
+        self.checks += k
+
     def least_risky(self, w: str):
         """The free node with the lowest probability for ``w`` (ties: least recently freed)."""
         left = [n for n in self.nodes if self.slots[n]]
@@ -735,6 +727,12 @@ class _Ranked(_FreeNodes):
     def least_risky(self, w: str):
         """The free node with the lowest probability for ``w``."""
         return self._best(w)[1]
+
+    def refuse_again(self, w: str, times: int) -> None:
+        """Count ``times`` more tasks of ``w`` held, as :meth:`acceptable` would (no launch
+        in between)."""
+        self.checks += self.n_alive * times
+        self.refusals += self._n_refused[w] * times
 
     def acceptable(self, w: str):
         """:meth:`least_risky` if it is at or below the threshold (else None)."""
