@@ -119,6 +119,13 @@ def main() -> None:
     print(f"  {'part':34s} {'fair':>8s} {'informed':>9s}")
     for key, label in _PARTS:
         print(f"  {label:34s} {parts_base.get(key, 0.0):8.3f} {parts_pred.get(key, 0.0):9.3f}")
+    per_pass = {
+        k: p["logic"] / max(p["passes"], 1) * 1e6 for k, p in (("b", parts_base), ("p", parts_pred))
+    }
+    print(
+        f"one placement pass, its own logic          : {per_pass['p']:8.1f} us "
+        f"({int(parts_pred['passes'])} passes; fair: {per_pass['b']:.1f} us a pass)"
+    )
     reads = parts_pred.get("reads", 0.0)
     n_reads = max(st["reads"], 1)
     print(
@@ -157,7 +164,7 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
     from sim_bridge._engine import SimView
     from sim_bridge.policies import get_policy
 
-    acc = dict.fromkeys(("spec", "place", "reads", "score"), 0.0)
+    acc = dict.fromkeys(("spec", "place", "reads", "score", "passes"), 0.0)
     targets = [
         (type(get_policy(speculation)), "on_tick", "spec"),
         (sim_bridge.policies.FairPlacement, "assign", "place"),
@@ -172,6 +179,8 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
 
     def wrap(fn, key):
         def timed(*a, **k):
+            if key == "place":
+                acc["passes"] += 1
             t0 = time.perf_counter()
             try:
                 return fn(*a, **k)
