@@ -91,10 +91,9 @@ class TaskQueue:
         self._held: dict[int, int] = {}  # job (id) -> its tasks held in this pass
         self._job: Any = None  # the last task, its job and the job's task iterator
         self._task: Any = None
-        self._iter: Iterator[Any] = iter(())
+        self._iter: Any = None
         self._stash: Any = None  # a task hold_while drew that may not wait: it comes next
-        jobs = view.waiting_jobs()
-        self._tasks = self._fair(jobs) if order == "fair" else self._fifo(jobs)
+        self._tasks = self._order(view.waiting_jobs(), order == "fair")
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         return self._tasks
@@ -130,44 +129,28 @@ class TaskQueue:
         self._held[key] = self._held.get(key, 0) + held
         return held
 
-    def _give(self, job, tasks) -> Iterator[tuple[Any, Any]]:
-        """The tasks of ``job`` (its iterator ``tasks``) while it is at the head of the queue:
-        until it runs out, holds ``n_free`` of them or a task launches (``_launched``)."""
+    def _order(self, jobs, fair: bool) -> Iterator[tuple[Any, Any]]:
+        """The head job's next task, the head being the job with the fewest running-plus-
+        launched attempts (fair; ties by arrival) or the first job (FIFO) that has a task left
+        and fewer than ``n_free`` held."""
+        if fair:
+            heap = [(len(job.running), job.uid, job, iter(job.pending.values())) for job in jobs]
+            heapify(heap)
+        else:  # arrival order: sorted, hence a heap; a launch does not move the head
+            heap = [(0, k, job, iter(job.pending.values())) for k, job in enumerate(jobs)]
         held = self._held
-        key = id(job)
-        self._job, self._iter, self._launched = job, tasks, False
-        while True:
+        while heap and self.n_free:
+            n, key, job, tasks = heap[0]
             task, self._stash = self._stash, None
             if task is None:
                 task = next(tasks, None)
-            if task is None or held.get(key, 0) >= self.n_free:
-                return
-            self._task, self._launched = task, False
-            yield job, task
-            if self._launched:
-                return
-
-    def _fifo(self, jobs) -> Iterator[tuple[Any, Any]]:
-        for job in jobs:
-            tasks = iter(job.pending.values())
-            while self.n_free:
-                before = self.n_free
-                yield from self._give(job, tasks)
-                if self.n_free == before:  # ran out or held its cap
-                    break
-            if not self.n_free:
-                return
-
-    def _fair(self, jobs) -> Iterator[tuple[Any, Any]]:
-        heap = [(len(job.running), job.uid, job, iter(job.pending.values())) for job in jobs]
-        heapify(heap)
-        while heap and self.n_free:
-            n, uid, job, tasks = heap[0]
-            yield from self._give(job, tasks)
-            if self._launched:
-                heapreplace(heap, (n + 1, uid, job, tasks))
-            else:  # ran out or held its cap
+            if task is None or held.get(id(job), 0) >= self.n_free:  # ran out or held its cap
                 heappop(heap)
+                continue
+            self._job, self._task, self._iter, self._launched = job, task, tasks, False
+            yield job, task
+            if self._launched and fair:
+                heapreplace(heap, (n + 1, key, job, tasks))
 
 
 class HeldDeadlines(dict):

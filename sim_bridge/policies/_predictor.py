@@ -378,7 +378,9 @@ class PredictorPlacement(PlacementPolicy):
     free nodes are tried in least-recently-freed order and scored lazily: a node's counters
     are read only when a task would go there, and a node found full or refused is skipped for
     the rest of the pass for that workload. In rank mode a workload's free nodes are all
-    scored (from the same per-sample cache) and sorted once per pass. Several slots of one
+    scored (from the same per-sample cache) and sorted once per pass. A task refused on every
+    free node holds its job's next tasks with it in one step (the same nodes refuse them: no
+    launch came in between), each until its own deadline. Several slots of one
     node can be filled in one pass on the same reading (as a scheduler assigns several slots
     of one heartbeat). A predictor with a ``bind_view(view)`` method (the oracle) gets the
     simulator's read-only view once per run.
