@@ -165,9 +165,9 @@ def test_deadlines_prune_only_tasks_no_longer_waiting():
         assert d.may_wait(t)
     for t in tasks[::2]:
         t.live = (1,)  # launched meanwhile (e.g. by a speculator)
-    d.prune(n_waiting=1000)  # few stale entries compared with the waiting tasks: kept
+    d.prune(lambda: 1000)  # few stale entries compared with the waiting tasks: kept
     assert len(d) == 100
-    d.prune(n_waiting=5)  # 100 > 4 * (5 + 16): pruned
+    d.prune(lambda: 5)  # 100 > 4 * (5 + 16): pruned
     assert list(d) == [t.uid for t in tasks[1::2]]
 
 
@@ -239,7 +239,7 @@ class _PerTask(PredictorPlacement):
             queue.launched()
             nodes.take(node)
         self._count(len(out), held, forced, nodes)
-        deadlines.prune(view.waiting_count())
+        deadlines.prune(view.waiting_count)
         self._wake(view.now, deadlines.earliest, nodes.n_free, out)
         return out
 

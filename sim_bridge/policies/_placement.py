@@ -147,7 +147,10 @@ class TaskQueue:
             if task is None or held.get(id(job), 0) >= self.n_free:  # ran out or held its cap
                 heappop(heap)
                 continue
-            self._job, self._task, self._iter, self._launched = job, task, tasks, False
+            self._job = job
+            self._task = task
+            self._iter = tasks
+            self._launched = False
             yield job, task
             if self._launched and fair:
                 heapreplace(heap, (n + 1, key, job, tasks))
@@ -195,9 +198,10 @@ class HeldDeadlines(dict):
             self.earliest = due
         return True
 
-    def prune(self, n_waiting: int) -> None:
-        """Forget, once they are many, the tasks no longer waiting (launched by a speculator)."""
-        if len(self) > 64 and len(self) > 4 * (n_waiting + 16):
+    def prune(self, waiting_count: Callable[[], int]) -> None:
+        """Forget the tasks no longer waiting (launched by a speculator) once they may be
+        many: more than 64 and 4 x (``waiting_count()`` + 16) held tasks."""
+        if len(self) > 64 and len(self) > 4 * (waiting_count() + 16):
             keep = [(uid, hit) for uid, hit in self.items() if not hit[0].done and not hit[0].live]
             self.clear()
             self.update(keep)

@@ -565,7 +565,7 @@ class PredictorPlacement(PlacementPolicy):
             queue.launched()
             nodes.take(node)
         self._count(len(out), held, forced, nodes)
-        deadlines.prune(view.waiting_count())
+        deadlines.prune(view.waiting_count)
         self._wake(view.now, deadlines.earliest, nodes.n_free, out)
         return out
 

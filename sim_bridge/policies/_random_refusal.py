@@ -187,7 +187,7 @@ class RandomRefusalPlacement(PlacementPolicy):
         st["refused"] += n_refused
         st["node_checks"] += n_checks
         st["node_refusals"] += n_refusals
-        deadlines.prune(view.waiting_count())
+        deadlines.prune(view.waiting_count)
         earliest = deadlines.earliest
         if earliest < math.inf and queue.n_free and not (now < self._wake_at <= earliest):
             self._wake_at = earliest
