@@ -81,7 +81,7 @@ class TaskQueue:
     [('a', 2), ('x', 2), ('z', 0)]
     """
 
-    __slots__ = ("n_free", "_tasks", "_launched", "_held", "_job", "_task", "_iter", "_stash")
+    __slots__ = ("n_free", "_tasks", "_launched", "_held", "_head", "_task", "_stash")
 
     def __init__(self, view, order: str = "fifo", n_free: int = 1):
         if order not in ORDERS:
@@ -89,9 +89,8 @@ class TaskQueue:
         self.n_free = n_free
         self._launched = False  # the last task was launched
         self._held: dict[int, int] = {}  # job (id) -> its tasks held in this pass
-        self._job: Any = None  # the last task, its job and the job's task iterator
-        self._task: Any = None
-        self._iter: Any = None
+        self._head: Any = None  # the last task's heap entry (key, key, job, task iterator)
+        self._task: Any = None  # the last task
         self._stash: Any = None  # a task hold_while drew that may not wait: it comes next
         self._tasks = self._order(view.waiting_jobs(), order == "fair")
 
@@ -105,7 +104,7 @@ class TaskQueue:
 
     def hold(self) -> None:
         """The last task was held back (found no node): it waits for a later pass."""
-        key = id(self._job)
+        key = id(self._head[2])
         self._held[key] = self._held.get(key, 0) + 1
 
     def hold_while(self, may_wait: Callable[[Any], bool]) -> int:
@@ -113,14 +112,14 @@ class TaskQueue:
         hold cap lets): for a placement whose verdict is the same for a job's tasks until a
         launch. Returns how many were held (0: the last task may not wait); the first task
         that may not wait is the next one given."""
-        key = id(self._job)
+        key = id(self._head[2])
         cap = self.n_free - self._held.get(key, 0)
         task, held = self._task, 0
         while may_wait(task):
             held += 1
             if held == cap:
                 break
-            task = next(self._iter, None)
+            task = next(self._head[3], None)
             if task is None:
                 break
         else:
@@ -140,19 +139,19 @@ class TaskQueue:
             heap = [(0, k, job, iter(job.pending.values())) for k, job in enumerate(jobs)]
         held = self._held
         while heap and self.n_free:
-            n, key, job, tasks = heap[0]
-            task, self._stash = self._stash, None
+            head = heap[0]
+            task = self._stash
             if task is None:
-                task = next(tasks, None)
-            if task is None or held.get(id(job), 0) >= self.n_free:  # ran out or held its cap
-                heappop(heap)
+                task = next(head[3], None)
+            else:
+                self._stash = None
+            if task is None or (held and held.get(id(head[2]), 0) >= self.n_free):
+                heappop(heap)  # ran out or held its cap
                 continue
-            self._job = job
-            self._task = task
-            self._iter = tasks
-            self._launched = False
-            yield job, task
+            self._head, self._task, self._launched = head, task, False
+            yield head[2], task
             if self._launched and fair:
+                n, key, job, tasks = head
                 heapreplace(heap, (n + 1, key, job, tasks))
 
 
