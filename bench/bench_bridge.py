@@ -34,7 +34,7 @@ of the 47,655 tasks the passes looked at were such repeats) and the free map cop
 at a pass's first launch. Whole ``assign`` (counter reads and scoring included), informed
 run: threshold 0.298 -> 0.309 s, rank 0.427 -> 0.414 s, fair placement 0.041 -> 0.044 s:
 unchanged within the noise, and so is the ratio. On a stub view (3 jobs, 4 free slots,
-``process_time``, best of 7 x 10,000 passes) a pass that holds all 13 tasks costs 13.3 ->
+``process_time``, best of 7 x 10,000 passes) a pass that holds all 11 tasks costs 13.3 ->
 9.4 us (threshold) and 22.6 -> 15.4 us (rank); a pass that launches 4 costs 9.0 -> 9.2 us
 and 15.1 -> 14.5 us. In the bench's mix (0.7 launches and 3.2 holds a pass, 80% of the
 passes with fewer than 5 waiting jobs) the per-pass fixed costs dominate (building the
