@@ -32,15 +32,17 @@ decisions, bit for bit (27 configurations: tables and ``stats_`` equal), with a 
 tasks held in one step (``TaskQueue.hold_while``) instead of one round trip per task (22,211
 of the 47,655 tasks the passes looked at were such repeats) and the free map copied only
 at a pass's first launch. Whole ``assign`` (counter reads and scoring included), informed
-run: threshold 0.298 -> 0.309 s, rank 0.427 -> 0.414 s, fair placement 0.041 -> 0.044 s:
-unchanged within the noise, and so is the ratio. On a stub view (3 jobs, 4 free slots,
-``process_time``, best of 7 x 10,000 passes) a pass that holds all 11 tasks costs 13.3 ->
-9.4 us (threshold) and 22.6 -> 15.4 us (rank); a pass that launches 4 costs 9.0 -> 9.2 us
-and 15.1 -> 14.5 us. In the bench's mix (0.7 launches and 3.2 holds a pass, 80% of the
-passes with fewer than 5 waiting jobs) the per-pass fixed costs dominate (building the
-pass's node and queue state, ~10 us of Python): the heap of waiting jobs is a handful of
-entries, so keeping it across passes would save little, and would need the engine to say
-which jobs' running counts changed. The ratio is the speculation scans' (see above).
+run, two sets at different loads: threshold 0.298 -> 0.309 s and 0.479 -> 0.504 s, rank
+0.427 -> 0.414 s and 0.565 -> 0.583 s; fair placement 0.041 -> 0.044 s: the same within the
+noise, at worst ~4% slower in threshold mode (~1% of the run); the ratio is unchanged. On a
+stub view (3 jobs, 4 free slots, ``process_time``, best of 7 x 10,000 passes) a pass that
+holds all 11 tasks costs 13.3 -> 9.4 us (threshold) and 22.6 -> 15.4 us (rank); a pass that
+launches 4 costs 9.0 -> 9.2 us and 15.1 -> 14.5 us. In the bench's mix (0.7 launches and
+3.2 holds a pass, 80% of the passes with fewer than 5 waiting jobs) the per-pass fixed costs
+dominate (building the pass's node and queue state, ~10 us of Python): the heap of waiting
+jobs is a handful of entries, so keeping it across passes would save little, and would need
+the engine to say which jobs' running counts changed. The ratio is the speculation scans'
+(see above).
 
 Run: ``.venv/bin/python bench/bench_bridge.py [--nodes 50] [--hours 1] [--repeat 3]``
 """
