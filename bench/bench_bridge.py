@@ -24,6 +24,26 @@ reads 0.06, scoring 0.04, its own logic 0.19 over 12,165 passes and 38,734 task 
 scans as cheap as in the fair run it would be ~1.75x. Wall-clock figures of this script
 swing by 2x on a loaded machine: compare the parts, or repeat.
 
+After the placement rework (issue 14, 2026-11-24, the 2 cores loaded by other jobs at a load
+average of 9-13: this script's wall-clock figures were 3-10x the ones above and its ratio
+swung from 2.9x to 4.3x between identical runs, so the comparison below is in CPU time, the
+start commit's tree against this one, runs interleaved, best of 3). The pass is the same
+decisions, bit for bit (27 configurations: tables and ``stats_`` equal), with a blocked job's
+tasks held in one step (``TaskQueue.hold_while``) instead of one round trip per task (22,211
+of the 47,655 tasks the passes looked at were such repeats) and the free map copied only
+at a pass's first launch. Whole ``assign`` (counter reads and scoring included), informed
+run, two sets at different loads: threshold 0.298 -> 0.309 s and 0.479 -> 0.504 s, rank
+0.427 -> 0.414 s and 0.565 -> 0.583 s; fair placement 0.041 -> 0.044 s: the same within the
+noise, at worst ~4% slower in threshold mode (~1% of the run); the ratio is unchanged. On a
+stub view (3 jobs, 4 free slots, ``process_time``, best of 7 x 10,000 passes) a pass that
+holds all 11 tasks costs 13.3 -> 9.4 us (threshold) and 22.6 -> 15.4 us (rank); a pass that
+launches 4 costs 9.0 -> 9.2 us and 15.1 -> 14.5 us. In the bench's mix (0.7 launches and
+3.2 holds a pass, 80% of the passes with fewer than 5 waiting jobs) the per-pass fixed costs
+dominate (building the pass's node and queue state, ~10 us of Python): the heap of waiting
+jobs is a handful of entries, so keeping it across passes would save little, and would need
+the engine to say which jobs' running counts changed. The ratio is the speculation scans'
+(see above).
+
 Run: ``.venv/bin/python bench/bench_bridge.py [--nodes 50] [--hours 1] [--repeat 3]``
 """
 
@@ -119,6 +139,13 @@ def main() -> None:
     print(f"  {'part':34s} {'fair':>8s} {'informed':>9s}")
     for key, label in _PARTS:
         print(f"  {label:34s} {parts_base.get(key, 0.0):8.3f} {parts_pred.get(key, 0.0):9.3f}")
+    per_pass = {
+        k: p["logic"] / max(p["passes"], 1) * 1e6 for k, p in (("b", parts_base), ("p", parts_pred))
+    }
+    print(
+        f"one placement pass, its own logic          : {per_pass['p']:8.1f} us "
+        f"({int(parts_pred['passes'])} passes; fair: {per_pass['b']:.1f} us a pass)"
+    )
     reads = parts_pred.get("reads", 0.0)
     n_reads = max(st["reads"], 1)
     print(
@@ -157,7 +184,7 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
     from sim_bridge._engine import SimView
     from sim_bridge.policies import get_policy
 
-    acc = dict.fromkeys(("spec", "place", "reads", "score"), 0.0)
+    acc = dict.fromkeys(("spec", "place", "reads", "score", "passes"), 0.0)
     targets = [
         (type(get_policy(speculation)), "on_tick", "spec"),
         (sim_bridge.policies.FairPlacement, "assign", "place"),
@@ -172,6 +199,8 @@ def _parts(run, speculation: str, pred) -> dict[str, float]:
 
     def wrap(fn, key):
         def timed(*a, **k):
+            if key == "place":
+                acc["passes"] += 1
             t0 = time.perf_counter()
             try:
                 return fn(*a, **k)

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.policies._placement import ORDERS, TaskQueue
+from sim_bridge.policies._placement import ORDERS, HeldDeadlines, TaskQueue
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_positive
 from sim_bridge.trace import (
@@ -378,7 +378,9 @@ class PredictorPlacement(PlacementPolicy):
     free nodes are tried in least-recently-freed order and scored lazily: a node's counters
     are read only when a task would go there, and a node found full or refused is skipped for
     the rest of the pass for that workload. In rank mode a workload's free nodes are all
-    scored (from the same per-sample cache) and sorted once per pass. Several slots of one
+    scored (from the same per-sample cache) and sorted once per pass. A task refused on every
+    free node holds its job's next tasks with it in one step (the same nodes refuse them: no
+    launch came in between), each until its own deadline. Several slots of one
     node can be filled in one pass on the same reading (as a scheduler assigns several slots
     of one heartbeat). A predictor with a ``bind_view(view)`` method (the oracle) gets the
     simulator's read-only view once per run.
@@ -457,7 +459,7 @@ class PredictorPlacement(PlacementPolicy):
         self._p = self._pred()
         self._thr = float(self._threshold())
         self._scorer: Scorer | None = None
-        self._deadline: dict[int, tuple[Any, float]] = {}  # task uid -> (task, launch by)
+        self._deadline = HeldDeadlines(self.max_wait)  # task uid -> (task, launch by)
         self._wake_at = math.inf
         self._rank = self.mode == "rank"
         #: counts of the last run: decisions, refusals, forced launches, predictor calls
@@ -521,9 +523,16 @@ class PredictorPlacement(PlacementPolicy):
         if callable(bind_view):
             bind_view(view)
 
-    def _sample(self, now: float) -> float:
-        """The counter sample in force at ``now`` (its readings are reused until the next)."""
-        return math.floor(now / self.refresh) if self.refresh > 0 else now
+    def _free_nodes(self, view, free) -> _FreeNodes:
+        """This pass's free nodes, scored through the run's :class:`~sim_bridge.trace.Scorer`
+        (bound on the first pass) at the counter sample in force now."""
+        if self._view is not view:
+            self._bind(view)
+        scorer = self._scorer
+        assert scorer is not None  # bound above
+        now = view.now
+        scorer.roll(math.floor(now / self.refresh) if self.refresh > 0 else now)
+        return (_Ranked if self._rank else _FirstFit)(scorer, view, free, self._thr)
 
     # ------------------------------------------------------------------ decisions
     def assign(self, view, free):
@@ -532,62 +541,45 @@ class PredictorPlacement(PlacementPolicy):
         order (threshold mode) or the lowest (rank mode). A task with no such node is held
         back, at most ``max_wait`` seconds after its first refusal; then it launches on the
         free node with the lowest probability."""
-        if self._view is not view:
-            self._bind(view)
-        now = view.now
-        scorer = self._scorer
-        assert scorer is not None  # bound above
-        scorer.roll(self._sample(now))
-        nodes = (_Ranked if self._rank else _FirstFit)(scorer, view, free, self._thr)
-        acceptable = nodes.acceptable
-        queue = TaskQueue(view, self.order)
+        nodes = self._free_nodes(view, free)
+        queue = TaskQueue(view, self.order, nodes.n_free)
+        deadlines = self._deadline
+        deadlines.start(view.now)
         out: list = []
-        earliest = math.inf  # the first deadline of a held task
         held = forced = 0
-        while nodes.n_free:
-            item = queue.next_runnable(nodes.n_free)
-            if item is None:
-                break
-            job, task = item
-            node = acceptable(job.workload)
+        for job, task in queue:
+            w = job.workload
+            node = nodes.acceptable(w)
             if node is None:  # predicted to straggle on every free node
-                due = self._due(task, now)
-                if due > now:  # wait for a better node, but not past the deadline
-                    earliest = min(earliest, due)
-                    queue.hold()
-                    held += 1
+                # it waits, and so do its job's next tasks (the same nodes refuse them), each
+                # until its deadline
+                n = queue.hold_while(deadlines.may_wait)
+                if n:
+                    nodes.refuse_again(w, n - 1)
+                    held += n
                     continue
-                node = nodes.least_risky(job.workload)
+                node = nodes.least_risky(w)  # its deadline has come: launch anyway
                 forced += 1
-            self._deadline.pop(task.uid, None)
+            deadlines.pop(task.uid, None)
             out.append(Launch(task, node))
             queue.launched()
             nodes.take(node)
+        self._count(len(out), held, forced, nodes)
+        deadlines.prune(view.waiting_count)
+        self._wake(view.now, deadlines.earliest, nodes.n_free, out)
+        return out
+
+    def _count(self, launches: int, held: int, forced: int, nodes: _FreeNodes) -> None:
         st = self.stats_
-        st["launches"] += len(out)
+        st["launches"] += launches
         st["refused"] += held
         st["forced"] += forced
         st["node_checks"] += nodes.checks
         st["node_refusals"] += nodes.refusals
-        self._finish(view, now, earliest, nodes.n_free, out)
-        return out
 
-    def _due(self, task, now: float) -> float:
-        """When ``task`` launches at the latest: ``max_wait`` after its first refusal."""
-        hit = self._deadline.get(task.uid)
-        if hit is not None:
-            return hit[1]
-        due = now + self.max_wait
-        if due > now:
-            self._deadline[task.uid] = (task, due)
-        return due
-
-    def _finish(self, view, now: float, earliest: float, n_free: int, out: list) -> None:
-        """End of a pass: forget stale deadlines; ask to be woken at the earliest deadline
-        (or the next counter sample, if sooner) while a task is held and slots are free."""
-        deadlines = self._deadline
-        if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
-            self._prune()
+    def _wake(self, now: float, earliest: float, n_free: int, out: list) -> None:
+        """Ask to be woken at the earliest deadline (or the next counter sample, if sooner)
+        while a task is held and slots are free."""
         if earliest < math.inf and n_free:
             at = earliest
             if self.refresh > 0:  # the counters (and maybe the decision) change then
@@ -596,30 +588,28 @@ class PredictorPlacement(PlacementPolicy):
                 self._wake_at = at
                 out.append(Wake(at, _WAKE_TAG))
 
-    def _prune(self) -> None:
-        """Forget deadlines of tasks that are no longer waiting (launched by a speculator)."""
-        self._deadline = {
-            uid: (task, due)
-            for uid, (task, due) in self._deadline.items()
-            if not task.done and not task.live
-        }
-
     def on_wake(self, view, tag):
         if tag == _WAKE_TAG and view.now >= self._wake_at:
             self._wake_at = math.inf
         return []
 
 
-class _FirstFit:
-    """The free nodes of one pass in threshold mode: the first acceptable one, in
-    least-recently-freed order, scored lazily (a node is read only when a task would go
-    there). A workload's full or refused nodes are skipped for the rest of the pass, yet a
-    refused node still counts as looked at (and refused) for every later task of the
-    workload while it has a free slot."""
+class _FreeNodes:
+    """The free slots of one placement pass, least recently freed node first, and the
+    (task, free node) pairs the pass looked at and refused.
+
+    Within a pass a node's score is fixed (the counter sample and the running counts are), so
+    a node a workload refused stays refused: it is not scored again, yet it counts again, as
+    looked at and refused, for every later task of the workload while it has a free slot.
+    Subclasses pick the node: :meth:`acceptable` (None: hold the task) and
+    :meth:`least_risky` (the forced launch at a deadline); ``_memo`` is theirs (per workload).
+    Most passes launch nothing: ``free`` (node -> free slots, each >= 1) is copied only at
+    the first :meth:`take`.
+    """
 
     __slots__ = (
-        "score", "scores", "running", "threshold", "slots", "nodes", "n_free", "checks",
-        "refusals", "_next", "_n_refused", "_refused_by",
+        "score", "scores", "running", "threshold", "free", "slots", "nodes", "n_free", "n_alive",
+        "checks", "refusals", "_refusing", "_n_refused", "_memo",
     )  # fmt: skip
 
     def __init__(self, scorer: Scorer, view, free, threshold: float):
@@ -627,112 +617,128 @@ class _FirstFit:
         self.scores = scorer.scores
         self.running = view.node_running
         self.threshold = threshold
-        self.slots = dict(free)
-        self.nodes = list(self.slots)
-        self.n_free = sum(self.slots.values())
+        self.free = self.slots = free  # slots: a copy once a task takes one
+        self.nodes = list(free)  # least recently freed first
+        self.n_free = sum(free.values())
+        self.n_alive = len(self.nodes)  # nodes with a free slot
         self.checks = self.refusals = 0
-        self._next: dict[str, int] = {}  # workload -> first node not yet full or refused
-        self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a slot
-        self._refused_by: dict[Any, list[str]] = {}  # node -> the workloads refusing it
+        self._refusing: dict[Any, list[str]] = {}  # node -> the workloads that refused it
+        self._n_refused: dict[str, int] = {}  # workload -> its refused nodes with a free slot
+        self._memo: dict[str, Any] = {}
+
+    def _refuse(self, node, w: str) -> None:
+        self._refusing.setdefault(node, []).append(w)
+
+    def acceptable(self, w: str):  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    def least_risky(self, w: str):  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    def refuse_again(self, w: str, times: int) -> None:  # pragma: no cover - as above
+        raise NotImplementedError
+
+    def take(self, node) -> None:
+        """A task launches on ``node``: one slot fewer there."""
+        if self.slots is self.free:
+            self.slots = dict(self.free)
+        left = self.slots[node] - 1
+        self.slots[node] = left
+        self.n_free -= 1
+        if not left:
+            self.n_alive -= 1
+            for w in self._refusing.pop(node, ()):
+                self._n_refused[w] -= 1
+
+
+class _FirstFit(_FreeNodes):
+    """Threshold mode: the first acceptable free node in least-recently-freed order, scored
+    lazily (a node is scored only when a task would go there); a workload's scan resumes
+    where its last one stopped (``_memo[w]``: its first node not yet refused or full)."""
+
+    __slots__ = ()
 
     def acceptable(self, w: str):
         """The first free node at or below the threshold for workload ``w`` (None: none)."""
-        nodes = self.nodes
-        i = self._next.get(w, 0)
+        nodes, slots = self.nodes, self.slots
+        i = self._memo.get(w, 0)
         if i == len(nodes):  # every free node already refused (or full) for w in this pass
             k = self._n_refused[w]
             self.refusals += k
             self.checks += k
             return None
-        slots, score, running, thr = self.slots, self.score, self.running, self.threshold
         k = self._n_refused.get(w, 0)
         node = None
         while i < len(nodes):
             n = nodes[i]
             if slots[n]:
-                if score(n, running(n), w) <= thr:
+                if self.score(n, self.running(n), w) <= self.threshold:
                     node = n
                     break
                 k += 1
-                self._refused_by.setdefault(n, []).append(w)
+                self._refuse(n, w)
             i += 1
-        self._next[w] = i
+        self._memo[w] = i
         self._n_refused[w] = k
         self.refusals += k
         self.checks += k + (node is not None)
         return node
+
+    def refuse_again(self, w: str, times: int) -> None:
+        """Count ``times`` more tasks of ``w`` refused on every free node, as
+        :meth:`acceptable` would (no launch in between)."""
+        k = self._n_refused[w] * times
+        self.refusals += k
+        self.checks += k
 
     def least_risky(self, w: str):
         """The free node with the lowest probability for ``w`` (ties: least recently freed)."""
         left = [n for n in self.nodes if self.slots[n]]
         return left[int(np.argmin(self.scores(left, list(map(self.running, left)), w)))]
 
-    def take(self, node) -> None:
-        self.slots[node] -= 1
-        self.n_free -= 1
-        if not self.slots[node]:
-            for w in self._refused_by.pop(node, ()):
-                self._n_refused[w] -= 1
 
+class _Ranked(_FreeNodes):
+    """Rank mode: a workload's free nodes are scored and sorted once per pass (ties: least
+    recently freed); every node with a free slot counts as looked at, for every task.
+    ``_memo[w]``: ``[ranked (p, node) pairs, index of the best one with a free slot]``."""
 
-class _Ranked:
-    """The free nodes of one pass in rank mode: a workload's free nodes are scored and
-    sorted once per pass (ties: least recently freed); every node with a free slot counts as
-    looked at, for every task decided or held."""
+    __slots__ = ()
 
-    __slots__ = (
-        "scores", "running", "threshold", "slots", "nodes", "n_alive", "n_free", "checks",
-        "refusals", "_ranked", "_best", "_n_above", "_above_for",
-    )  # fmt: skip
-
-    def __init__(self, scorer: Scorer, view, free, threshold: float):
-        self.scores = scorer.scores
-        self.running = view.node_running
-        self.threshold = threshold
-        self.slots = dict(free)
-        self.nodes = [n for n in self.slots if self.slots[n]]
-        self.n_alive = len(self.nodes)  # nodes with a free slot
-        self.n_free = sum(self.slots.values())
-        self.checks = self.refusals = 0
-        self._ranked: dict[str, list[tuple[float, Any]]] = {}
-        self._best: dict[str, int] = {}  # workload -> index of its best node with a slot
-        self._n_above: dict[str, int] = {}  # workload -> free nodes above the threshold
-        self._above_for: dict[Any, list[str]] = {}  # node -> workloads it is above for
-
-    def _order(self, w: str) -> list[tuple[float, Any]]:
-        order = self._ranked.get(w)
-        if order is None:
+    def _ranked(self, w: str) -> list:
+        memo = self._memo.get(w)
+        if memo is None:
             alive = [n for n in self.nodes if self.slots[n]]
             ps = self.scores(alive, list(map(self.running, alive)), w)
             pos = sorted(range(len(alive)), key=ps.__getitem__)  # stable: LRF order on ties
-            order = self._ranked[w] = [(ps[j], alive[j]) for j in pos]
-            self._best[w] = 0
-            above = [n for p, n in order if p > self.threshold]
+            memo = self._memo[w] = [[(ps[j], alive[j]) for j in pos], 0]
+            above = [n for p, n in memo[0] if p > self.threshold]
             for n in above:
-                self._above_for.setdefault(n, []).append(w)
-            self._n_above[w] = len(above)
-        return order
+                self._refuse(n, w)
+            self._n_refused[w] = len(above)
+        return memo
+
+    def _best(self, w: str) -> tuple[float, Any]:
+        """The lowest (probability, node) for ``w`` among the nodes with a free slot."""
+        memo = self._ranked(w)
+        order, i = memo
+        while not self.slots[order[i][1]]:  # a node with a free slot was free when ranked
+            i += 1
+        memo[1] = i
+        return order[i]
 
     def least_risky(self, w: str):
         """The free node with the lowest probability for ``w``."""
-        order = self._order(w)
-        i = self._best[w]
-        while not self.slots[order[i][1]]:  # a node with a free slot was free when ranked
-            i += 1
-        self._best[w] = i
-        return order[i][1]
+        return self._best(w)[1]
+
+    def refuse_again(self, w: str, times: int) -> None:
+        """Count ``times`` more tasks of ``w`` held, as :meth:`acceptable` would (no launch
+        in between)."""
+        self.checks += self.n_alive * times
+        self.refusals += self._n_refused[w] * times
 
     def acceptable(self, w: str):
         """:meth:`least_risky` if it is at or below the threshold (else None)."""
-        node = self.least_risky(w)
+        p, node = self._best(w)
         self.checks += self.n_alive
-        self.refusals += self._n_above[w]
-        return node if self._ranked[w][self._best[w]][0] <= self.threshold else None
-
-    def take(self, node) -> None:
-        self.slots[node] -= 1
-        self.n_free -= 1
-        if not self.slots[node]:
-            self.n_alive -= 1
-            for w in self._above_for.pop(node, ()):
-                self._n_above[w] -= 1
+        self.refusals += self._n_refused[w]
+        return node if p <= self.threshold else None

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.policies._placement import ORDERS, TaskQueue
+from sim_bridge.policies._placement import ORDERS, HeldDeadlines, TaskQueue
 from sim_bridge.policies._predictor import refusal_rate
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, PlacementPolicy, Wake, check_fraction, check_positive
@@ -115,7 +115,7 @@ class RandomRefusalPlacement(PlacementPolicy):
     def reset(self) -> None:
         self._rng = np.random.default_rng(self.seed)
         self._q = float(self.refusal_rate)
-        self._deadline: dict[int, tuple[Any, float]] = {}
+        self._deadline = HeldDeadlines(self.max_wait)  # task uid -> (task, launch by)
         self._wake_at = math.inf
         #: counts of the last run (the keys PredictorPlacement uses for the same things)
         self.stats_: dict[str, int] = dict.fromkeys(
@@ -154,20 +154,14 @@ class RandomRefusalPlacement(PlacementPolicy):
         now = view.now
         slots = dict(free)
         alive = [n for n in slots if slots[n]]  # nodes with a free slot, LRF order
-        n_free = sum(slots.values())
         deadlines = self._deadline
-        max_wait = self.max_wait
+        deadlines.start(now)
         draw = self._refusals
         out: list = []
-        earliest = math.inf
         st = self.stats_
         n_refused = n_checks = n_refusals = 0
-        queue = TaskQueue(view, self.order)
-        while n_free:
-            item = queue.next_runnable(n_free)
-            if item is None:
-                break
-            job, task = item
+        queue = TaskQueue(view, self.order, sum(slots.values()))
+        for _job, task in queue:
             m = len(alive)
             k = draw(m)
             n_refusals += k
@@ -176,13 +170,7 @@ class RandomRefusalPlacement(PlacementPolicy):
                 j = k
             else:
                 n_checks += m
-                hit = deadlines.get(task.uid)
-                due = now + max_wait if hit is None else hit[1]
-                if due > now:
-                    if hit is None:
-                        deadlines[task.uid] = (task, due)
-                    if due < earliest:
-                        earliest = due
+                if deadlines.may_wait(task):
                     queue.hold()
                     n_refused += 1
                     continue
@@ -194,19 +182,14 @@ class RandomRefusalPlacement(PlacementPolicy):
             queue.launched()
             st["launches"] += 1
             slots[node] -= 1
-            n_free -= 1
             if not slots[node]:
                 del alive[j]
         st["refused"] += n_refused
         st["node_checks"] += n_checks
         st["node_refusals"] += n_refusals
-        if len(deadlines) > 64 and len(deadlines) > 4 * (view.waiting_count() + 16):
-            self._deadline = {
-                uid: (task, due)
-                for uid, (task, due) in deadlines.items()
-                if not task.done and not task.live
-            }
-        if earliest < math.inf and n_free and not (now < self._wake_at <= earliest):
+        deadlines.prune(view.waiting_count)
+        earliest = deadlines.earliest
+        if earliest < math.inf and queue.n_free and not (now < self._wake_at <= earliest):
             self._wake_at = earliest
             out.append(Wake(earliest, _WAKE_TAG))
         return out
