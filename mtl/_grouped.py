@@ -1,16 +1,20 @@
-"""The grouped multi-task SVM (seed 004, eq. 3.15-3.16) as a scikit-learn classifier."""
+"""The grouped multi-task SVM (seed 004, eq. 3.15-3.16) as a scikit-learn classifier.
+
+Split by job: the warnings live in :mod:`mtl._grouped_warnings`, one solved model in
+:mod:`mtl._grouped_core` and the prediction methods in :mod:`mtl._grouped_predict`; this
+module keeps the estimator (parameters, validation, fitting) and re-exports the names it
+offered before.
+"""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from scipy.special import expit, logit
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._calibration import cross_fitted_platt
 from ._common import (
@@ -20,118 +24,25 @@ from ._common import (
     check_regulariser,
     check_threshold,
     class_weights,
-    rowwise_dot,
     standardiser,
 )
-from ._frame import SINGLE_ID, encode_ids, lookup_ids, split_ids
+from ._frame import encode_ids, split_ids
+from ._grouped_core import GroupedCore as _Core
+from ._grouped_predict import GroupedPrediction
+from ._grouped_warnings import (
+    COLLAPSE_FACTOR,
+    DegenerateModelWarning,
+    UnseenWorkloadWarning,
+    warn_unseen_workloads,
+)
+from ._grouped_warnings import warn_if_collapsed as _warn_if_collapsed
 from ._solver import objective, solve_explicit, solve_implicit
-from ._structure import VARIANTS, TaskStructure, active_blocks, structure_from_codes
+from ._structure import VARIANTS, active_blocks, structure_from_codes
 
 AUTO_EXPLICIT_MAX_NNZ = 5_000_000
 
-#: ``fit`` warns when the mean training probability of either class is off its base rate by
-#: more than this factor (calibrated probabilities collapsed).
-COLLAPSE_FACTOR = 10.0
 
-
-class DegenerateModelWarning(UserWarning):
-    """A fitted model's probabilities collapsed (e.g. regularisers that zero every weight)."""
-
-
-class UnseenWorkloadWarning(UserWarning):
-    """Rows of a workload the model never saw in training are scored from the shared blocks
-    (``w0``, the node's block) alone."""
-
-
-def warn_unseen_workloads(unseen: list, rows: int, stacklevel: int = 3) -> None:
-    """Warn that ``rows`` rows of the workloads ``unseen`` get no workload-specific weights."""
-    if unseen:
-        warnings.warn(
-            f"{rows} row(s) of workload(s) {sorted(map(str, unseen))[:5]} unseen in training: "
-            "scored from the shared blocks only (no workload-specific weights)",
-            UnseenWorkloadWarning,
-            stacklevel=stacklevel,
-        )
-
-
-def _warn_if_collapsed(model, proba_mean: float, base_rate: float) -> None:
-    """Warn when ``proba_mean`` is off ``base_rate`` by more than :data:`COLLAPSE_FACTOR` in
-    either class (probabilities ~0 or ~1 everywhere)."""
-    if not 0.0 < base_rate < 1.0:
-        return
-    low = proba_mean * COLLAPSE_FACTOR < base_rate
-    high = (1.0 - proba_mean) * COLLAPSE_FACTOR < 1.0 - base_rate
-    if low or high:
-        warnings.warn(
-            f"GroupedMTLSVC: predicted probabilities collapsed (mean {proba_mean:.3g} on the "
-            f"training rows, base rate {base_rate:.3g}) with lambda0={model.lambda0}, "
-            f"nu={model.nu}, omega={model.omega}, tau={model.tau}: the regularisers shrink "
-            "every weight to ~0; use smaller ones",
-            DegenerateModelWarning,
-            stacklevel=3,
-        )
-
-
-@dataclass
-class _Core:
-    """One solved grouped model over the ids present in its training rows.
-
-    ``node_codes`` / ``workload_codes`` list the global id codes present (their position is the
-    local code used by ``structure``); ``blocks`` are in standardised units.
-    """
-
-    node_codes: np.ndarray
-    workload_codes: np.ndarray
-    structure: TaskStructure
-    blocks: dict[str, np.ndarray]
-    intercept: float
-    objective: float
-    n_iter: int
-    converged: bool
-
-    def combined(self, node_local: np.ndarray, wl_local: np.ndarray) -> np.ndarray:
-        """Weight vectors for (node, workload) local codes; -1 means unseen (block skipped)."""
-        d = next(iter(self.blocks.values())).shape[1]
-        W = np.zeros((node_local.shape[0], d))
-        if "w0" in self.blocks:
-            W += self.blocks["w0"][0]
-        if "node" in self.blocks:
-            ok = node_local >= 0
-            W[ok] += self.blocks["node"][node_local[ok]]
-        if "workload" in self.blocks:
-            ok = wl_local >= 0
-            W[ok] += self.blocks["workload"][wl_local[ok]]
-        if "task" in self.blocks:
-            s = self.structure
-            key = s.task_node.astype(np.int64) * s.n_workloads + s.task_workload
-            ok = (node_local >= 0) & (wl_local >= 0)
-            q = node_local.astype(np.int64) * s.n_workloads + wl_local
-            pos = np.searchsorted(key, q)
-            pos = np.minimum(pos, key.shape[0] - 1)
-            hit = ok & (key[pos] == q)
-            W[hit] += self.blocks["task"][pos[hit]]
-        return W
-
-    def margin(self, Xs: np.ndarray, node_code: np.ndarray, wl_code: np.ndarray) -> np.ndarray:
-        """Raw SVM score ``x . W_t + b`` for standardised rows with global id codes."""
-        node_local = _to_local(self.node_codes, node_code)
-        wl_local = _to_local(self.workload_codes, wl_code)
-        L1 = self.workload_codes.shape[0] + 1
-        key = (node_local.astype(np.int64) + 1) * L1 + (wl_local + 1)
-        inv, uniq = pd.factorize(key)
-        W = self.combined(uniq // L1 - 1, uniq % L1 - 1)
-        return rowwise_dot(Xs, W, inv) + self.intercept
-
-
-def _to_local(present: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Map global codes to positions in the sorted array ``present`` (-1 when absent)."""
-    if present.shape[0] == 0:
-        return np.full(codes.shape, -1, dtype=np.intp)
-    pos = np.minimum(np.searchsorted(present, codes), present.shape[0] - 1)
-    return np.where((present[pos] == codes) & (codes >= 0), pos, -1).astype(np.intp)
-
-
-class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
+class GroupedMTLSVC(GroupedPrediction, ClassifierMixin, BaseEstimator):
     """Grouped multi-task linear SVM of Yadwadkar et al. (seed 004, eq. 3.15-3.16).
 
     Every (node, workload) pair ``t`` is a task with weight vector
@@ -455,58 +366,12 @@ class GroupedMTLSVC(ClassifierMixin, BaseEstimator):
             else {}
         )
 
-    # ------------------------------------------------------------------ prediction
-    def margin(self, X) -> np.ndarray:
-        """Raw SVM score ``x . W_t + b`` (eq. 3.11) in standardised units, one per row."""
-        check_is_fitted(self)
-        Xc, nodes, workloads, _ = self._prepare(X, reset=False)
-        if nodes is None:
-            known = {*self.node_weights_, *self.workload_weights_}
-            known |= {i for pair in self.task_weights_ for i in pair}
-            if known - {SINGLE_ID}:
-                raise ValueError(
-                    f"X has no 'node' and 'workload' columns, but the model was fitted on "
-                    f"{len(self.node_weights_)} node(s) and {len(self.workload_weights_)} "
-                    "workload(s); give both columns (without them every row would be scored "
-                    "with the shared w0 block alone)"
-                )
-        n = Xc.shape[0]
-        Xs = np.subtract(Xc, self.mean_, order="C")
-        Xs /= self.scale_
-        wl_codes = lookup_ids(self._workload_index, workloads, n)
-        if {"workload", "task"} & set(self._blocks_active) and (wl_codes < 0).any():
-            new = pd.unique(np.asarray(workloads, dtype=object)[wl_codes < 0]).tolist()
-            warn_unseen_workloads(new, int((wl_codes < 0).sum()))
-        return self._core.margin(Xs, lookup_ids(self._node_index, nodes, n), wl_codes)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Calibrated probabilities, columns ordered as ``classes_``."""
-        check_is_fitted(self)
-        p = expit(self.calibration_slope_ * self.margin(X) + self.calibration_intercept_)
-        return np.column_stack([1.0 - p, p])
-
-    def decision_function(self, X) -> np.ndarray:
-        """Calibrated log-odds minus ``logit(threshold)``; positive means straggler."""
-        check_is_fitted(self)
-        z = self.calibration_slope_ * self.margin(X) + self.calibration_intercept_
-        return z - float(logit(self.threshold))
-
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where the calibrated probability exceeds ``threshold``."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def combined_weights(self, node, workload) -> tuple[np.ndarray, float]:
-        """``(W, b')`` in original units such that the raw margin is ``x . W + b'``.
-
-        ``node``/``workload`` may be unseen; the unseen-id rule of the class applies.
-        """
-        check_is_fitted(self)
-        n_code = lookup_ids(self._node_index, np.array([node], dtype=object), 1)
-        l_code = lookup_ids(self._workload_index, np.array([workload], dtype=object), 1)
-        core = self._core
-        W = core.combined(
-            _to_local(core.node_codes, n_code), _to_local(core.workload_codes, l_code)
-        )[0]
-        W = W / self.scale_
-        return W, float(self.intercept_ - W @ self.mean_)
+__all__ = [
+    "AUTO_EXPLICIT_MAX_NNZ",
+    "COLLAPSE_FACTOR",
+    "DegenerateModelWarning",
+    "GroupedMTLSVC",
+    "UnseenWorkloadWarning",
+    "warn_unseen_workloads",
+]

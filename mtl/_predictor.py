@@ -1,95 +1,52 @@
-"""The scheduler-facing predictor and its safe, non-executable artifact (JSON + .npz)."""
+"""The scheduler-facing predictor and its safe, non-executable artifact (JSON + .npz).
+
+Keeps :class:`Predictor` (construction, per-pair entries, persistence) and
+:func:`load_predictor`; the artifact format, the protocol, the scoring paths and the MLflow
+URI resolution are in ``mtl._predictor_format``, ``_protocol``, ``_scoring``, ``_mlflow``.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
-import math
 import os
 import re
 import tempfile
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from numbers import Real
-from operator import mul as _mul
+from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-import pandas as pd
-from scipy.special import expit
 
 from ._atomic import atomic_write_bytes
-from ._common import rowwise_dot
-from ._frame import NODE, SINGLE_ID, WORKLOAD, native_id
+from ._frame import native_id
+from ._predictor_format import (
+    ARRAYS_FILE,
+    FORMAT,
+    FORMAT_VERSION,
+    MAX_META_BYTES,
+    META_FILE,
+    ArtifactError,
+)
+from ._predictor_format import canonical as _canonical
+from ._predictor_format import sha256 as _sha256
+from ._predictor_format import validate_artifact as _validate
+from ._predictor_mlflow import artifact_location as _artifact_location
+from ._predictor_mlflow import find_artifact_dir as _find_artifact_dir
+from ._predictor_mlflow import relocated_artifact as _relocated_artifact
+from ._predictor_protocol import PredictorProtocol as PredictorProtocol
+from ._predictor_scoring import PredictorInputError as PredictorInputError
+from ._predictor_scoring import PredictorScoring
 from ._signing import SIG_FILE, resolve_key, signature_document, verify_signature
 
-FORMAT = "straggler-mtl-predictor"
-FORMAT_VERSION = 1
-META_FILE = "predictor.json"
-ARRAYS_FILE = "predictor.npz"
-MAX_META_BYTES = 16 * 2**20
-"""Cap on the size of ``predictor.json`` (a real one is a few hundred KB at most)."""
 _URI = re.compile(r"^(models|runs|mlflow-artifacts):/", re.IGNORECASE)
-
-
-class ArtifactError(ValueError):
-    """A predictor artifact is missing a part, corrupt, truncated or tampered with."""
-
-
-class PredictorInputError(ValueError):
-    """Input to a predictor lacks a counter, or a counter is NaN / infinite."""
-
-
-@runtime_checkable
-class PredictorProtocol(Protocol):
-    """What a scheduler (e.g. the simulator bridge) needs from a straggler predictor.
-
-    The simulator states the same protocol as ``sim_bridge.trace.PredictorProtocol`` (with
-    the optional ``straggler_probability_values`` fast path and ``bind_view`` hook it uses
-    when present); ``mtl`` does not import ``sim_bridge``, and a test checks the two agree.
-
-    ``threshold`` and ``feature_names`` are read-only members: a plain attribute of any
-    subtype (``list[str]``) or a property satisfies them.
-    """
-
-    @property
-    def threshold(self) -> float: ...
-
-    @property
-    def feature_names(self) -> Sequence[str]: ...
-
-    def straggler_probability(
-        self, node: Hashable, workload: Hashable, counters: Mapping[str, float]
-    ) -> float:
-        """Probability that a task launched now on ``node`` for ``workload`` straggles."""
-        ...
-
-    def predict_proba(self, frame: pd.DataFrame) -> np.ndarray:
-        """Straggler probability per row of a frame with node, workload and counters."""
-        ...
-
-
-def _sigmoid(t: float) -> float:
-    if t >= 0:
-        return 1.0 / (1.0 + math.exp(-t))
-    e = math.exp(t)
-    return e / (1.0 + e)
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _canonical(meta: Mapping[str, Any]) -> bytes:
-    return json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
 
 
 def _pair(key: Sequence[Hashable]) -> tuple[Hashable, Hashable]:
     return (native_id(key[0]), native_id(key[1]))
 
 
-class Predictor:
+class Predictor(PredictorScoring):
     """Straggler probabilities from a fitted :class:`GroupedMTLSVC` or :class:`WranglerSVC`.
 
     Holds only numbers: the counter means, weight vectors in original counter units, intercepts
@@ -249,166 +206,6 @@ class Predictor:
         self._cache[key] = entry
         return entry
 
-    def straggler_probability(
-        self, node: Hashable, workload: Hashable, counters: Mapping[str, float]
-    ) -> float:
-        """Calibrated probability that a task launched now on ``node`` for ``workload`` straggles.
-
-        ``counters`` maps every name in :attr:`feature_names` to its value (extra keys are
-        ignored). Ids compare by value *and type* with the training ids.
-        """
-        try:
-            x = list(map(counters.__getitem__, self.feature_names))
-        except KeyError as exc:
-            missing = [f for f in self.feature_names if f not in counters]
-            raise PredictorInputError(
-                f"counters lack {missing[:5]} (the predictor needs {len(self.feature_names)} "
-                f"counters: {self.feature_names[:5]}...)"
-            ) from exc
-        return self._probability(node, workload, x)
-
-    def _probability(self, node: Hashable, workload: Hashable, x: list) -> float:
-        """``sigmoid(a (x . W + b') + c)`` of pair ``(node, workload)`` for the counter values
-        ``x`` (feature order, length checked): a plain Python dot product, about twice as
-        fast as NumPy's on one row of ~30 counters."""
-        _W, b, a, c, w_list = self._entry((node, workload))
-        try:
-            z = float(sum(map(_mul, w_list, x))) + b
-        except (TypeError, ValueError) as exc:
-            names = self.feature_names
-            wrong = [(f, v) for f, v in zip(names, x, strict=True) if not isinstance(v, Real)]
-            what = f"counter {wrong[0][0]!r} is {wrong[0][1]!r}, " if wrong else ""
-            raise PredictorInputError(f"counters must be numbers: {what}{exc}") from exc
-        if not math.isfinite(z):
-            bad = [f for f, v in zip(self.feature_names, x, strict=True) if not math.isfinite(v)]
-            raise PredictorInputError(
-                f"counter(s) {bad} are NaN or infinite for node {node!r}, workload {workload!r}"
-            )
-        return _sigmoid(a * z + c)
-
-    def straggler_probability_values(
-        self, node: Hashable, workload: Hashable, values: Sequence[float]
-    ) -> float:
-        """:meth:`straggler_probability` from the counter values in :attr:`feature_names`
-        order (no mapping to build or look up: the fast path of a scheduler's hot loop).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> from mtl import GroupedMTLSVC, Predictor
-        >>> rng = np.random.default_rng(0)
-        >>> X = pd.DataFrame({"node": ["a", "b"] * 20, "workload": "w",
-        ...                   "c_cpu": rng.random(40), "c_mem": rng.random(40)})
-        >>> y = (X["c_cpu"] > 0.5).astype(int)
-        >>> p = Predictor.from_estimator(GroupedMTLSVC(variant="f0nl").fit(X, y))
-        >>> row = {"c_cpu": 0.9, "c_mem": 0.2}
-        >>> p.straggler_probability_values("a", "w", [0.9, 0.2]) == p.straggler_probability(
-        ...     "a", "w", row)
-        True
-        """
-        shape = np.shape(values) if isinstance(values, np.ndarray) else None
-        if shape is not None and len(shape) == 1:
-            values = values.tolist()
-        elif type(values) is not list and shape is None:
-            values = list(values)
-        if shape not in (None, (self._d,)) or len(values) != self._d:
-            raise PredictorInputError(
-                f"expected {self._d} counter values in feature_names order "
-                f"({self.feature_names[:5]}...), got shape {np.shape(values)}"
-            )
-        return self._probability(node, workload, values)
-
-    def predict_proba(self, frame: pd.DataFrame) -> np.ndarray:
-        """Straggler probability (shape ``(n,)``) for every row of ``frame``.
-
-        ``frame`` has ``node`` and ``workload`` columns (both may be omitted for a model fitted
-        on a plain array) and every counter in :attr:`feature_names`; extra columns are ignored.
-        """
-        if not isinstance(frame, pd.DataFrame):
-            raise PredictorInputError(
-                f"frame must be a pandas DataFrame, got {type(frame).__name__}"
-            )
-        missing = [f for f in self.feature_names if f not in frame.columns]
-        if missing:
-            raise PredictorInputError(f"frame lacks counter column(s) {missing}")
-        X = frame[self.feature_names].to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(X)
-        if bad.any():
-            r, j = np.argwhere(bad)[0]
-            raise PredictorInputError(
-                f"counter {self.feature_names[j]!r} is {X[r, j]} at row {r} of the frame"
-            )
-        n = X.shape[0]
-        has = (NODE in frame.columns, WORKLOAD in frame.columns)
-        if has == (False, False):
-            if self._trained_ids():
-                raise PredictorInputError(
-                    f"frame has no 'node' and 'workload' columns, but this predictor was "
-                    f"trained on {self._trained_ids()}; give both columns (without them every "
-                    "row would be scored as an unseen node and workload)"
-                )
-            nodes = np.full(n, SINGLE_ID, dtype=object)
-            wls = nodes
-        elif all(has):
-            nodes = frame[NODE].to_numpy(dtype=object)
-            wls = frame[WORKLOAD].to_numpy(dtype=object)
-        else:
-            raise PredictorInputError("frame needs both a 'node' and a 'workload' column")
-        ncode, nuniq = pd.factorize(pd.Series(nodes, dtype=object))
-        lcode, luniq = pd.factorize(pd.Series(wls, dtype=object))
-        if (ncode < 0).any() or (lcode < 0).any():
-            raise PredictorInputError("frame has a missing node or workload id")
-        known = self._known_workloads()
-        if known:
-            # once per predictor and workload: a scheduler scores thousands of batches
-            warned = self.__dict__.setdefault("_warned_unseen", set())
-            unseen = [
-                i
-                for i, w in enumerate(luniq)
-                if native_id(w) not in known and native_id(w) not in warned
-            ]
-            if unseen:
-                from ._grouped import warn_unseen_workloads
-
-                warned.update(native_id(luniq[i]) for i in unseen)
-                rows = int(np.isin(lcode, unseen).sum())
-                warn_unseen_workloads([luniq[i] for i in unseen], rows)
-        combo, cuniq = pd.factorize(ncode.astype(np.int64) * max(len(luniq), 1) + lcode)
-        entries = [
-            self._entry(
-                (
-                    native_id(nuniq[k // max(len(luniq), 1)]),
-                    native_id(luniq[k % max(len(luniq), 1)]),
-                )
-            )
-            for k in cuniq
-        ]
-        W = np.array([e[0] for e in entries]).reshape(-1, self._d)
-        bac = np.array([e[1:4] for e in entries]).reshape(-1, 3)
-        z = rowwise_dot(X, W, combo) + bac[combo, 0]
-        t = bac[combo, 1] * z + bac[combo, 2]
-        return expit(t)
-
-    def _known_workloads(self) -> set:
-        """Workloads with workload-specific weights (empty: the model has none, so no
-        workload is "unseen")."""
-        if self.kind == "grouped":
-            return set(self._wl) | {p[1] for p in self._task}
-        return {p[1] for p in self._pairs}
-
-    def _trained_ids(self) -> str:
-        """What the model knows of nodes and workloads (``""`` for a model fitted on a plain
-        array, whose only ids are the single-task ones)."""
-        if self.kind == "grouped":
-            ids = set(self._node) | set(self._wl) | {i for p in self._task for i in p}
-            counts = (len(self._node), len(self._wl))
-        else:
-            ids = {i for p in self._pairs for i in p}
-            counts = (len({p[0] for p in self._pairs}), len({p[1] for p in self._pairs}))
-        if ids <= {SINGLE_ID}:
-            return ""
-        return f"{counts[0]} node(s) and {counts[1]} workload(s)"
-
     # ------------------------------------------------------------------ persistence
     def save(self, directory: str | os.PathLike[str], *, key: bytes | str | None = None) -> Path:
         """Write ``predictor.npz`` and ``predictor.json`` (checksums inside) to ``directory``,
@@ -515,104 +312,6 @@ class Predictor:
 
     def __repr__(self) -> str:
         return f"Predictor(kind={self.kind!r}, counters={self._d}, threshold={self.threshold})"
-
-
-def _validate(meta: dict[str, Any], arrays: dict[str, np.ndarray], *, where: str) -> None:
-    """Structural checks shared by :meth:`Predictor.from_estimator` and :meth:`Predictor.load`."""
-    try:
-        kind = meta["kind"]
-        d = len(meta["feature_names"])
-        need: dict[str, tuple[int, ...]] = {"center": (d,)}
-        if kind == "grouped":
-            need.update(
-                w0=(d,),
-                node_W=(len(meta["node_ids"]), d),
-                workload_W=(len(meta["workload_ids"]), d),
-                task_W=(len(meta["task_pairs"]), d),
-            )
-            scalars = [meta["intercept"], *meta["platt"]]
-        elif kind == "wrangler":
-            P = len(meta["pairs"])
-            need.update(
-                pair_W=(P, d), pair_b=(P,), pair_platt=(P, 2), fallback_W=(d,), fallback=(3,)
-            )
-            scalars = []
-        else:
-            raise ArtifactError(f"{where}: unknown predictor kind {kind!r}")
-        if not 0.0 < float(meta["threshold"]) < 1.0:
-            raise ArtifactError(f"{where}: threshold {meta['threshold']!r} not in (0, 1)")
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, ArtifactError):
-            raise
-        raise ArtifactError(f"{where}: incomplete predictor metadata ({exc!r})") from exc
-    for k, shape in need.items():
-        a = arrays.get(k)
-        if a is None or a.shape != shape or a.dtype != np.float64:
-            got = None if a is None else (a.shape, str(a.dtype))
-            raise ArtifactError(f"{where}: array {k!r} should be float64 {shape}, got {got}")
-        if not np.isfinite(a).all():
-            raise ArtifactError(f"{where}: array {k!r} has NaN or infinite values")
-    if not all(isinstance(s, int | float) and math.isfinite(s) for s in scalars):
-        raise ArtifactError(f"{where}: non-finite intercept or calibration")
-
-
-def _find_artifact_dir(root: Path) -> Path:
-    for cand in (root, root / "predictor", root / "artifacts" / "predictor"):
-        if (cand / META_FILE).is_file():
-            return cand
-    found = sorted(p.parent for p in root.rglob(META_FILE))
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise FileNotFoundError(
-            f"no {META_FILE} under the downloaded artifacts at {root} (expected a "
-            f"'predictor/' directory in the MLflow model's artifacts)"
-        )
-    raise ArtifactError(f"several predictor artifacts under {root}: {[str(p) for p in found]}")
-
-
-def _artifact_location(uri: str, store_uri: str) -> str:
-    """The artifact URI (``file:///...``, ``s3://...``) behind a ``models:/NAME@ALIAS``,
-    ``models:/NAME/VERSION`` or ``runs:/RUN/PATH`` URI, looked up in ``store_uri`` (tracking
-    and registry alike: MLflow's own download ignores a registry passed to it and opens the
-    default one, creating ``./mlflow.db``)."""
-    from mlflow import MlflowClient
-
-    client = MlflowClient(store_uri, registry_uri=store_uri)
-    if uri.startswith("models:/"):
-        ref = uri[len("models:/") :]
-        name, sep, alias = ref.partition("@")
-        if sep:
-            version = client.get_model_version_by_alias(name, alias).version
-        else:
-            name, _, version = ref.partition("/")
-        return client.get_model_version_download_uri(name, version)
-    if uri.startswith("runs:/"):
-        run_id, _, sub = uri[len("runs:/") :].partition("/")
-        return client.get_run(run_id).info.artifact_uri.rstrip("/") + "/" + sub
-    return uri  # mlflow-artifacts:/ and the like: MLflow resolves those itself
-
-
-def _relocated_artifact(where: str, store_uri: str) -> Path | None:
-    """Where artifacts recorded at ``where`` are now, when their run directory was moved.
-
-    The store (``sqlite:///DIR/mlflow.db``, as ``straggler train`` writes it) records absolute
-    artifact paths under ``OLD/mlartifacts/``. When that path no longer exists and
-    ``DIR/mlartifacts/`` holds the same relative path, that is the model. ``None`` otherwise
-    (not a SQLite store, not a file artifact, or nothing there).
-    """
-    import re
-    from urllib.parse import unquote, urlparse
-
-    m = re.match(r"^sqlite:///(.+)$", store_uri)
-    parsed = urlparse(where)
-    if not m or parsed.scheme not in ("", "file"):
-        return None
-    old = unquote(parsed.path)
-    if Path(old).exists() or "/mlartifacts/" not in old:
-        return None
-    candidate = Path(m.group(1)).parent / "mlartifacts" / old.split("/mlartifacts/", 1)[1]
-    return candidate if candidate.exists() else None
 
 
 def load_predictor(
