@@ -12,53 +12,41 @@ In-memory runs defer an end solve under co-located demand (``EV_SOLVE``, see
 change of the node's tenants, and a deferred one keeps the heap sequence number it would have
 had, so the events and the trace are the same bit for bit. Streaming runs solve at once: their
 checkpoint test reads the contention paths' horizon, which a solve can extend.
+
+The loop alone lives here (:class:`Simulator`: ``run``, ``_loop``, the heap, the stop checks);
+its parts are mixins of it that hold no state of their own: the constructor's setup
+(:class:`~sim_bridge._sim_setup.SimulatorSetup`, its base), job arrivals
+(:class:`~sim_bridge._sim_arrivals.JobArrivals`), policy actions
+(:class:`~sim_bridge._sim_actions.PolicyActions`), the attempt lifecycle
+(:class:`~sim_bridge._sim_lifecycle.AttemptLifecycle`) and the attempt physics
+(:class:`~sim_bridge.world.AttemptPhysics`).
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 import time
-from array import array
-from itertools import chain, repeat
-from operator import attrgetter, itemgetter
-from types import MappingProxyType
 from typing import Any
 
-import numpy as np
-
-from sim_bridge._cluster import Cluster
 from sim_bridge._gc import gc_paused
-from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
+from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._sim_actions import PolicyActions
+from sim_bridge._sim_arrivals import JobArrivals
+from sim_bridge._sim_lifecycle import AttemptLifecycle
+from sim_bridge._sim_setup import SimulatorSetup
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
     A_RUNNING,
-    BLOCKED,
-    DONE,
     EV_ARRIVAL,
     EV_CHECK,
     EV_FINISH,
     EV_SOLVE,
     EV_TICK,
-    EV_WAKE,
-    RUNNING,
-    WAITING,
 )
 from sim_bridge._view import FreeSlots, SimView
-from sim_bridge._workloads import JobSpec, Workload
-from sim_bridge.policies.base import (
-    Kill,
-    Launch,
-    PlacementPolicy,
-    PolicyError,
-    SpeculationPolicy,
-    Wake,
-)
-from sim_bridge.world._attempts import LOAD_TAUS, AttemptPhysics, decay_loads
-from sim_bridge.world._interference import TENANT_LOAD
-from sim_bridge.world._noise import residual_noise
-from sim_bridge.world._skew import SKEW_SIGMA, input_skew
+from sim_bridge.policies.base import PolicyError
+from sim_bridge.world._attempts import AttemptPhysics
 
 __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simulator", "Task"]
 
@@ -81,7 +69,7 @@ class SimulationStopped(RuntimeError):
         self.reason = reason
 
 
-class Simulator(AttemptPhysics):
+class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, AttemptPhysics):
     """The discrete-event engine. Use :func:`sim_bridge.simulate` rather than this directly.
 
     Parameters
@@ -127,174 +115,6 @@ class Simulator(AttemptPhysics):
         Stop (:class:`SimulationStopped`) once the loop has run this long (checked every
         1,024 events).
     """
-
-    def __init__(
-        self,
-        cluster: Cluster,
-        workloads: list[Workload],
-        speculation: SpeculationPolicy,
-        placement: PlacementPolicy,
-        *,
-        seed: int = 0,
-        duration_dist: Any = None,
-        noise: bool = True,
-        interference: float = TENANT_LOAD,
-        tail_pressure: float = 0.0,
-        deadline_factor: float = 3.0,
-        max_events: int | None = None,
-        skew: tuple[float, float] = SKEW_SIGMA,
-        record_truth: bool = False,
-        keep_history: bool = True,
-        on_job_done: Any = None,
-        max_wall_seconds: float | None = None,
-    ):
-        self.cluster = cluster
-        #: keep every job and attempt to the end (``jobs``, ``attempts``, the per-attempt
-        #: launch records); False: a finished job is handed to ``on_job_done`` and dropped
-        self.keep_history = bool(keep_history)
-        #: solve end times only within the contention paths computed so far (streaming runs:
-        #: an attempt that cannot end before them gets a checkpoint there), so the paths grow
-        #: with the clock and not with the farthest end time ever solved
-        self._bounded = not self.keep_history
-        if self._bounded:  # nothing of the paths may go before the loop says so
-            cluster.hold("engine", 0.0)
-        if not self.keep_history and on_job_done is None:
-            raise ValueError("keep_history=False needs an on_job_done callback")
-        self._on_job_done = on_job_done
-        #: jobs arrived so far (the next job's uid)
-        self.n_arrived = 0
-        self.speculation = speculation
-        self.placement = placement
-        self.seed = int(seed)
-        self.duration_dist = duration_dist
-        self.noise = bool(noise)
-        self.interference = float(interference)
-        #: co-located tasks slow each other (re-solved end times); off on an ideal cluster
-        self._tenancy = self.interference > 0 and not cluster.ideal and duration_dist is None
-        self._pid_demand: dict[int, tuple[float, ...]] = {}
-        self.tail_pressure = float(tail_pressure)
-        self.skew = tuple(float(v) for v in skew)
-        if len(self.skew) != 2 or not all(math.isfinite(v) and v >= 0 for v in self.skew):
-            raise ValueError(f"parameter skew must be two sigmas >= 0, got {skew!r}")
-        self.record_truth = bool(record_truth)
-        #: per attempt (uid order) when record_truth: work, noise, launch and median slowdown
-        self._truth = array("d")
-        self._median_cache: dict = {}
-        self.deadline_factor = float(deadline_factor)
-        self.max_events = max_events
-        if max_wall_seconds is not None and not (
-            isinstance(max_wall_seconds, (int, float)) and max_wall_seconds > 0
-        ):
-            raise ValueError(f"parameter max_wall_seconds must be > 0, got {max_wall_seconds!r}")
-        self.max_wall_seconds = max_wall_seconds
-        #: set by :meth:`request_stop`; the loop stops at its next check (every 1,024 events)
-        self.stop_reason: str | None = None
-        self.now = 0.0
-        self.events = 0
-        self._heap: list = []
-        self._seq = 0
-        # slots and nodes
-        n, s = cluster.n_nodes, cluster.slots
-        self._free: dict[int, int] = {i: s for i in range(n)}
-        self._free_proxy = MappingProxyType(self._free)
-        self._n_free = n * s
-        self._n_running = 0
-        self._n_copies = 0
-        self._node_running = [0] * n
-        self._node_live: list[dict[int, Attempt]] = [{} for _ in range(n)]
-        self._load = [[0.0] * n for _ in LOAD_TAUS]
-        self._load_t = [0.0] * n
-        # jobs
-        self._active: dict[int, Job] = {}
-        self._waiting: dict[int, Job] = {}
-        self._waiting_dirty = False
-        self._n_waiting = 0
-        self._n_arrivals_left = 0
-        self._n_wakes = 0
-        self._tick_scheduled = False
-        self._attempt_uid = 0
-        self._task_uid = 0
-        self.jobs: list[Job] = []
-        self.attempts: list[Attempt] = []
-        # per attempt (uid order): running count and load averages of its node at launch
-        self._rstates = array("d")
-        # per attempt (uid order), with co-located contention on: the demand of the node's
-        # other tenants at launch (what its counters at launch show)
-        self._dstates = array("d")
-        self.view = SimView(self)
-        self._just_launched: list[Attempt] = []
-        self._hook_launched = (
-            type(speculation).on_attempt_launched is not SpeculationPolicy.on_attempt_launched
-        )
-        self._hook_finished = (
-            type(speculation).on_attempt_finished is not SpeculationPolicy.on_attempt_finished
-        )
-        self._hook_arrival = (
-            type(speculation).on_job_arrival is not SpeculationPolicy.on_job_arrival
-        )
-        specs: list[tuple[JobSpec, Workload]] = []
-        for w in workloads:
-            specs.extend(zip(w.jobs, repeat(w)))
-        submit = np.fromiter(map(attrgetter("submit_time"), map(itemgetter(0), specs)), float)
-        if submit.size > 1 and np.any(submit[1:] < submit[:-1]):
-            # stable: workload order breaks ties
-            order = np.argsort(submit, kind="stable")
-            specs = [specs[i] for i in order.tolist()]
-            submit = submit[order]
-        self._specs = specs
-        self._pid_cache: dict = {}
-        self._tail = cluster.tail.tolist()
-        self._speed = cluster.speed.tolist()
-        # every original attempt's draw, in one vectorised call (common random numbers: the
-        # originals see the same draws whatever the policy); copies draw from the job's rng
-        self._n_map = np.fromiter(
-            map(len, map(attrgetter("map_work"), map(itemgetter(0), specs))), np.int64, len(specs)
-        )
-        self._n_red = np.fromiter(
-            map(len, map(attrgetter("reduce_work"), map(itemgetter(0), specs))),
-            np.int64,
-            len(specs),
-        )
-        sizes = self._n_map + self._n_red
-        total = int(sizes.sum())
-        #: first task (draw) index of each job
-        self._task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        base_rng = np.random.default_rng([self.seed, 8])
-        if duration_dist is not None:
-            u_all = np.asarray(duration_dist.rvs(size=total, random_state=base_rng), float)
-            u_all = u_all.reshape(-1)
-            if u_all.size != total or not np.all(np.isfinite(u_all)) or np.any(u_all < 0):
-                raise ValueError("duration_dist drew a negative or non-finite duration")
-        else:
-            u_all = base_rng.random(total)
-        self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
-        # each task's base work times its input skew (data skew within the stage), and the
-        # originals' residual noise multipliers, drawn up front for both loops
-        stages = chain.from_iterable(
-            map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
-        )
-        base_work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, stages)), float, total)
-        stage = np.zeros(total, np.int64)
-        if total:
-            red_start = self._task_start + self._n_map
-            mark = np.zeros(total + 1, np.int64)
-            np.add.at(mark, red_start, 1)
-            np.add.at(mark, self._task_start + sizes, -1)
-            stage = np.cumsum(mark)[:total]
-        if duration_dist is None and any(self.skew):
-            skew_f = input_skew(np.random.default_rng([self.seed, 10]), stage, self.skew)
-            self._work_array = base_work * skew_f
-        else:
-            self._work_array = base_work
-        if duration_dist is None and self.noise:
-            job_alpha = [w.tail_alpha for _spec, w in specs]
-            self._m_array = residual_noise(u_all, np.repeat(np.array(job_alpha, float), sizes))
-        else:
-            self._m_array = np.ones(total)
-        # arrivals are already sorted: the loop merges them with the heap (at equal times an
-        # arrival comes first), which keeps the heap small
-        self._arrival_times = submit.tolist()
-        self._n_arrivals_left = len(specs)
 
     # ----------------------------------------------------------------- heap
     def _push(self, t: float, kind: int, obj: Any) -> None:
@@ -431,298 +251,3 @@ class Simulator(AttemptPhysics):
             f"{self._n_free} free slots at t={self.now:.3f} with nothing left to happen "
             "(return a Wake to be called again)"
         )
-
-    # ----------------------------------------------------------------- arrivals
-    def _arrive(self, i: int) -> Job:
-        spec, w = self._specs[i]
-        job = Job()
-        uid = job.uid = self.n_arrived
-        self.n_arrived = uid + 1
-        job.spec = spec
-        job.job_id = spec.job_id
-        job.workload = spec.workload
-        submit = job.submit_time = spec.submit_time
-        if spec.deadline is not None:
-            job.deadline = float(spec.deadline)
-        else:
-            job.deadline = submit + self.deadline_factor * spec._critical_path
-        job._rng = None
-        # i + 1: SeedSequence ignores trailing zero words, [s, 9, 0] would equal [s, 9]
-        job._seed = (self.seed, 9, i + 1)
-        job.alpha = w.tail_alpha
-        key = (id(w), spec.phases)
-        pids = self._pid_cache.get(key)
-        if pids is None:
-            cl = self.cluster
-            pids = self._pid_cache[key] = (
-                cl.profile_id(w.profile(spec.phases[0])),
-                cl.profile_id(w.profile(spec.phases[1])),
-            )
-        job.pids = pids
-        # the job's slice of the pre-drawn per-task arrays, as Python floats (they index
-        # faster than a NumPy array; only the jobs alive hold them)
-        off = int(self._task_start[i])
-        end = off + spec.n_tasks
-        u0 = self._u_array[off:end].tolist()
-        wk = self._work_array[off:end].tolist()
-        job._m = self._m_array[off:end].tolist()
-        n_m = len(spec.map_work)
-        tuid = self._task_uid
-        ph0 = spec.phases[0]
-        first = [Task(tuid + k, job, k, 0, ph0, wk[k], u0[k]) for k in range(n_m)]
-        for t in first:
-            t.state = WAITING
-        if spec.reduce_work.size:
-            n_r = len(spec.reduce_work)
-            ph1 = spec.phases[1]
-            second = [
-                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[n_m + k], u0[n_m + k])
-                for k in range(n_r)
-            ]
-            job.tasks = first + second
-        else:
-            n_r = 0
-            second = []
-            job.tasks = first
-        self._task_uid = tuid + n_m + n_r
-        job.stages = [first, second]
-        job.stage = 0
-        job.stage_left = [n_m, n_r]
-        job.pending = dict(enumerate(first))  # the first stage is waiting
-        job._pdel = 0
-        job.running = {}
-        job.n_done = 0
-        job.n_tasks = n_m + n_r
-        job.finish_time = None
-        if self.keep_history:
-            self.jobs.append(job)
-        self._active[uid] = job
-        self._n_waiting += n_m
-        waiting = self._waiting
-        if waiting and uid < next(reversed(waiting)):
-            self._waiting_dirty = True
-        waiting[uid] = job
-        return job
-
-    def _make_waiting(self, job: Job, tasks) -> None:
-        pend = job.pending
-        for t in tasks:
-            t.state = WAITING
-            pend[t.index] = t
-        self._n_waiting += len(tasks)
-        if job.uid not in self._waiting:
-            if self._waiting and job.uid < next(reversed(self._waiting)):
-                self._waiting_dirty = True
-            self._waiting[job.uid] = job
-
-    # ----------------------------------------------------------------- slots / loads
-    def _load_touch(self, node: int) -> None:
-        decay_loads(self._load, self._load_t, node, self._node_running[node], self.now)
-
-    # ----------------------------------------------------------------- actions
-    def _apply(self, actions, policy) -> None:
-        if actions:
-            self._apply_list(actions, policy)
-        # on_attempt_launched runs once the whole list is applied, so that the view it sees
-        # (free slots) is consistent; its own launches are handled the same way
-        while self._just_launched:
-            batch, self._just_launched = self._just_launched, []
-            spec = self.speculation
-            for att in batch:
-                acts = spec.on_attempt_launched(self.view, att)
-                if acts:
-                    self._apply_list(acts, spec)
-
-    def _apply_list(self, actions, policy) -> None:
-        for act in actions:
-            if type(act) is Launch:
-                self._launch(act, policy)
-            elif type(act) is Kill:
-                a = act.attempt
-                if not isinstance(a, Attempt) or a.state != A_RUNNING:
-                    raise PolicyError(
-                        f"policy {policy.name!r}: {act!r} at t={self.now:.3f}: "
-                        "the attempt is not running"
-                    )
-                self._kill(a)
-                task = a.task
-                if not task.live and task.state != DONE:
-                    self._requeue(task)
-            elif type(act) is Wake:
-                at = act.at
-                if not (isinstance(at, (int, float)) and math.isfinite(at) and at >= self.now):
-                    raise PolicyError(
-                        f"policy {policy.name!r}: {act!r} at t={self.now:.3f}: "
-                        "the wake-up time must be finite and not in the past"
-                    )
-                self._n_wakes += 1
-                self._push(float(at), EV_WAKE, (policy, act.tag))
-            else:
-                raise PolicyError(
-                    f"policy {policy.name!r} returned {act!r}, which is not a Launch, Kill or Wake"
-                )
-
-    def _requeue(self, task: Task) -> None:
-        job = task.job
-        task.state = WAITING
-        # back to the front of the job's waiting tasks
-        rest = job.pending
-        job.pending = {task.index: task}
-        job.pending.update(rest)
-        job._pdel = 0
-        self._n_waiting += 1
-        if job.uid not in self._waiting:
-            if self._waiting and job.uid < next(reversed(self._waiting)):
-                self._waiting_dirty = True
-            self._waiting[job.uid] = job
-
-    def _pick_node(self, task: Task) -> int | None:
-        busy = {a.node for a in task.live.values()}
-        for node in self._free:
-            if node not in busy:
-                return node
-        for node in self._free:
-            return node
-        return None
-
-    def _launch(self, act: Launch, policy) -> None:
-        task = act.task
-        now = self.now
-        if type(task) is not Task and not isinstance(task, Task):
-            raise PolicyError(f"policy {policy.name!r}: {act!r}: task is not a Task")
-        state = task.state
-        job = task.job
-        if state == DONE or state == BLOCKED or job.finish_time is not None:
-            why = "the task is already done" if state == DONE else "its stage is not runnable yet"
-            raise PolicyError(f"policy {policy.name!r}: {act!r} at t={now:.3f}: {why}")
-        sf = act.start_fraction
-        if sf != 0.0 or type(sf) is not float:
-            if not (isinstance(sf, (int, float)) and 0.0 <= sf < 1.0):
-                raise PolicyError(
-                    f"policy {policy.name!r}: {act!r}: start_fraction must be in [0, 1), got {sf!r}"
-                )
-            sf = float(sf)
-        free = self._free
-        node = act.node
-        if node is None:
-            node = self._pick_node(task)
-            if node is None:
-                raise PolicyError(
-                    f"policy {policy.name!r}: {act!r} at t={now:.3f}: no free slot in the cluster"
-                )
-        elif node not in free:
-            if not isinstance(node, (int, np.integer)) or not 0 <= node < self.cluster.n_nodes:
-                raise PolicyError(f"policy {policy.name!r}: {act!r}: no node {node!r}")
-            raise PolicyError(
-                f"policy {policy.name!r}: {act!r} at t={now:.3f}: node {node} has no free slot"
-            )
-        if type(node) is not int:
-            node = int(node)
-        if state == WAITING:
-            pending = job.pending
-            del pending[task.index]
-            self._n_waiting -= 1
-            if not pending:
-                self._waiting.pop(job.uid, None)
-            else:
-                # a dict only compacts its deleted entries when it grows, and iterating it walks
-                # over them (placement iterates it at every event): rebuild it once deletions
-                # exceed 1/16 of what is left (amortised O(1) per deletion, and a walk skips at
-                # most max(32, n/16) dead entries)
-                pdel = job._pdel + 1
-                if pdel > 32 and pdel * 16 > len(pending):
-                    job.pending = dict(pending)
-                    pdel = 0
-                job._pdel = pdel
-            task.state = RUNNING
-            if task.first_launch is None:
-                task.first_launch = now
-        attempts = task.attempts
-        index = len(attempts)
-        uid = self._attempt_uid
-        self._attempt_uid = uid + 1
-        att = Attempt(uid, task, index, node, now, sf)
-        node_running = self._node_running
-        running_before = node_running[node]
-        keep = self.keep_history
-        end = self._solve_launch(att, task, job, node, now, sf, running_before)
-        attempts.append(att)
-        task.live[uid] = att
-        job.running[uid] = att
-        self._node_live[node][uid] = att
-        node_running[node] = running_before + 1
-        self._n_running += 1
-        if index:
-            self._n_copies += 1
-        # take the slot
-        c = free[node] - 1
-        if c:
-            free[node] = c
-        else:
-            del free[node]
-        self._n_free -= 1
-        if keep:
-            self.attempts.append(att)
-        self._seq += 1
-        if att._solve is not None:
-            att._solve = (self._seq, now, att._solve[2])
-            kind = EV_SOLVE
-        else:
-            kind = EV_CHECK if att._ckpt else EV_FINISH
-        heapq.heappush(self._heap, (end, self._seq, kind, att))
-        if self._hook_launched:
-            self._just_launched.append(att)
-
-    def _close(self, att: Attempt, state: int) -> None:
-        node = att.node
-        now = self.now
-        node_running = self._node_running
-        n = node_running[node]
-        decay_loads(self._load, self._load_t, node, n, now)
-        att.state = state
-        att.end_time = now
-        task = att.task
-        uid = att.uid
-        del task.live[uid]
-        del task.job.running[uid]
-        del self._node_live[node][uid]
-        if self._tenancy:
-            self._advance(att, now)  # its progress at the end stays readable
-            self._tenants_left(node, now)
-        node_running[node] = n - 1
-        self._n_running -= 1
-        if att.index:
-            self._n_copies -= 1
-        # release the slot
-        free = self._free
-        c = free.get(node)
-        free[node] = 1 if c is None else c + 1
-        self._n_free += 1
-        if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
-            shed_closed(att)
-
-    def _kill(self, att: Attempt) -> None:
-        self._close(att, A_KILLED)
-
-    def _finish(self, att: Attempt) -> None:
-        self._close(att, A_FINISHED)
-        task = att.task
-        job = task.job
-        task.state = DONE
-        task.finish_time = self.now
-        if task.live:
-            for other in list(task.live.values()):
-                self._close(other, A_KILLED)
-        task.live = NO_LIVE  # shared, read-only: a used dict keeps its table allocated
-        job.n_done += 1
-        st = task.stage
-        job.stage_left[st] -= 1
-        if job.stage_left[st] == 0 and st == 0 and job.stage_left[1] > 0:
-            job.stage = 1
-            self._make_waiting(job, job.stages[1])
-        if job.n_done == job.n_tasks:
-            job.finish_time = self.now
-            del self._active[job.uid]
-            self._waiting.pop(job.uid, None)
-            if self._on_job_done is not None:
-                self._on_job_done(job)

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim_bridge
-import sim_bridge._engine
+import sim_bridge._sim_lifecycle
 from sim_bridge import Cluster, JobSpec, Workload
 from sim_bridge._engine import Simulator
 from sim_bridge._jobs import NO_LIVE
@@ -69,7 +69,7 @@ CASES = [
 @pytest.mark.parametrize("policy, kw", CASES)
 def test_shedding_closed_attempts_changes_no_row(monkeypatch, policy, kw):
     sim, jobs, tasks = _stream(policy, **kw)
-    monkeypatch.setattr(sim_bridge._engine, "shed_closed", lambda att: None)
+    monkeypatch.setattr(sim_bridge._sim_lifecycle, "shed_closed", lambda att: None)
     sim0, jobs0, tasks0 = _stream(policy, **kw)
     assert sim.events == sim0.events and len(tasks) > 200
     assert tasks.equals(tasks0) and jobs.equals(jobs0)

@@ -1,0 +1,136 @@
+"""Job arrival: a job's tasks built from its spec, and a stage's tasks put on the waiting list.
+
+:class:`JobArrivals` is a mixin of :class:`sim_bridge._engine.Simulator` (it holds no state:
+its methods read and write the simulator's, set up by
+:class:`~sim_bridge._sim_setup.SimulatorSetup`). ``_arrive`` turns the ``i``-th job spec
+(in submission order) into a :class:`~sim_bridge._jobs.Job` whose first stage waits, with
+its slice of the pre-drawn per-task arrays; ``_make_waiting`` puts a later stage's tasks on
+the waiting list once the stage before it is done.
+
+Examples
+--------
+>>> from sim_bridge import Cluster, JobSpec, Workload, get_policy
+>>> from sim_bridge._engine import Simulator
+>>> w = Workload("SYN", [JobSpec("j0", 0.0, [10.0, 20.0], [5.0])])
+>>> sim = Simulator(Cluster(2, 1, seed=0), [w], get_policy("none"), get_policy("fifo"))
+>>> job = sim._arrive(0)
+>>> job.job_id, job.n_tasks, sorted(job.pending), job.stage_left, sim._n_waiting
+('j0', 3, [0, 1], [2, 1], 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim_bridge._cluster import Cluster
+from sim_bridge._jobs import Job, Task
+from sim_bridge._states import WAITING
+from sim_bridge._workloads import JobSpec, Workload
+
+__all__ = ["JobArrivals"]
+
+
+class JobArrivals:
+    """The simulator's job arrivals (mixin of :class:`sim_bridge._engine.Simulator`)."""
+
+    # the simulator's state these methods read and write (set by ``SimulatorSetup.__init__``)
+    cluster: Cluster
+    seed: int
+    deadline_factor: float
+    keep_history: bool
+    n_arrived: int
+    jobs: list[Job]
+    _specs: list[tuple[JobSpec, Workload]]
+    _pid_cache: dict
+    _task_start: np.ndarray
+    _u_array: np.ndarray
+    _work_array: np.ndarray
+    _m_array: np.ndarray
+    _task_uid: int
+    _active: dict[int, Job]
+    _waiting: dict[int, Job]
+    _waiting_dirty: bool
+    _n_waiting: int
+
+    # ----------------------------------------------------------------- arrivals
+    def _arrive(self, i: int) -> Job:
+        spec, w = self._specs[i]
+        job = Job()
+        uid = job.uid = self.n_arrived
+        self.n_arrived = uid + 1
+        job.spec = spec
+        job.job_id = spec.job_id
+        job.workload = spec.workload
+        submit = job.submit_time = spec.submit_time
+        if spec.deadline is not None:
+            job.deadline = float(spec.deadline)
+        else:
+            job.deadline = submit + self.deadline_factor * spec._critical_path
+        job._rng = None
+        # i + 1: SeedSequence ignores trailing zero words, [s, 9, 0] would equal [s, 9]
+        job._seed = (self.seed, 9, i + 1)
+        job.alpha = w.tail_alpha
+        key = (id(w), spec.phases)
+        pids = self._pid_cache.get(key)
+        if pids is None:
+            cl = self.cluster
+            pids = self._pid_cache[key] = (
+                cl.profile_id(w.profile(spec.phases[0])),
+                cl.profile_id(w.profile(spec.phases[1])),
+            )
+        job.pids = pids
+        # the job's slice of the pre-drawn per-task arrays, as Python floats (they index
+        # faster than a NumPy array; only the jobs alive hold them)
+        off = int(self._task_start[i])
+        end = off + spec.n_tasks
+        u0 = self._u_array[off:end].tolist()
+        wk = self._work_array[off:end].tolist()
+        job._m = self._m_array[off:end].tolist()
+        n_m = len(spec.map_work)
+        tuid = self._task_uid
+        ph0 = spec.phases[0]
+        first = [Task(tuid + k, job, k, 0, ph0, wk[k], u0[k]) for k in range(n_m)]
+        for t in first:
+            t.state = WAITING
+        if spec.reduce_work.size:
+            n_r = len(spec.reduce_work)
+            ph1 = spec.phases[1]
+            second = [
+                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[n_m + k], u0[n_m + k])
+                for k in range(n_r)
+            ]
+            job.tasks = first + second
+        else:
+            n_r = 0
+            second = []
+            job.tasks = first
+        self._task_uid = tuid + n_m + n_r
+        job.stages = [first, second]
+        job.stage = 0
+        job.stage_left = [n_m, n_r]
+        job.pending = dict(enumerate(first))  # the first stage is waiting
+        job._pdel = 0
+        job.running = {}
+        job.n_done = 0
+        job.n_tasks = n_m + n_r
+        job.finish_time = None
+        if self.keep_history:
+            self.jobs.append(job)
+        self._active[uid] = job
+        self._n_waiting += n_m
+        waiting = self._waiting
+        if waiting and uid < next(reversed(waiting)):
+            self._waiting_dirty = True
+        waiting[uid] = job
+        return job
+
+    def _make_waiting(self, job: Job, tasks) -> None:
+        pend = job.pending
+        for t in tasks:
+            t.state = WAITING
+            pend[t.index] = t
+        self._n_waiting += len(tasks)
+        if job.uid not in self._waiting:
+            if self._waiting and job.uid < next(reversed(self._waiting)):
+                self._waiting_dirty = True
+            self._waiting[job.uid] = job

@@ -1,0 +1,238 @@
+"""The attempt lifecycle: an attempt launched on a slot, closed (finished or killed), and its
+task and job completed.
+
+:class:`AttemptLifecycle` is a mixin of :class:`sim_bridge._engine.Simulator` (it holds no
+state: its methods read and write the simulator's). ``_launch`` checks a
+:class:`~sim_bridge.policies.base.Launch`, takes the task off the waiting list and a slot off
+the node, lets the attempt physics (:class:`~sim_bridge.world.AttemptPhysics`) solve its end
+and pushes its event. ``_close`` releases the slot and, with co-located contention on,
+re-solves the node's other tenants. ``_finish`` completes the task with its first finished
+attempt (its other attempts are killed at that instant), opens the next stage when the first
+is done, and hands a finished job to ``on_job_done``. ``_load_touch`` brings a node's load
+averages up to the clock.
+
+Examples
+--------
+>>> from sim_bridge import Cluster, JobSpec, Workload, get_policy
+>>> from sim_bridge._engine import Simulator
+>>> from sim_bridge.policies.base import Launch
+>>> w = Workload("SYN", [JobSpec("j0", 0.0, [10.0], [])])
+>>> sim = Simulator(Cluster(2, 1, seed=0), [w], get_policy("none"), get_policy("fifo"),
+...                 duration_dist=None, noise=False, skew=(0.0, 0.0))
+>>> task = sim._arrive(0).tasks[0]
+>>> sim._launch(Launch(task, node=1), sim.placement)
+>>> att = task.attempts[0]
+>>> att.node, sim._n_running, sim._n_free, sim._n_waiting
+(1, 1, 1, 0)
+>>> sim.now = att._end
+>>> sim._finish(att)
+>>> task.done, att.end_time == att._end, sim._n_running, sim._n_free
+(True, True, 0, 2)
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from sim_bridge._cluster import Cluster
+from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
+from sim_bridge._states import (
+    A_FINISHED,
+    A_KILLED,
+    BLOCKED,
+    DONE,
+    EV_CHECK,
+    EV_FINISH,
+    EV_SOLVE,
+    RUNNING,
+    WAITING,
+)
+from sim_bridge.policies.base import Launch, PolicyError
+from sim_bridge.world._attempts import decay_loads
+
+__all__ = ["AttemptLifecycle"]
+
+
+class AttemptLifecycle:
+    """The simulator's attempt lifecycle (mixin of :class:`sim_bridge._engine.Simulator`)."""
+
+    # the simulator's state these methods read and write (set by ``SimulatorSetup.__init__``)
+    cluster: Cluster
+    keep_history: bool
+    now: float
+    attempts: list[Attempt]
+    _tenancy: bool
+    _on_job_done: Any
+    _hook_launched: bool
+    _just_launched: list[Attempt]
+    _free: dict[int, int]
+    _n_free: int
+    _n_running: int
+    _n_copies: int
+    _n_waiting: int
+    _node_running: list[int]
+    _node_live: list[dict[int, Attempt]]
+    _load: list[list[float]]
+    _load_t: list[float]
+    _active: dict[int, Job]
+    _waiting: dict[int, Job]
+    _attempt_uid: int
+    _heap: list[tuple[float, int, int, Any]]
+    _seq: int
+    # the simulator's methods these call (job arrivals', policy actions', attempt physics')
+    _make_waiting: Callable[[Job, Any], None]
+    _pick_node: Callable[[Task], int | None]
+    _solve_launch: Callable[[Attempt, Task, Job, int, float, float, int], float]
+    _advance: Callable[[Attempt, float], None]
+    _tenants_left: Callable[[int, float], None]
+
+    # ----------------------------------------------------------------- slots / loads
+    def _load_touch(self, node: int) -> None:
+        decay_loads(self._load, self._load_t, node, self._node_running[node], self.now)
+
+    # ----------------------------------------------------------------- launch and close
+    def _launch(self, act: Launch, policy) -> None:
+        task = act.task
+        now = self.now
+        if type(task) is not Task and not isinstance(task, Task):
+            raise PolicyError(f"policy {policy.name!r}: {act!r}: task is not a Task")
+        state = task.state
+        job = task.job
+        if state == DONE or state == BLOCKED or job.finish_time is not None:
+            why = "the task is already done" if state == DONE else "its stage is not runnable yet"
+            raise PolicyError(f"policy {policy.name!r}: {act!r} at t={now:.3f}: {why}")
+        sf = act.start_fraction
+        if sf != 0.0 or type(sf) is not float:
+            if not (isinstance(sf, (int, float)) and 0.0 <= sf < 1.0):
+                raise PolicyError(
+                    f"policy {policy.name!r}: {act!r}: start_fraction must be in [0, 1), got {sf!r}"
+                )
+            sf = float(sf)
+        free = self._free
+        node = act.node
+        if node is None:
+            node = self._pick_node(task)
+            if node is None:
+                raise PolicyError(
+                    f"policy {policy.name!r}: {act!r} at t={now:.3f}: no free slot in the cluster"
+                )
+        elif node not in free:
+            if not isinstance(node, (int, np.integer)) or not 0 <= node < self.cluster.n_nodes:
+                raise PolicyError(f"policy {policy.name!r}: {act!r}: no node {node!r}")
+            raise PolicyError(
+                f"policy {policy.name!r}: {act!r} at t={now:.3f}: node {node} has no free slot"
+            )
+        if type(node) is not int:
+            node = int(node)
+        if state == WAITING:
+            pending = job.pending
+            del pending[task.index]
+            self._n_waiting -= 1
+            if not pending:
+                self._waiting.pop(job.uid, None)
+            else:
+                # a dict only compacts its deleted entries when it grows, and iterating it walks
+                # over them (placement iterates it at every event): rebuild it once deletions
+                # exceed 1/16 of what is left (amortised O(1) per deletion, and a walk skips at
+                # most max(32, n/16) dead entries)
+                pdel = job._pdel + 1
+                if pdel > 32 and pdel * 16 > len(pending):
+                    job.pending = dict(pending)
+                    pdel = 0
+                job._pdel = pdel
+            task.state = RUNNING
+            if task.first_launch is None:
+                task.first_launch = now
+        attempts = task.attempts
+        index = len(attempts)
+        uid = self._attempt_uid
+        self._attempt_uid = uid + 1
+        att = Attempt(uid, task, index, node, now, sf)
+        node_running = self._node_running
+        running_before = node_running[node]
+        keep = self.keep_history
+        end = self._solve_launch(att, task, job, node, now, sf, running_before)
+        attempts.append(att)
+        task.live[uid] = att
+        job.running[uid] = att
+        self._node_live[node][uid] = att
+        node_running[node] = running_before + 1
+        self._n_running += 1
+        if index:
+            self._n_copies += 1
+        # take the slot
+        c = free[node] - 1
+        if c:
+            free[node] = c
+        else:
+            del free[node]
+        self._n_free -= 1
+        if keep:
+            self.attempts.append(att)
+        self._seq += 1
+        if att._solve is not None:
+            att._solve = (self._seq, now, att._solve[2])
+            kind = EV_SOLVE
+        else:
+            kind = EV_CHECK if att._ckpt else EV_FINISH
+        heapq.heappush(self._heap, (end, self._seq, kind, att))
+        if self._hook_launched:
+            self._just_launched.append(att)
+
+    def _close(self, att: Attempt, state: int) -> None:
+        node = att.node
+        now = self.now
+        node_running = self._node_running
+        n = node_running[node]
+        decay_loads(self._load, self._load_t, node, n, now)
+        att.state = state
+        att.end_time = now
+        task = att.task
+        uid = att.uid
+        del task.live[uid]
+        del task.job.running[uid]
+        del self._node_live[node][uid]
+        if self._tenancy:
+            self._advance(att, now)  # its progress at the end stays readable
+            self._tenants_left(node, now)
+        node_running[node] = n - 1
+        self._n_running -= 1
+        if att.index:
+            self._n_copies -= 1
+        # release the slot
+        free = self._free
+        c = free.get(node)
+        free[node] = 1 if c is None else c + 1
+        self._n_free += 1
+        if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
+            shed_closed(att)
+
+    def _kill(self, att: Attempt) -> None:
+        self._close(att, A_KILLED)
+
+    def _finish(self, att: Attempt) -> None:
+        self._close(att, A_FINISHED)
+        task = att.task
+        job = task.job
+        task.state = DONE
+        task.finish_time = self.now
+        if task.live:
+            for other in list(task.live.values()):
+                self._close(other, A_KILLED)
+        task.live = NO_LIVE  # shared, read-only: a used dict keeps its table allocated
+        job.n_done += 1
+        st = task.stage
+        job.stage_left[st] -= 1
+        if job.stage_left[st] == 0 and st == 0 and job.stage_left[1] > 0:
+            job.stage = 1
+            self._make_waiting(job, job.stages[1])
+        if job.n_done == job.n_tasks:
+            job.finish_time = self.now
+            del self._active[job.uid]
+            self._waiting.pop(job.uid, None)
+            if self._on_job_done is not None:
+                self._on_job_done(job)

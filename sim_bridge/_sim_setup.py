@@ -1,0 +1,219 @@
+"""The simulator's state, set up before the first event (the constructor of
+:class:`sim_bridge._engine.Simulator`).
+
+:class:`SimulatorSetup` is the base class whose ``__init__`` checks the parameters and lays
+out everything the loop and its parts read and write: the slots and nodes, the jobs alive
+and waiting, the heap, the policies' hooks, and every original attempt's draws (work, input
+skew, residual noise), made up front in one vectorised call per array so that the originals
+see the same draws whatever the policy (common random numbers). The parameters are
+documented on :class:`~sim_bridge._engine.Simulator`.
+
+Examples
+--------
+>>> from sim_bridge import Cluster, JobSpec, Workload, get_policy
+>>> from sim_bridge._engine import Simulator
+>>> w = Workload("SYN", [JobSpec("j0", 0.0, [10.0, 20.0], [5.0])])
+>>> sim = Simulator(Cluster(2, 1, seed=0), [w], get_policy("none"), get_policy("fifo"),
+...                 skew=(0.0, 0.0))
+>>> isinstance(sim, SimulatorSetup), sim.now, sim._n_free, sim._n_arrivals_left
+(True, 0.0, 2, 1)
+>>> sim._work_array.tolist(), sim._task_start.tolist()  # no data skew: the specs' work
+([10.0, 20.0, 5.0], [0])
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from sim_bridge._cluster import Cluster
+from sim_bridge._jobs import Attempt, Job
+from sim_bridge._view import SimView
+from sim_bridge._workloads import JobSpec, Workload
+from sim_bridge.policies.base import PlacementPolicy, SpeculationPolicy
+from sim_bridge.world._attempts import LOAD_TAUS
+from sim_bridge.world._interference import TENANT_LOAD
+from sim_bridge.world._noise import residual_noise
+from sim_bridge.world._skew import SKEW_SIGMA, input_skew
+
+__all__ = ["SimulatorSetup"]
+
+
+class SimulatorSetup:
+    """The constructor of :class:`~sim_bridge._engine.Simulator` (its base class): checks the
+    parameters and sets up all the simulator's state; the loop and its parts (the mixins of
+    ``sim_bridge._sim_*`` and :class:`~sim_bridge.world.AttemptPhysics`) hold none."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        workloads: list[Workload],
+        speculation: SpeculationPolicy,
+        placement: PlacementPolicy,
+        *,
+        seed: int = 0,
+        duration_dist: Any = None,
+        noise: bool = True,
+        interference: float = TENANT_LOAD,
+        tail_pressure: float = 0.0,
+        deadline_factor: float = 3.0,
+        max_events: int | None = None,
+        skew: tuple[float, float] = SKEW_SIGMA,
+        record_truth: bool = False,
+        keep_history: bool = True,
+        on_job_done: Any = None,
+        max_wall_seconds: float | None = None,
+    ):
+        self.cluster = cluster
+        #: keep every job and attempt to the end (``jobs``, ``attempts``, the per-attempt
+        #: launch records); False: a finished job is handed to ``on_job_done`` and dropped
+        self.keep_history = bool(keep_history)
+        #: solve end times only within the contention paths computed so far (streaming runs:
+        #: an attempt that cannot end before them gets a checkpoint there), so the paths grow
+        #: with the clock and not with the farthest end time ever solved
+        self._bounded = not self.keep_history
+        if self._bounded:  # nothing of the paths may go before the loop says so
+            cluster.hold("engine", 0.0)
+        if not self.keep_history and on_job_done is None:
+            raise ValueError("keep_history=False needs an on_job_done callback")
+        self._on_job_done = on_job_done
+        #: jobs arrived so far (the next job's uid)
+        self.n_arrived = 0
+        self.speculation = speculation
+        self.placement = placement
+        self.seed = int(seed)
+        self.duration_dist = duration_dist
+        self.noise = bool(noise)
+        self.interference = float(interference)
+        #: co-located tasks slow each other (re-solved end times); off on an ideal cluster
+        self._tenancy = self.interference > 0 and not cluster.ideal and duration_dist is None
+        self._pid_demand: dict[int, tuple[float, ...]] = {}
+        self.tail_pressure = float(tail_pressure)
+        self.skew = tuple(float(v) for v in skew)
+        if len(self.skew) != 2 or not all(math.isfinite(v) and v >= 0 for v in self.skew):
+            raise ValueError(f"parameter skew must be two sigmas >= 0, got {skew!r}")
+        self.record_truth = bool(record_truth)
+        #: per attempt (uid order) when record_truth: work, noise, launch and median slowdown
+        self._truth = array("d")
+        self._median_cache: dict = {}
+        self.deadline_factor = float(deadline_factor)
+        self.max_events = max_events
+        if max_wall_seconds is not None and not (
+            isinstance(max_wall_seconds, (int, float)) and max_wall_seconds > 0
+        ):
+            raise ValueError(f"parameter max_wall_seconds must be > 0, got {max_wall_seconds!r}")
+        self.max_wall_seconds = max_wall_seconds
+        #: set by :meth:`request_stop`; the loop stops at its next check (every 1,024 events)
+        self.stop_reason: str | None = None
+        self.now = 0.0
+        self.events = 0
+        self._heap: list = []
+        self._seq = 0
+        # slots and nodes
+        n, s = cluster.n_nodes, cluster.slots
+        self._free: dict[int, int] = {i: s for i in range(n)}
+        self._free_proxy = MappingProxyType(self._free)
+        self._n_free = n * s
+        self._n_running = 0
+        self._n_copies = 0
+        self._node_running = [0] * n
+        self._node_live: list[dict[int, Attempt]] = [{} for _ in range(n)]
+        self._load = [[0.0] * n for _ in LOAD_TAUS]
+        self._load_t = [0.0] * n
+        # jobs
+        self._active: dict[int, Job] = {}
+        self._waiting: dict[int, Job] = {}
+        self._waiting_dirty = False
+        self._n_waiting = 0
+        self._n_arrivals_left = 0
+        self._n_wakes = 0
+        self._tick_scheduled = False
+        self._attempt_uid = 0
+        self._task_uid = 0
+        self.jobs: list[Job] = []
+        self.attempts: list[Attempt] = []
+        # per attempt (uid order): running count and load averages of its node at launch
+        self._rstates = array("d")
+        # per attempt (uid order), with co-located contention on: the demand of the node's
+        # other tenants at launch (what its counters at launch show)
+        self._dstates = array("d")
+        self.view = SimView(self)
+        self._just_launched: list[Attempt] = []
+        self._hook_launched = (
+            type(speculation).on_attempt_launched is not SpeculationPolicy.on_attempt_launched
+        )
+        self._hook_finished = (
+            type(speculation).on_attempt_finished is not SpeculationPolicy.on_attempt_finished
+        )
+        self._hook_arrival = (
+            type(speculation).on_job_arrival is not SpeculationPolicy.on_job_arrival
+        )
+        specs: list[tuple[JobSpec, Workload]] = []
+        for w in workloads:
+            specs.extend(zip(w.jobs, repeat(w)))
+        submit = np.fromiter(map(attrgetter("submit_time"), map(itemgetter(0), specs)), float)
+        if submit.size > 1 and np.any(submit[1:] < submit[:-1]):
+            # stable: workload order breaks ties
+            order = np.argsort(submit, kind="stable")
+            specs = [specs[i] for i in order.tolist()]
+            submit = submit[order]
+        self._specs = specs
+        self._pid_cache: dict = {}
+        self._tail = cluster.tail.tolist()
+        self._speed = cluster.speed.tolist()
+        # every original attempt's draw, in one vectorised call (common random numbers: the
+        # originals see the same draws whatever the policy); copies draw from the job's rng
+        self._n_map = np.fromiter(
+            map(len, map(attrgetter("map_work"), map(itemgetter(0), specs))), np.int64, len(specs)
+        )
+        self._n_red = np.fromiter(
+            map(len, map(attrgetter("reduce_work"), map(itemgetter(0), specs))),
+            np.int64,
+            len(specs),
+        )
+        sizes = self._n_map + self._n_red
+        total = int(sizes.sum())
+        #: first task (draw) index of each job
+        self._task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        base_rng = np.random.default_rng([self.seed, 8])
+        if duration_dist is not None:
+            u_all = np.asarray(duration_dist.rvs(size=total, random_state=base_rng), float)
+            u_all = u_all.reshape(-1)
+            if u_all.size != total or not np.all(np.isfinite(u_all)) or np.any(u_all < 0):
+                raise ValueError("duration_dist drew a negative or non-finite duration")
+        else:
+            u_all = base_rng.random(total)
+        self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
+        # each task's base work times its input skew (data skew within the stage), and the
+        # originals' residual noise multipliers, drawn up front for both loops
+        stages = chain.from_iterable(
+            map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
+        )
+        base_work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, stages)), float, total)
+        stage = np.zeros(total, np.int64)
+        if total:
+            red_start = self._task_start + self._n_map
+            mark = np.zeros(total + 1, np.int64)
+            np.add.at(mark, red_start, 1)
+            np.add.at(mark, self._task_start + sizes, -1)
+            stage = np.cumsum(mark)[:total]
+        if duration_dist is None and any(self.skew):
+            skew_f = input_skew(np.random.default_rng([self.seed, 10]), stage, self.skew)
+            self._work_array = base_work * skew_f
+        else:
+            self._work_array = base_work
+        if duration_dist is None and self.noise:
+            job_alpha = [w.tail_alpha for _spec, w in specs]
+            self._m_array = residual_noise(u_all, np.repeat(np.array(job_alpha, float), sizes))
+        else:
+            self._m_array = np.ones(total)
+        # arrivals are already sorted: the loop merges them with the heap (at equal times an
+        # arrival comes first), which keeps the heap small
+        self._arrival_times = submit.tolist()
+        self._n_arrivals_left = len(specs)
