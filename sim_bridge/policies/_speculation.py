@@ -140,6 +140,10 @@ class _StageStats(SpeculationPolicy):
         return self._durs.get((job.uid, job.stage), _EMPTY)
 
 
+#: entries of HadoopSpeculator._next_ok kept before the passed ones are dropped
+_PRUNE_MIN = 64
+
+
 @register_policy
 class HadoopSpeculator(_StageStats):
     """Hadoop MRv2 default speculator: copy the task whose estimated end most exceeds
@@ -177,12 +181,18 @@ class HadoopSpeculator(_StageStats):
     def reset(self) -> None:
         super().reset()
         self._next_ok: dict[int, float] = {}
+        self._prune_at = _PRUNE_MIN
 
     def on_tick(self, view):
         free = view.free_slot_count
         if not free:
             return []
         now = view.now
+        if len(self._next_ok) > self._prune_at:
+            # an entry at or before now acts as no entry (the clock never goes back): drop
+            # them, finished jobs' included, so the dict holds the jobs still waiting
+            self._next_ok = {u: t for u, t in self._next_ok.items() if t > now}
+            self._prune_at = 2 * len(self._next_ok) + _PRUNE_MIN
         out = []
         for job in view.active_jobs():
             if not job.running or self._next_ok.get(job.uid, 0.0) > now:
