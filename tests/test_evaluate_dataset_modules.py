@@ -7,11 +7,11 @@ a module and its parts.
 
 from __future__ import annotations
 
-import ast
 import importlib
 from pathlib import Path
 
 import pytest
+from _split_checks import top_level_names
 
 PIPELINES = Path(__file__).resolve().parents[1] / "pipelines"
 
@@ -67,19 +67,6 @@ def _parts(stem: str) -> list[Path]:
     )
 
 
-def _definitions(path: Path) -> set[str]:
-    """Top-level functions, classes and assigned names of a module (``__all__`` aside)."""
-    names: set[str] = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names - {"__all__"}
-
-
 @pytest.mark.parametrize("module", sorted(BEFORE))
 def test_every_old_name_is_still_importable_and_is_the_new_object(module):
     old = importlib.import_module(module)
@@ -106,7 +93,7 @@ def test_no_definition_is_duplicated_across_the_parts(stem):
     for path in _parts(stem):
         if path.stem.endswith("_config"):
             continue
-        for name in _definitions(path):
+        for name in top_level_names(path):
             assert name not in seen, f"{name} defined in {seen.get(name)} and {path.name}"
             seen[name] = path.name
     # each public entry point lives in exactly one part

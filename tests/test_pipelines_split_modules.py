@@ -16,6 +16,7 @@ import importlib
 from pathlib import Path
 
 import pytest
+from _split_checks import top_level_names
 
 PIPELINES = Path(__file__).resolve().parents[1] / "pipelines"
 
@@ -147,15 +148,7 @@ def _parts(module: str) -> list[str]:
 
 def _definitions(module: str) -> set[str]:
     """Top-level functions, classes and assigned names of a module (``__all__`` aside)."""
-    names: set[str] = set()
-    for node in ast.parse(_path(module).read_text(encoding="utf-8")).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names - {"__all__"}
+    return top_level_names(_path(module))
 
 
 def _private_imports(module: str) -> list[tuple[str, str]]:
