@@ -196,18 +196,14 @@ def check_config(cfg: CompareConfig) -> None:
 
 
 def _check_workloads(workloads: list[str]) -> None:
-    """Refuse an empty ``--workloads``, an unknown name or one listed twice."""
-    import sim_bridge
+    """Refuse an empty ``--workloads``, an unknown name or one listed twice (collect's check,
+    raised as :class:`CompareError`)."""
+    from pipelines._collect_options import check_workloads
 
-    if not workloads:
-        raise CompareError("--workloads is empty")
-    bad = [w for w in workloads if w not in sim_bridge.WORKLOAD_NAMES]
-    if bad:
-        raise CompareError(
-            f"--workloads: unknown {bad}; choose from {list(sim_bridge.WORKLOAD_NAMES)}"
-        )
-    if len(set(workloads)) != len(workloads):
-        raise CompareError(f"--workloads lists a workload twice: {workloads}")
+    try:
+        check_workloads(workloads)
+    except ValueError as exc:
+        raise CompareError(str(exc)) from None
 
 
 def resolve_workloads(cfg: CompareConfig, trace_workloads: list[str]) -> CompareConfig:
