@@ -309,6 +309,30 @@ def first_block(self, b, n_steps):
     return out
 
 sim_bridge.world.PersistentLevels.block = first_block
+# checkpoints: the figures when the simulated clock first passes each of CHECK hours (a
+# sampler thread reads the running simulator every second; the loop is not touched)
+import threading
+from sim_bridge import _engine
+CHECK = [h for h in (1.0, 6.0, 24.0) if {hours} is None or h < {hours}]
+box, marks = {{}}, []
+_run = _engine.Simulator.run
+
+def _capture(self, *a, **k):
+    box["sim"] = self
+    return _run(self, *a, **k)
+
+_engine.Simulator.run = _capture
+
+def _sample():
+    while CHECK:
+        time.sleep(1.0)
+        s = box.get("sim")
+        if s is not None and s.now >= CHECK[0] * 3600.0:
+            marks.append({{"sim_hours": CHECK.pop(0), "wall_s": time.perf_counter() - t0,
+                "cpu_s": time.process_time() - c0, "events": s.events, "jobs_arrived": s.n_arrived,
+                "jobs_live": len(s._active), "rss_mb": rss_mb(), "peak_rss_mb": peak_mb()}})
+
+threading.Thread(target=_sample, daemon=True).start()
 kw = {{}}
 if {stream}:
     kw["trace_sink"] = {sink!r}
@@ -322,7 +346,7 @@ print(json.dumps({{"wall_s": time.perf_counter() - t0, "cpu_s": time.process_tim
     "p99_jct": s["p99_jct"], "straggler_share": s["straggler_share"],
     "load": s["task_seconds"] / ({nodes} * {slots} * s["makespan"]),
     "complete": s["complete"], "workload_source": s["workload_sources"][0],
-    "peak_rss_mb": peak_mb(), **budget}}))
+    "peak_rss_mb": peak_mb(), "checkpoints": marks, **budget}}))
 """
 
 
@@ -392,6 +416,13 @@ def run_case(
             f"    RSS after import sim_bridge {row['import_rss_mb']:.0f} MB; after the first "
             f"day-block of contention {row['block_rss_mb']:.0f} MB (peak so far "
             f"{row['block_peak_rss_mb']:.0f} MB)",
+            flush=True,
+        )
+    for m in row.get("checkpoints", []):  # the same run when its clock passed 1, 6, 24 h
+        print(
+            f"    at {m['sim_hours']:g} simulated h: wall {m['wall_s']:.0f} s, CPU "
+            f"{m['cpu_s']:.0f} s, {m['events']:,} events, {m['jobs_arrived']:,} jobs arrived, "
+            f"{m['jobs_live']:,} live, RSS {m['rss_mb']:.0f} MB (peak {m['peak_rss_mb']:.0f})",
             flush=True,
         )
     return row
