@@ -407,16 +407,18 @@ class LATE(_StageStats):
                 continue
             stage = job.stage
             live = [a for a in running.values() if a.task.stage == stage]
+            first = -1
             for i, a in enumerate(live):
                 if now - a.launch_time >= min_el and len(a.task.live) == 1:
+                    first = i
                     break
-            else:
+            if first < 0:
                 continue  # no candidate: the scan below would rank nothing
             durs = self._stage_durations(job)
             if len(live) + len(durs) < 2:
                 continue  # nothing to compare a lone task with
             sizes.append(len(live))
-            firsts.append(i)
+            firsts.append(first)
             stats.append(durs)
             batch += live
         ranked: list[tuple[float, int, Any]] = []
