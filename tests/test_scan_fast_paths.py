@@ -131,9 +131,7 @@ def _obvious_ranked(pol: LATE, view) -> list:
     ranked = []
     for job in view.active_jobs():
         live = [a for a in job.running.values() if a.task.stage == job.stage]
-        if not any(
-            now - a.launch_time >= pol.min_elapsed and len(a.task.live) == 1 for a in live
-        ):
+        if not any(now - a.launch_time >= pol.min_elapsed and len(a.task.live) == 1 for a in live):
             continue
         durs = pol._stage_durations(job)
         if len(live) + len(durs) < 2:
