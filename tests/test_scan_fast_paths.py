@@ -5,6 +5,8 @@
 * Mantri counts the finished durations below a remaining time by bisection on a list: equal
   to ``np.searchsorted`` (NaN goes to NumPy), and a whole run with NumPy's count instead
   gives equal tables.
+* Hopper reads each job's virtual size once a pass and takes waiting tasks without copying
+  the queue: runs equal those of the pass as first written.
 * LATE ranks on arrays over the scan's batch: on a crowded cluster (every progress read
   under co-located demand, so the inline reads run) the ranking equals the obvious per-job
   scan at every scan, and the run with the fast scan equals the run with the obvious one.
@@ -25,7 +27,9 @@ from sim_bridge import JobSpec, SimView, Workload
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE, Mantri
 from sim_bridge.policies import _speculation as speculation
+from sim_bridge.policies._cloning import Hopper
 from sim_bridge.policies._speculation import _count_below, _Durations
+from sim_bridge.policies.base import Launch
 
 _specials = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324])
 _any_float = st.one_of(st.floats(allow_nan=True, allow_infinity=True), _specials)
@@ -212,3 +216,62 @@ def test_progress_reads_under_demand_take_the_inline_path(monkeypatch):
 def test_scans_are_deterministic_under_a_seed(tmp_path):
     for make in (LATE, Mantri):
         _assert_same_run(_run(make(), 7, tmp_path), _run(make(), 7, tmp_path))
+
+
+class _ObviousHopper(Hopper):
+    """Hopper's pass as first written: the virtual size read for the sort and again for the
+    allotment, the waiting queue copied before it is walked."""
+
+    name = "_obvious_hopper"
+
+    def _schedule(self, view, speculate: bool) -> list:
+        free = view.free_slot_count
+        if free == 0:
+            return []
+        now = view.now
+        out: list = []
+        jobs = sorted(view.active_jobs(), key=lambda j: (self.virtual_size(j), j.uid))
+        for job in jobs:
+            if free == 0:
+                break
+            allot = math.ceil(self.virtual_size(job)) - len(job.running)
+            if allot <= 0:
+                continue
+            for task in list(job.pending.values()):
+                if allot == 0 or free == 0:
+                    break
+                out.append(Launch(task))
+                allot -= 1
+                free -= 1
+            if not speculate or allot <= 0 or free == 0:
+                continue
+            cands = []
+            for a in job.running.values():
+                if len(a.task.live) != 1 or now - a.launch_time < self.min_elapsed:
+                    continue
+                prog = view.progress(a)
+                gained = prog - a.start_fraction
+                t_rem = (now - a.launch_time) * (1.0 - prog) / gained if gained > 0 else math.inf
+                cands.append((-t_rem, a.uid, a))
+            cands.sort(key=lambda c: (c[0], c[1]))
+            for _, _, a in cands[: min(allot, free)]:
+                out.append(Launch(a.task))
+                free -= 1
+        if free:
+            launched = {x.task.uid for x in out}
+            for job in jobs:
+                for task in list(job.pending.values()):
+                    if free == 0:
+                        return out
+                    if task.uid in launched:
+                        continue
+                    out.append(Launch(task))
+                    free -= 1
+        return out
+
+
+@pytest.mark.parametrize("beta", [1.5, 3.0])
+def test_hopper_pass_equals_the_obvious_pass(beta):
+    fast = _run(Hopper(beta=beta), 4)
+    assert fast.summary["attempts"] > fast.summary["tasks"]  # it really speculated
+    _assert_same_run(_run(_ObviousHopper(beta=beta), 4), fast)
