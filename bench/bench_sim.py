@@ -119,6 +119,18 @@ pops from 480k to 125k without a measurable CPU change (11.4-12.8 s either way) 
 above (load 0.42, up to 15,000 live attempts) cost ~1.1 ms an event, so the day stays
 hours of CPU with LATE, not 10 minutes.
 
+2026-11-24, later (helper L, same command with ``--peer-tree`` the start commit 426db0e and
+an absolute ``--out``): LATE 0.291 ms an event (peer 0.323, 0.90x), without speculation
+0.203 ms (peer 0.215, 0.94x: that path did not change, so about 6% is noise). The change:
+LATE computes its rates, candidate tests and estimates on arrays over the scan's batch (the
+per-attempt formulas element by element), ``SimView.progress_many``'s loop clamps with
+comparisons and tests an inline read's step once per distinct last-read time, Mantri counts
+durations by bisection on a list instead of ``np.searchsorted`` per attempt, Hopper reads a
+job's virtual size once a pass and no longer copies waiting queues. On-tick CPU (a wrapper,
+interleaved pairs, streamed): LATE FB-2010 0.1 h 1,500 x 10 3.14 -> 2.46 s (engine 14.4 ->
+13.3 s), 300 x 10 1.23 -> 1.05 s (the scan is ~9% there: slots are rarely free); Mantri
+0.05 h 300 x 10 12.0 -> 7.4 s (engine 24.1 -> 19.3 s). Same tables as the start commit.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)

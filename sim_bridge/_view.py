@@ -152,6 +152,16 @@ class SimView:
         >>> len(Watch.same) > 5 and all(Watch.same)
         True
         """
+        return np.array(self._progress_list(attempts), dtype=float)
+
+    def _progress_list(self, attempts) -> list[float]:
+        """:meth:`progress_many` as a list of Python floats (its loop).
+
+        The clamp to [0, 1] is written as comparisons, which give what
+        ``min(max(frac, 0.0), 1.0)`` gives for every float (``-0.0`` and NaN pass through
+        both), and the step test of an inline read is done once per distinct last-read time
+        (most attempts were last read by the same scan, at the same instant).
+        """
         sim = self._sim
         now = sim.now
         if self._cache_t != now:
@@ -164,45 +174,54 @@ class SimView:
         # the inline read needs the step of ``now`` inside the paths (work_with would extend
         # them otherwise) and a non-ideal cluster (work_with's ideal branch differs)
         inline = not cluster.ideal and k_now < cluster.horizon_steps
+        work_done = sim._work_done
+        running = A_RUNNING
+        # the last distinct last-read time seen: is it in the step of now, and now - it
+        seen_t0: float | None = None
+        seen_ok = False
+        seen_gap = 0.0
         out: list[float] = []
         append = out.append
         for a in attempts:
-            sf = a.start_fraction
-            if a.state != A_RUNNING:
+            if a.state != running:
                 append(self.progress(a))
                 continue
+            work = a._work
             dem = a._dem
-            if a._work <= 0.0:
+            if work <= 0.0:
                 span = a._end - a.launch_time
                 frac = 1.0 if span <= 0 else (now - a.launch_time) / span
             elif dem is not None:
                 prog = a._prog
                 memo = a._step_rate
-                if (
-                    inline
-                    and prog is not None
-                    and memo is not None
-                    and memo[0] == k_now
-                    and memo[1] is dem
-                    and a._seg_t <= prog[0] <= now
-                    and int(prog[0] // dt) == k_now
-                ):
-                    # Cluster.work_with's loop for one step: total = 0.0 + rate * (t1 - t0)
+                if inline and prog is not None and memo is not None and memo[0] == k_now:
                     t0 = prog[0]
-                    total = 0.0 + memo[2] * (now - t0) if t0 < now else 0.0
-                    done = prog[1] + total
-                    a._prog = (now, done)
-                    frac = done / a._work
+                    if t0 != seen_t0:
+                        seen_t0 = t0
+                        seen_ok = t0 <= now and int(t0 // dt) == k_now
+                        seen_gap = now - t0
+                    if seen_ok and memo[1] is dem and a._seg_t <= t0:
+                        # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
+                        done = prog[1] + (0.0 + memo[2] * seen_gap if t0 < now else 0.0)
+                        a._prog = (now, done)
+                        frac = done / work
+                    else:
+                        frac = work_done(a, now) / work
                 else:
-                    frac = sim._work_done(a, now) / a._work
+                    frac = work_done(a, now) / work
             else:
                 pid = a.task.job.pids[a.task.stage]
                 cum = cache.get(pid)
                 if cum is None:
                     cum = cache[pid] = cluster.cum_at_nodes(pid, now)
-                frac = (a._seg_done + cum[a.node] - a._c0) / a._work
-            append(sf + (1.0 - sf) * min(max(frac, 0.0), 1.0))
-        return np.array(out, dtype=float)
+                frac = (a._seg_done + cum[a.node] - a._c0) / work
+            if frac < 0.0:
+                frac = 0.0
+            elif frac > 1.0:
+                frac = 1.0
+            sf = a.start_fraction
+            append(sf + (1.0 - sf) * frac)
+        return out
 
     def progress_rate(self, attempt: Attempt) -> float:
         """Progress per second since launch (0 at the launch instant)."""

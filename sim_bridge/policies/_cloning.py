@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+from itertools import islice
 
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import Launch, SpeculationPolicy, check_fraction, check_positive
@@ -170,16 +171,18 @@ class Hopper(SpeculationPolicy):
             return []
         now = view.now
         out: list = []
-        jobs = sorted(view.active_jobs(), key=lambda j: (self.virtual_size(j), j.uid))
-        for job in jobs:
+        # each job's virtual size once (the sort key and the allotment read the same value)
+        sized = sorted((self.virtual_size(j), j.uid, j) for j in view.active_jobs())
+        jobs = [j for _size, _uid, j in sized]
+        for size, _uid, job in sized:
             if free == 0:
                 break
-            allot = math.ceil(self.virtual_size(job)) - len(job.running)
+            allot = math.ceil(size) - len(job.running)
             if allot <= 0:
                 continue
-            for task in list(job.pending.values()):
-                if allot == 0 or free == 0:
-                    break
+            # the first min(allot, free) waiting tasks, without copying the waiting queue
+            # (the actions apply after the pass: nothing here changes it)
+            for task in islice(job.pending.values(), min(allot, free)):
                 out.append(Launch(task))
                 allot -= 1
                 free -= 1
@@ -200,7 +203,7 @@ class Hopper(SpeculationPolicy):
         if free:  # work conservation: any waiting task, smallest virtual size first
             launched = {x.task.uid for x in out}
             for job in jobs:
-                for task in list(job.pending.values()):
+                for task in job.pending.values():
                     if free == 0:
                         return out
                     if task.uid in launched:

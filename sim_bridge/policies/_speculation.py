@@ -8,6 +8,7 @@ and node history. None reads an attempt's future end time.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,17 @@ class _Durations:
     """Run times of the attempts that finished a stage's tasks: running sums (exact mean and
     sd) and a sorted snapshot refreshed when the count grew by 2% (exact below 50 values)."""
 
-    __slots__ = ("values", "total", "total_sq", "_sorted", "_n_sorted", "_inv", "_inv_of")
+    __slots__ = (
+        "values",
+        "total",
+        "total_sq",
+        "_sorted",
+        "_n_sorted",
+        "_inv",
+        "_inv_of",
+        "_list",
+        "_list_of",
+    )
 
     def __init__(self) -> None:
         self.values: list[float] = []
@@ -54,6 +65,8 @@ class _Durations:
         self._n_sorted = 0
         self._inv: list[float] = []
         self._inv_of: np.ndarray | None = None
+        self._list: list[float] = []
+        self._list_of: np.ndarray | None = None
 
     def add(self, d: float) -> None:
         self.values.append(d)
@@ -87,6 +100,15 @@ class _Durations:
             self._inv_of = done
         return self._inv
 
+    def sorted_list(self) -> list[float]:
+        """:meth:`sorted` as a list of Python floats, converted only when the snapshot
+        changes (for :func:`_count_below`)."""
+        done = self.sorted()
+        if self._list_of is not done:
+            self._list = done.tolist()
+            self._list_of = done
+        return self._list
+
 
 _EMPTY = _Durations()
 
@@ -114,6 +136,23 @@ def _quantile_linear(rates: list[float], done: list[float], q: float) -> float:
             diff = b - a
             return b - diff * (1 - g) if g >= 0.5 else a + diff * g
     return float(np.quantile(np.concatenate([np.asarray(rates, dtype=float), done]), q))
+
+
+def _count_below(values: list[float], x: float, arr: np.ndarray) -> int:
+    """``int(np.searchsorted(arr, x))`` (side ``"left"``: the number of values below ``x``)
+    for ``values == arr.tolist()`` sorted ascending, by bisection on the list (no NumPy call
+    per lookup). Both agree on every float once NaN is out of the way (NumPy sorts NaN
+    last; ``bisect`` would misplace it), so NaN in ``x`` or ``values`` goes to NumPy.
+
+    Examples
+    --------
+    >>> arr = np.array([1.0, 2.0, 2.0, 3.0])
+    >>> [_count_below(arr.tolist(), x, arr) for x in (0.5, 2.0, 2.5, 9.0)]
+    [0, 1, 3, 4]
+    """
+    if x != x or (values and values[-1] != values[-1]):
+        return int(np.searchsorted(arr, x))
+    return bisect_left(values, x)
 
 
 class _StageStats(SpeculationPolicy):
@@ -349,13 +388,18 @@ class LATE(_StageStats):
         task, for at least ``min_elapsed``, with a positive progress rate below the stage's
         ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
         without a possible candidate are skipped before any progress is read; the progress
-        of the others is read in one :meth:`SimView.progress_many` call.
+        of the others is read in one :meth:`SimView.progress_many` call, and their rates,
+        tests and estimates are computed on arrays (the same IEEE operations, element by
+        element, as the per-attempt formulas; ``tests/test_late_scan.py`` holds the ranking
+        equal to the obvious per-job scan at every scan of whole runs).
         """
         now = view.now
         min_el = self.min_elapsed
         # pass 1: the jobs that may yield a candidate (an attempt of the runnable stage, alone
         # on its task, running for min_elapsed); their live attempts' progress in one call
-        scan: list[tuple[list, _Durations]] = []
+        sizes: list[int] = []
+        firsts: list[int] = []  # per job: the index (in its live) of that first attempt
+        stats: list[_Durations] = []
         batch: list = []
         for job in view.active_jobs():
             running = job.running
@@ -363,41 +407,64 @@ class LATE(_StageStats):
                 continue
             stage = job.stage
             live = [a for a in running.values() if a.task.stage == stage]
-            for a in live:
+            first = -1
+            for i, a in enumerate(live):
                 if now - a.launch_time >= min_el and len(a.task.live) == 1:
+                    first = i
                     break
-            else:
+            if first < 0:
                 continue  # no candidate: the scan below would rank nothing
             durs = self._stage_durations(job)
             if len(live) + len(durs) < 2:
                 continue  # nothing to compare a lone task with
-            scan.append((live, durs))
+            sizes.append(len(live))
+            firsts.append(first)
+            stats.append(durs)
             batch += live
         ranked: list[tuple[float, int, Any]] = []
-        if not scan:
+        if not batch:
             return ranked
-        prog = view.progress_many(batch).tolist()
+        prog = view.progress_many(batch)
+        launch = np.array([a.launch_time for a in batch], dtype=float)
+        start = np.array([a.start_fraction for a in batch], dtype=float)
+        elapsed = now - launch
+        started = now > launch
+        with np.errstate(all="ignore"):  # the per-attempt formulas raise no warnings either
+            rates = np.where(started, (prog - start) / np.where(started, elapsed, 1.0), 0.0)
+            # a candidate: not (r <= 0 or elapsed < min_elapsed), and alone on its task
+            ok = ~((rates <= 0.0) | (elapsed < min_el))
+        rate_list = rates.tolist()
         q = self.slow_task_threshold
+        cuts = np.full(len(sizes), np.nan)
+        has = np.zeros(len(sizes), dtype=bool)
         k = 0
-        for live, durs in scan:
-            rates = []
-            keep = []
-            for a in live:
-                p = prog[k]
-                k += 1
-                el = now - a.launch_time
-                r = (p - a.start_fraction) / el if now > a.launch_time else 0.0
-                rates.append(r)
-                if not (r <= 0.0 or el < min_el) and len(a.task.live) == 1:
-                    keep.append((r, p, a))
-            if not keep:
-                continue
-            # SlowTaskThreshold: percentile of the progress rates of the stage's running and
-            # finished tasks (a finished task's rate is 1 / its run time)
-            cut = _quantile_linear(rates, durs.inverse_rates(), q)
-            for r, p, a in keep:
-                if not (r >= cut):
-                    ranked.append(((1.0 - p) / r, a.uid, a))
+        for j, n in enumerate(sizes):
+            i = firsts[j]
+            # the job has a candidate (then its stage's cut is read, as the obvious scan
+            # reads it: the durations' snapshot refreshes on reads)
+            found = bool(ok[k + i])  # that attempt is alone on its task and old enough
+            if not found:
+                for i2 in range(k + i + 1, k + n):
+                    if ok[i2] and len(batch[i2].task.live) == 1:
+                        found = True
+                        break
+            if found:
+                has[j] = True
+                # SlowTaskThreshold: percentile of the progress rates of the stage's running
+                # and finished tasks (a finished task's rate is 1 / its run time)
+                cuts[j] = _quantile_linear(rate_list[k : k + n], stats[j].inverse_rates(), q)
+            k += n
+        with np.errstate(invalid="ignore"):
+            sel = ok & np.repeat(has, sizes) & ~(rates >= np.repeat(cuts, sizes))
+        idx = np.flatnonzero(sel)
+        if not idx.size:
+            return ranked
+        with np.errstate(all="ignore"):
+            est = ((1.0 - prog[idx]) / rates[idx]).tolist()
+        for i, e in zip(idx.tolist(), est, strict=True):
+            a = batch[i]
+            if len(a.task.live) == 1:
+                ranked.append((e, a.uid, a))
         ranked.sort(key=lambda x: (-x[0], x[1]))
         return ranked
 
@@ -547,9 +614,10 @@ class Mantri(_StageStats):
                 continue
             mean_new = durs.mean()
             t_new = durs.sorted()
+            t_list = durs.sorted_list()
             n = t_new.size
             live = [a for a in job.running.values() if a.task.stage == job.stage]
-            prog = view.progress_many(live)
+            prog = view.progress_many(live).tolist()
             seen: set[int] = set()
             for a, p in zip(live, prog, strict=True):
                 task = a.task
@@ -560,7 +628,8 @@ class Mantri(_StageStats):
                 if el <= 0.0:
                     continue
                 # remaining time of the task: the best of its live attempts
-                if len(task.live) > 1:
+                c = len(task.live)
+                if c > 1:
                     t_rem = math.inf
                     for b in task.live.values():
                         pb = view.progress(b)
@@ -570,11 +639,10 @@ class Mantri(_StageStats):
                 else:
                     gained = p - a.start_fraction
                     t_rem = (1.0 - p) * el / gained if gained > 0 else math.inf
-                c = len(task.live)
                 if math.isinf(t_rem):
                     t_rem = el + mean_new  # no progress yet: at least as long as it has run
                 # P(t_rem > t_new (c+1)/c) from the stage's empirical t_new
-                p_dup = int(np.searchsorted(t_new, t_rem * c / (c + 1))) / n
+                p_dup = _count_below(t_list, t_rem * c / (c + 1), t_new) / n
                 if free and c < self.max_copies and p_dup > self.delta:
                     out.append(Launch(task))
                     free -= 1
@@ -584,7 +652,7 @@ class Mantri(_StageStats):
                     and c == 1
                     and len(task.attempts) == 1
                     and t_rem > mean_new + self.restart_margin
-                    and int(np.searchsorted(t_new, t_rem)) / n > 0.5
+                    and _count_below(t_list, t_rem, t_new) / n > 0.5
                 ):
                     out.append(Kill(a))
                     out.append(Launch(task))
