@@ -894,13 +894,13 @@ class Cluster:
             else:
                 rates, done = hit
             if done[-1] < left and rates.size < m:
-                key = (node, pid, k, m, demand, None, self._base)  # the whole chunk
-                hit = None if chunks is None else chunks.get(key)
+                whole = (node, pid, k, m, demand, -1, self._base)  # the whole chunk
+                hit = None if chunks is None else chunks.get(whole)
                 if hit is None:
                     rates = self.rates_with(node, pid, k, m, demand)
                     done = np.cumsum(rates) * dt
                     if chunks is not None:
-                        chunks[key] = (rates, done)
+                        chunks[whole] = (rates, done)
                 else:
                     rates, done = hit
             if done[-1] >= left:

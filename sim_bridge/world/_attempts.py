@@ -242,16 +242,17 @@ class AttemptPhysics:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
             att._work = work
-            dem = None
+            dem: tuple[float, ...] | None = None
             if self._tenancy:
                 live = self._node_live[node]
                 if live:
                     own = self._demand(pid)
-                    dem = self._demand_of(live.values())
                     if FAST_TENANTS:  # the newcomer loads its co-tenants
                         others = list(live.values())
+                        dem = sum_demand(self._owns(others))
                         self._retenant(others, now, [_add(o._dem, own) for o in others])
                     else:
+                        dem = self._demand_of(live.values())
                         for other in live.values():
                             self._advance(other, now)
                             self._resolve(other, now, _add(other._dem, own))
@@ -300,6 +301,12 @@ class AttemptPhysics:
         """The summed demand of ``attempts`` (None when there is none)."""
         demand = self._demand
         return sum_demand(demand(a.task.job.pids[a.task.stage]) for a in attempts)
+
+    def _owns(self, attempts: list[Attempt]) -> list[tuple[float, ...]]:
+        """Each attempt's own demand (``_demand`` of its profile), in order."""
+        known = self._pid_demand
+        pids = [a.task.job.pids[a.task.stage] for a in attempts]
+        return [known[p] if p in known else self._demand(p) for p in pids]
 
     def _node_demand(self, node: int) -> tuple[float, ...] | None:
         """The demand of the attempts running on ``node`` now (None: none, or co-located
@@ -364,6 +371,7 @@ class AttemptPhysics:
         push = heapq.heappush
         work_steps = trates.work_steps
         end_steps = trates.end_steps
+        chunks: dict = {}  # the chunks of rates of long solves from now (Cluster.end_with)
         for att, dem in zip(atts, dems, strict=True):
             node = att.node
             task = att.task
@@ -394,15 +402,27 @@ class AttemptPhysics:
                 att._seg_done = done
                 att._seg_t = now
                 att._prog = None
-            if dem is None or not bounded or not any(dem):
+            if dem is None or not any(dem):
                 self._resolve(att, now, dem)
                 continue
-            # _resolve under demand in a streaming run (no deferral: att._solve stays None)
             left = att._work - att._seg_done
             if left < 0.0:
                 left = 0.0
             att._prog = None
             att._ckpt = False
+            if not bounded:  # _resolve under demand in memory: _defer, the heap economy
+                prev = att._solve
+                att._dem = dem
+                att._end = math.nan
+                end = now + left * speed[node] * _LOWER
+                self._seq += 1
+                seq = self._seq
+                att._solve = (seq, now, left)
+                if prev is not None and end >= self._due(att, prev):
+                    continue
+                push(heap, (end, seq, EV_SOLVE, att))
+                continue
+            # _resolve under demand in a streaming run (no deferral: att._solve stays None)
             att._solve = None
             att._dem = dem
             # _check_at(node, pid, now, left, 0.0, dem)
@@ -424,7 +444,7 @@ class AttemptPhysics:
                 # Cluster.end_with(node, pid, now, left, dem), its first C walk inline
                 end = end_steps(node, pid, now, left, dem, _CHUNK_MIN)[0]
                 if end != end:
-                    end = cl.end_with(node, pid, now, left, dem)
+                    end = cl.end_with(node, pid, now, left, dem, chunks)
                 att._end = end
                 kind = EV_FINISH
             self._seq += 1
@@ -561,10 +581,10 @@ class AttemptPhysics:
             return
         others = list(live.values())
         demand = self._demand
-        owns = [demand(a.task.job.pids[a.task.stage]) for a in others]
         if FAST_TENANTS:
-            self._retenant(others, now, others_demand(owns))
+            self._retenant(others, now, others_demand(self._owns(others)))
             return
+        owns = [demand(a.task.job.pids[a.task.stage]) for a in others]
         for i, att in enumerate(others):
             self._advance(att, now)
             # the others' demand, summed in the same order as _demand_of would
