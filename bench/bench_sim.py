@@ -119,6 +119,14 @@ pops from 480k to 125k without a measurable CPU change (11.4-12.8 s either way) 
 above (load 0.42, up to 15,000 live attempts) cost ~1.1 ms an event, so the day stays
 hours of CPU with LATE, not 10 minutes.
 
+2026-11-24, later (co-tenant re-solves: one fused loop, ``AttemptPhysics._retenant``; the
+others' demand sums in C, ``others_demand``; long solves from one instant share their rate
+chunks, ``Cluster.end_with(chunks=)``; tables equal). The same command, peer the start
+commit 426db0e: LATE 0.229 ms an event (peer 0.252, 0.91x), none 0.185 (peer 0.201, 0.92x).
+At 176 slots a node (Alibaba 2017's first 0.1 h at scale 0.05, 3,336 tasks on 20 x 176,
+LATE, streamed; a script interleaving both trees, 2 runs each): 0.73-0.78 ms an event, peer
+2.07 (2.7x faster). The event heap's stale entries are now the largest cost at 176 slots.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)
