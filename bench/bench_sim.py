@@ -125,7 +125,8 @@ chunks, ``Cluster.end_with(chunks=)``; tables equal). The same command, peer the
 commit 426db0e: LATE 0.229 ms an event (peer 0.252, 0.91x), none 0.185 (peer 0.201, 0.92x).
 At 176 slots a node (Alibaba 2017's first 0.1 h at scale 0.05, 3,336 tasks on 20 x 176,
 LATE, streamed; a script interleaving both trees, 2 runs each): 0.73-0.78 ms an event, peer
-2.07 (2.7x faster). The event heap's stale entries are now the largest cost at 176 slots.
+2.07 (2.7x faster). There (cProfile, SYN on 2 x 176) ~30% is the fused loop itself and
+~28% popping stale heap entries (one per re-solve; not made lazy: not provably exact).
 
 Usage::
 
