@@ -194,3 +194,45 @@ def _rebuild(sens, speed, kappa, eps, dt, levels, base, profiles):
     if profiles is not None:
         rates.set_profiles(profiles)
     return rates
+
+
+def others_demand(list owns):
+    """For each tenant ``i``, the summed demand of the others: ``sum_demand(owns[:i] +
+    owns[i + 1:])`` of :mod:`sim_bridge.world._attempts` (a tuple, or None when all zero),
+    with its floating-point additions in the same order, so the same bit for bit
+    (``tests/test_tenancy_fast_paths.py``).
+
+    Two adjacent tenants of equal demand leave the same sequence when removed (a zero's sign
+    cannot matter: a running sum from ``0.0`` is never ``-0.0``), so they share one sum.
+    """
+    cdef Py_ssize_t n = len(owns)
+    cdef Py_ssize_t i, j
+    cdef double c, m, d, e
+    cdef double[:, ::1] buf = np.empty((n if n > 0 else 1, 4), dtype=np.float64)
+    out = [None] * n
+    for i in range(n):
+        own = owns[i]
+        buf[i, 0] = own[0]
+        buf[i, 1] = own[1]
+        buf[i, 2] = own[2]
+        buf[i, 3] = own[3]
+    for i in range(n):
+        if (
+            i > 0
+            and buf[i, 0] == buf[i - 1, 0]
+            and buf[i, 1] == buf[i - 1, 1]
+            and buf[i, 2] == buf[i - 1, 2]
+            and buf[i, 3] == buf[i - 1, 3]
+        ):
+            out[i] = out[i - 1]
+            continue
+        c = m = d = e = 0.0
+        for j in range(n):
+            if j != i:
+                c += buf[j, 0]
+                m += buf[j, 1]
+                d += buf[j, 2]
+                e += buf[j, 3]
+        if not (c == 0.0 and m == 0.0 and d == 0.0 and e == 0.0):
+            out[i] = (c, m, d, e)
+    return out

@@ -26,6 +26,8 @@ from sim_bridge.world._attempts import (
     AttemptPhysics,
     decay_loads,
     noise_alpha,
+    others_demand,
+    others_demand_py,
     sum_demand,
 )
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
@@ -54,6 +56,8 @@ __all__ = [
     "AttemptPhysics",
     "decay_loads",
     "noise_alpha",
+    "others_demand",
+    "others_demand_py",
     "sum_demand",
     "BAD_NODE_SHARE",
     "DEFAULT_PERSISTENCE",

@@ -47,7 +47,27 @@ if TYPE_CHECKING:
     from sim_bridge._cluster import Cluster
     from sim_bridge._jobs import Attempt, Job, Task
 
-__all__ = ["LOAD_TAUS", "AttemptPhysics", "decay_loads", "noise_alpha", "sum_demand"]
+try:  # the compiled others' sums; the Python reference below when not built
+    from sim_bridge._tenants_core import others_demand as _others_demand_c
+except ImportError:  # pragma: no cover - no C compiler, or an extension built before it
+    _others_demand_c = None
+
+__all__ = [
+    "LOAD_TAUS",
+    "AttemptPhysics",
+    "decay_loads",
+    "noise_alpha",
+    "others_demand",
+    "others_demand_py",
+    "sum_demand",
+]
+
+FAST_TENANTS = True
+"""Re-solve a node's co-tenants through the fused loop (:meth:`AttemptPhysics._retenant`)
+and sum the others' demands with :func:`others_demand`; False: one ``_advance`` and one
+``_resolve`` call per co-tenant and one :func:`sum_demand` each, the obvious path the fused
+one is tested against (``tests/test_tenancy_fast_paths.py``). The results are the same bit
+for bit."""
 
 LOAD_TAUS = (60.0, 300.0, 900.0)
 """Time constants (s) of the 1-, 5- and 15-minute load averages."""
@@ -97,6 +117,41 @@ def sum_demand(owns: Iterable[Sequence[float]]) -> tuple[float, float, float, fl
     if c == 0.0 and m == 0.0 and d == 0.0 and n == 0.0:
         return None
     return (c, m, d, n)
+
+
+def others_demand_py(
+    owns: Sequence[Sequence[float]],
+) -> list[tuple[float, float, float, float] | None]:
+    """For each tenant ``i``, :func:`sum_demand` of the others' demands ``owns[:i] +
+    owns[i + 1:]`` (the reference of :func:`others_demand`; O(n^2) additions).
+
+    Examples
+    --------
+    >>> others_demand_py([(0.1, 0.0, 0.0, 0.0), (0.0, 0.0, 0.2, 0.0)])
+    [(0.0, 0.0, 0.2, 0.0), (0.1, 0.0, 0.0, 0.0)]
+    >>> others_demand_py([(0.1, 0.0, 0.0, 0.0)])
+    [None]
+    """
+    owns = list(owns)
+    return [sum_demand(owns[:i] + owns[i + 1 :]) for i in range(len(owns))]
+
+
+def others_demand(
+    owns: Sequence[Sequence[float]],
+) -> list[tuple[float, float, float, float] | None]:
+    """:func:`others_demand_py`, in C when ``sim_bridge._tenants_core`` is built: the same
+    additions in the same order, so the same tuples bit for bit, and adjacent tenants of
+    equal demand share one sum (removing either leaves the same sequence).
+
+    Examples
+    --------
+    >>> owns = [(0.1, 0.0, 0.0, 0.0), (0.1, 0.0, 0.0, 0.0), (0.0, 0.3, 0.0, 0.0)]
+    >>> others_demand(owns) == others_demand_py(owns)
+    True
+    """
+    if _others_demand_c is not None:
+        return _others_demand_c(list(owns))
+    return others_demand_py(owns)
 
 
 def _add(dem, own):
@@ -187,15 +242,20 @@ class AttemptPhysics:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
             att._work = work
-            dem = None
+            dem: tuple[float, ...] | None = None
             if self._tenancy:
                 live = self._node_live[node]
                 if live:
                     own = self._demand(pid)
-                    dem = self._demand_of(live.values())
-                    for other in live.values():  # the newcomer loads its co-tenants
-                        self._advance(other, now)
-                        self._resolve(other, now, _add(other._dem, own))
+                    if FAST_TENANTS:  # the newcomer loads its co-tenants
+                        others = list(live.values())
+                        dem = sum_demand(self._owns(others))
+                        self._retenant(others, now, [_add(o._dem, own) for o in others])
+                    else:
+                        dem = self._demand_of(live.values())
+                        for other in live.values():
+                            self._advance(other, now)
+                            self._resolve(other, now, _add(other._dem, own))
                 if keep:
                     self._dstates.extend(dem or _NO_DEMAND)
                 else:
@@ -242,6 +302,12 @@ class AttemptPhysics:
         demand = self._demand
         return sum_demand(demand(a.task.job.pids[a.task.stage]) for a in attempts)
 
+    def _owns(self, attempts: list[Attempt]) -> list[tuple[float, ...]]:
+        """Each attempt's own demand (``_demand`` of its profile), in order."""
+        known = self._pid_demand
+        pids = [a.task.job.pids[a.task.stage] for a in attempts]
+        return [known[p] if p in known else self._demand(p) for p in pids]
+
     def _node_demand(self, node: int) -> tuple[float, ...] | None:
         """The demand of the attempts running on ``node`` now (None: none, or co-located
         contention off)."""
@@ -276,6 +342,113 @@ class AttemptPhysics:
         if memo is None:
             memo = att._step_rate = [-1, None, 0.0]
         return self.cluster.work_with(att.node, pid, t0, t1, att._dem, memo)
+
+    def _retenant(
+        self, atts: list[Attempt], now: float, dems: Sequence[tuple[float, ...] | None]
+    ) -> None:
+        """``_advance(att, now)`` then ``_resolve(att, now, dem)`` for each co-tenant ``att``
+        in turn, under its new co-located demand ``dem`` (``dems`` in the same order): a
+        node's tenants changed. The same operations in the same order as those calls
+        (:data:`FAST_TENANTS` off runs them), inlined for the common cases: an attempt under
+        demand advances through the compiled step walk (``TenantRates.work_steps``) and, in a
+        streaming run, is re-solved through ``TenantRates.end_steps``; a walk that stops
+        short (it needs the paths extended, or more than a few steps) is redone from the
+        start by the :class:`~sim_bridge._cluster.Cluster` method, which gives the same
+        value (the walks only read the paths; the rate memo changes no value)."""
+        from sim_bridge._cluster import _CHUNK_MIN  # (a module-level import would be circular)
+
+        cl = self.cluster
+        trates = cl._trates
+        if cl.ideal or trates is None:
+            for att, dem in zip(atts, dems, strict=True):
+                self._advance(att, now)
+                self._resolve(att, now, dem)
+            return
+        dt = cl.dt
+        bounded = self._bounded
+        speed = self._speed
+        heap = self._heap
+        push = heapq.heappush
+        work_steps = trates.work_steps
+        end_steps = trates.end_steps
+        chunks: dict = {}  # the chunks of rates of long solves from now (Cluster.end_with)
+        for att, dem in zip(atts, dems, strict=True):
+            node = att.node
+            task = att.task
+            pid = task.job.pids[task.stage]
+            seg_t = att._seg_t
+            if now > seg_t:  # _advance: _work_done(att, now) booked
+                old = att._dem
+                if old is None:
+                    done = att._seg_done + cl.cum_at(node, pid, now) - att._c0
+                else:
+                    memo = att._step_rate
+                    if memo is None:
+                        memo = att._step_rate = [-1, None, 0.0]
+                    prog = att._prog
+                    if prog is not None and seg_t <= prog[0] <= now:
+                        t0, base = prog
+                    else:
+                        t0, base = seg_t, att._seg_done
+                    # Cluster.work_with(node, pid, t0, now, old, memo), its short C walk inline
+                    k1 = int(now // dt)
+                    if k1 < cl._horizon and k1 - int(t0 // dt) <= _CHUNK_MIN and any(old):
+                        work, t = work_steps(node, pid, t0, now, 0.0, old, memo)
+                        if t < now:
+                            work = cl.work_with(node, pid, t0, now, old, memo)
+                    else:
+                        work = cl.work_with(node, pid, t0, now, old, memo)
+                    done = base + work
+                att._seg_done = done
+                att._seg_t = now
+                att._prog = None
+            if dem is None or not any(dem):
+                self._resolve(att, now, dem)
+                continue
+            left = att._work - att._seg_done
+            if left < 0.0:
+                left = 0.0
+            att._prog = None
+            att._ckpt = False
+            if not bounded:  # _resolve under demand in memory: _defer, the heap economy
+                prev = att._solve
+                att._dem = dem
+                att._end = math.nan
+                end = now + left * speed[node] * _LOWER
+                self._seq += 1
+                seq = self._seq
+                att._solve = (seq, now, left)
+                if prev is not None and end >= self._due(att, prev):
+                    continue
+                push(heap, (end, seq, EV_SOLVE, att))
+                continue
+            # _resolve under demand in a streaming run (no deferral: att._solve stays None)
+            att._solve = None
+            att._dem = dem
+            # _check_at(node, pid, now, left, 0.0, dem)
+            horizon = cl._horizon
+            h_end = horizon * dt
+            fastest = left * speed[node]
+            if now + fastest > h_end:
+                at = h_end
+            else:
+                last = (horizon - 1) * dt
+                if now + 32.0 * fastest <= h_end or last <= now:
+                    at = None
+                else:
+                    at = last if cl.work_with(node, pid, now, last, dem) < left else None
+            if at:
+                end = self._checkpoint(att, at)
+                kind = EV_CHECK
+            else:
+                # Cluster.end_with(node, pid, now, left, dem), its first C walk inline
+                end = end_steps(node, pid, now, left, dem, _CHUNK_MIN)[0]
+                if end != end:
+                    end = cl.end_with(node, pid, now, left, dem, chunks)
+                att._end = end
+                kind = EV_FINISH
+            self._seq += 1
+            push(heap, (end, self._seq, kind, att))
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
@@ -408,6 +581,9 @@ class AttemptPhysics:
             return
         others = list(live.values())
         demand = self._demand
+        if FAST_TENANTS:
+            self._retenant(others, now, others_demand(self._owns(others)))
+            return
         owns = [demand(a.task.job.pids[a.task.stage]) for a in others]
         for i, att in enumerate(others):
             self._advance(att, now)

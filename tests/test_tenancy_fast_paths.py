@@ -1,0 +1,126 @@
+"""The fused re-solve of a node's co-tenants against the obvious path.
+
+When a node's tenants change, every co-tenant is advanced and re-solved under its new
+co-located demand. ``AttemptPhysics._retenant`` does it in one loop (the compiled step walks
+inline) and ``others_demand`` sums each tenant's others' demands in C; with
+``sim_bridge.world._attempts.FAST_TENANTS`` off the engine makes one ``_advance`` and one
+``_resolve`` call per co-tenant and one ``sum_demand`` of the others each. The oracle is that
+path: the same runs, in memory and streamed, must give ``DataFrame.equals`` tables, on nodes
+of a few slots and of 176 (Alibaba 2017's machines, up to 175 co-tenants).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+import sim_bridge
+import sim_bridge.world._attempts as attempts_mod
+from sim_bridge import JobSpec, Workload
+from sim_bridge.world import others_demand, others_demand_py, sum_demand
+
+ZEROISH = [(0.0, 0.0, 0.0, 0.0), (-0.0, 0.0, -0.0, 0.0), (0.0, 1e-300, 0.0, 0.0)]
+COMMON = [(0.1, 0.0, 0.2, 0.0), (1 / 3, 2 / 7, 0.0, 0.05), (0.02, 0.0, 0.0, 0.3)]
+
+
+def _owns(rng: random.Random, n: int) -> list[tuple[float, ...]]:
+    """Tenants' demands as the engine holds them: runs of a few common profiles' demands,
+    zeros of either sign, and odd magnitudes that round differently in different orders."""
+    out = []
+    for _ in range(n):
+        u = rng.random()
+        if u < 0.5:
+            out.append(rng.choice(COMMON))
+        elif u < 0.6:
+            out.append(rng.choice(ZEROISH))
+        else:
+            scale = rng.choice([1.0, 1e-9, 1e9])
+            out.append(tuple(rng.random() * scale for _ in range(4)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_others_demand_is_the_plain_re_summation_bit_for_bit(seed):
+    rng = random.Random(seed)
+    for n in [0, 1, 2, 3, 10, 176]:
+        owns = _owns(rng, n)
+        got, want = others_demand(owns), others_demand_py(owns)
+        assert len(got) == n
+        # repr tells -0.0 from 0.0 and compares every float exactly
+        assert repr(got) == repr(want)
+        for i, dem in enumerate(got):
+            assert repr(dem) == repr(sum_demand(owns[:i] + owns[i + 1 :]))
+
+
+def test_others_demand_is_none_where_the_others_demand_nothing():
+    owns = [(0.3, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (-0.0, 0.0, 0.0, 0.0)]
+    assert others_demand(owns) == [None, (0.3, 0.0, 0.0, 0.0), (0.3, 0.0, 0.0, 0.0)]
+    assert others_demand([]) == []
+
+
+def _run(monkeypatch, tmp_path, fast: bool, workload, stream: bool, kw):
+    with monkeypatch.context() as m:
+        m.setattr(attempts_mod, "FAST_TENANTS", fast)
+        if stream:
+            out = tmp_path / f"{'fast' if fast else 'plain'}.parquet"
+            sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
+            return pd.read_parquet(out), None
+        r = sim_bridge.simulate(workload, progress=False, **kw)
+        return r.tasks, r.jobs
+
+
+def _crowd(n_jobs: int = 6, maps: int = 60, reduces: int = 12) -> Workload:
+    """Jobs staggered over a few minutes, enough tasks to fill a node of 176 slots."""
+    rng = random.Random(11)
+    jobs = [
+        JobSpec(
+            f"j{i}",
+            40.0 * i,
+            [rng.uniform(20.0, 900.0) for _ in range(maps)],
+            [rng.uniform(30.0, 400.0) for _ in range(reduces)],
+        )
+        for i in range(n_jobs)
+    ]
+    return Workload("crowd", jobs)
+
+
+WORLDS = [
+    pytest.param("SYN", dict(hours=0.1, nodes=8, slots=4, policy="late"), id="syn-4-slots"),
+    pytest.param(_crowd(), dict(nodes=1, slots=176, policy="late"), id="crowd-176-slots"),
+    pytest.param(_crowd(4), dict(nodes=2, slots=100, placement="fifo"), id="crowd-fifo"),
+    pytest.param(
+        "SYN",
+        dict(hours=0.05, nodes=6, slots=12, bad_node_share=0.3, record_truth=True, seed=4),
+        id="bad-nodes-truth",
+    ),
+    pytest.param("SYN", dict(hours=0.05, nodes=5, slots=8, policy="mantri"), id="mantri"),
+]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["in-memory", "streamed"])
+@pytest.mark.parametrize(("workload", "kw"), WORLDS)
+def test_the_fused_re_solve_is_the_plain_one_bit_for_bit(
+    monkeypatch, tmp_path, workload, kw, stream
+):
+    fast = _run(monkeypatch, tmp_path, True, workload, stream, kw)
+    plain = _run(monkeypatch, tmp_path, False, workload, stream, kw)
+    assert len(fast[0]) > 0
+    assert fast[0].equals(plain[0])
+    if not stream:
+        assert fast[1].equals(plain[1])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["in-memory", "streamed"])
+def test_real_workloads_with_many_co_tenants_are_the_plain_path(
+    monkeypatch, tmp_path, shared_data_dir, stream
+):
+    for name, kw in (
+        ("ALI2017", dict(hours=0.002, nodes=3, slots=176, policy="none")),
+        ("FB2010", dict(hours=0.01, nodes=40, slots=10, policy="late")),
+    ):
+        kw = dict(kw, data_dir=shared_data_dir)
+        fast = _run(monkeypatch, tmp_path, True, name, stream, kw)
+        plain = _run(monkeypatch, tmp_path, False, name, stream, kw)
+        assert len(fast[0]) > 0 and fast[0].equals(plain[0]), name
