@@ -8,10 +8,9 @@ import time
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
@@ -41,6 +40,9 @@ from sim_bridge.trace import DEFAULT_BETA, check_beta, jobs_table, node_names, t
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE
 from sim_bridge.world._interference import TENANT_LOAD
 from sim_bridge.world._skew import SKEW_SIGMA
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DEFAULT_PLACEMENT", "SimulationResult", "simulate"]
 

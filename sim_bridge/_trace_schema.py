@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "COUNTER_PREFIX",
@@ -143,6 +145,7 @@ def counter_columns(frame: pd.DataFrame) -> list[str]:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> counter_columns(pd.DataFrame(columns=["node", "c_cpu", "c_mem", "duration"]))
     ['c_cpu', 'c_mem']
     """
@@ -236,6 +239,8 @@ def tasks_table(
         cols[_TRUTH_PREFIX + key] = np.asarray(values, dtype=np.float64)
     for key, values in (counters or {}).items():
         cols[counter_column(key)] = np.asarray(values, dtype=np.float64)
+    import pandas as pd
+
     return pd.DataFrame(cols)
 
 
@@ -263,6 +268,8 @@ def jobs_table(
     submit = np.asarray(submit_time, dtype=np.float64)
     finish = np.asarray(finish_time, dtype=np.float64)
     deadline = np.asarray(deadline, dtype=np.float64)
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "job_id": _objects(job_id),

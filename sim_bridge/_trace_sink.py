@@ -21,15 +21,17 @@ import os
 from array import array
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._metrics import SummaryAccumulator
 from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
 from sim_bridge.trace import node_names as trace_node_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "write_trace",
@@ -418,6 +420,8 @@ class TraceSink:
             else:
                 pieces.append(pa.Table.from_pandas(table, preserve_index=False))
             del table
+        import pandas as pd
+
         whole = summary_cols[0] if len(summary_cols) == 1 else pd.concat(summary_cols)
         del summary_cols
         self.acc.add(whole.reset_index(drop=True))
@@ -467,6 +471,8 @@ class TraceSink:
         jobs = job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
         tasks = None
         if self.path is None:
+            import pandas as pd
+
             tasks = (
                 pd.concat(self._chunks, ignore_index=True)
                 if self._chunks
@@ -510,7 +516,7 @@ def write_trace(
 
     Examples
     --------
-    >>> import tempfile, pathlib
+    >>> import tempfile, pathlib, pandas as pd
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
     >>> write_trace(pd.DataFrame({"x": range(5)}), f, 2), trace_status(f)
     (3, (True, None))

@@ -35,7 +35,6 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._straggler_rule import (
     DEFAULT_BETA,
@@ -264,6 +263,8 @@ class Scorer:
             "workload": [workload] * len(rows),
         }
         columns.update(zip(self.feature_names, values.T, strict=True))
+        import pandas as pd
+
         frame = pd.DataFrame(columns)
         self.stats["calls"] += 1
         self.stats["batches"] += 1
