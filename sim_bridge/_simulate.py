@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -59,7 +59,6 @@ log = logging.getLogger("sim_bridge")
 _P = TypeVar("_P", bound=Policy)
 
 
-@dataclass
 class SimulationResult:
     """What a simulation produced.
 
@@ -67,7 +66,8 @@ class SimulationResult:
     ----------
     jobs : DataFrame
         One row per job: ``job_id, workload, submit_time, finish_time, jct, deadline,
-        met_deadline, n_tasks, n_attempts``.
+        met_deadline, n_tasks, n_attempts``. A streaming run builds it on first access (it
+        imports pandas then, not before); the constructor also takes a function returning it.
     tasks : DataFrame or None
         None after a streaming run (``trace_sink``: the rows are in the file). Else one row
         per attempt (:mod:`sim_bridge.trace`): ``job_id, task_id, attempt, workload, node, phase,
@@ -83,9 +83,25 @@ class SimulationResult:
         for a streaming run stopped early, which adds ``stop_reason``).
     """
 
-    jobs: pd.DataFrame
-    tasks: pd.DataFrame | None
-    summary: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        jobs: pd.DataFrame | Callable[[], pd.DataFrame],
+        tasks: pd.DataFrame | None,
+        summary: dict[str, Any] | None = None,
+    ):
+        self._jobs = jobs
+        self.tasks = tasks
+        self.summary: dict[str, Any] = {} if summary is None else summary
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if callable(self._jobs):
+            self._jobs = self._jobs()
+        return self._jobs
+
+    @jobs.setter
+    def jobs(self, value: pd.DataFrame) -> None:
+        self._jobs = value
 
     def __repr__(self) -> str:
         s = self.summary
@@ -406,8 +422,9 @@ def simulate(
         if bar is not None:
             bar.close()
     if sink is not None:
-        jobs, tasks = sink.close(stop_reason is None, stop_reason)
-        summary = sink.summary(jobs)
+        sink.finish(stop_reason is None, stop_reason)
+        jobs, tasks = sink.jobs_table, None  # the DataFrame built on access: no pandas before
+        summary = sink.summary()
         summary.update(
             complete=stop_reason is None,
             stop_reason=stop_reason,

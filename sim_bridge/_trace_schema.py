@@ -166,7 +166,7 @@ def task_ids(job_ids: Sequence[str], phases: Sequence[str], index: Sequence[int]
     return [f"{j}-{p[0]}{i}" for j, p, i in zip(job_ids, phases, index, strict=True)]
 
 
-def tasks_table(
+def task_columns(
     *,
     job_id: Any,
     task_id: Any,
@@ -182,8 +182,10 @@ def tasks_table(
     node_names: np.ndarray | None = None,
     truth: Mapping[str, Any] | None = None,
     counters: Mapping[str, Any] | None = None,
-) -> pd.DataFrame:
-    """A trace (:data:`TASK_COLUMNS`, then ``truth_*``, then ``c_*``) from column arrays.
+) -> dict[str, np.ndarray]:
+    """The columns of a trace (:data:`TASK_COLUMNS`, then ``truth_*``, then ``c_*``) from
+    column arrays, as flat NumPy arrays (no pandas: a streamed run writes them to Arrow);
+    :func:`tasks_table` is their DataFrame.
 
     Both event loops build their trace here; ``duration`` is ``end_time - launch_time``.
 
@@ -239,9 +241,23 @@ def tasks_table(
         cols[_TRUTH_PREFIX + key] = np.asarray(values, dtype=np.float64)
     for key, values in (counters or {}).items():
         cols[counter_column(key)] = np.asarray(values, dtype=np.float64)
+    return cols
+
+
+def tasks_table(**columns: Any) -> pd.DataFrame:
+    """The trace of :func:`task_columns` (same keyword arguments) as a DataFrame.
+
+    Examples
+    --------
+    >>> t = tasks_table(job_id=["j"], task_id=["j-m0"], attempt=[0], workload=["SYN"],
+    ...     node=[0], phase=["map"], submit_time=[0.0], launch_time=[1.0], end_time=[4.0],
+    ...     outcome=["finished"], input_work=[3.0])
+    >>> t["node"].tolist(), t["duration"].tolist()
+    (['n0000'], [3.0])
+    """
     import pandas as pd
 
-    return pd.DataFrame(cols)
+    return pd.DataFrame(task_columns(**columns))
 
 
 def jobs_table(
