@@ -3,18 +3,19 @@
 A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
 :class:`TraceSink`: its attempts' columns are read into flat arrays at once (the job is then
 released, so its objects go), and once ``row_group_rows`` rows are buffered they become
-Parquet row groups of at most that many rows (``pyarrow.parquet.ParquetWriter``; a bigger job
-spans several) and one chunk of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`,
-the keys of :class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows,
-a few floats a job, stay in memory. A streamed run imports no pandas: the rows go from NumPy
-to Arrow, and the job table is a DataFrame only when asked for (:meth:`TraceSink.jobs_table`).
-:func:`attempt_columns` reads the attempts' columns, :func:`columns_table` builds their rows
-(:func:`attempt_table` both at once) and :func:`job_table` the jobs'; both build their rows
-through :mod:`sim_bridge.trace` (the trace contract and the one table builder, which the
-in-memory engines use too). The file is written under a hidden
-temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
-footer; a run that stops early closes it too (the rows of every job finished so far: each
-job in the file is whole).
+Parquet row groups (``pyarrow.parquet.ParquetWriter``) of whole jobs -- a job of more rows
+gets row groups of its own of at most that many rows (:func:`row_group_bounds`) -- and one
+chunk of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`, the keys of
+:class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows, a few
+floats a job, stay in memory. A streamed run imports no pandas: the rows go from NumPy to
+Arrow (:func:`arrow_array`), and the job table is a DataFrame only when asked for
+(:meth:`TraceSink.jobs_table`). :func:`attempt_columns` reads the attempts' columns,
+:func:`columns_table` builds their rows (:func:`attempt_table` both at once) and
+:func:`job_table` the jobs'; both build their rows through :mod:`sim_bridge.trace` (the
+trace contract and the one table builder, which the in-memory engines use too). The file is
+written under a hidden temporary name and renamed when closed, so a ``tasks.parquet`` on
+disk always has its footer; a run that stops early closes it too (the rows of every job
+finished so far: each job in the file is whole).
 """
 
 from __future__ import annotations
@@ -52,11 +53,13 @@ __all__ = [
 COMPLETE_KEY = b"straggler.complete"
 STOP_REASON_KEY = b"straggler.stop_reason"
 
-#: Rows per Parquet row group of a streaming run (at most; a summary chunk is a flush's whole
-#: jobs). The buffer holds flat columns (~150 bytes a row; the jobs' objects are released when
-#: received) and each row group is built and written at once, so a flush holds at most one
-#: group's columns and Arrow table (~390 bytes a row, ~3 MB) beside the buffer: a job of 114k
-#: attempts, FB-2009's largest, is 14 row groups, no longer one Arrow table of ~45 MB.
+#: Rows buffered before a flush (and a summary chunk) of a streaming run; a flush writes its
+#: whole jobs as one row group, a job of more rows as row groups of this many rows at most
+#: (:func:`row_group_bounds`). The buffer holds flat columns (~150 bytes a row; the jobs'
+#: objects are released when received) and each row group is built and written at once, so a
+#: flush holds one group's columns and Arrow table (~390 bytes a row, < 2 x 3 MB) beside the
+#: buffer: a job of 114k attempts, FB-2009's largest, is 14 row groups, no longer one Arrow
+#: table of ~45 MB.
 ROW_GROUP_ROWS = 1 << 13
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
@@ -289,7 +292,8 @@ class TraceSink:
     beta : float
         Straggler threshold of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`).
     row_group_rows : int
-        Attempts per Parquet row group, at most.
+        Attempts buffered before a flush; a job of more attempts is written in row groups of
+        at most this many (:func:`row_group_bounds`).
 
     Examples
     --------
@@ -392,17 +396,19 @@ class TraceSink:
         return len(self._rows)
 
     def flush(self) -> None:
-        """Write the buffered rows as one row group (nothing when the buffer is empty)."""
+        """Write the buffered rows (:func:`row_group_bounds`; nothing when the buffer is
+        empty)."""
         parts, recs, n = self._parts, self._recs, self._n_buf
         self._parts, self._recs, self._n_buf = [], [], 0
         if n:
+            sizes = [len(r) for r in recs]
             if len(parts) == 1:  # one (big) job: no copy
                 cols, rec = parts[0], recs[0]
             else:
                 cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
                 rec = np.concatenate(recs)
             del parts, recs
-            self._write(cols, rec)
+            self._write(cols, rec, sizes)
         if self._oldest != math.inf:
             self._oldest = math.inf
             self.cluster.hold("trace_sink", None)
@@ -429,11 +435,11 @@ class TraceSink:
             )
         )
 
-    def _write(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> None:
-        """Row groups of at most ``row_group_rows`` rows from the buffered columns (whole
-        jobs, in order; a job bigger than that spans several consecutive row groups), each
-        built and written at once, so a job of 100k attempts never holds its whole table;
-        the summary reads the chunk whole from the flat columns (no pandas)."""
+    def _write(self, cols: dict[str, np.ndarray], rec: np.ndarray, sizes: list[int]) -> None:
+        """Row groups from the buffered columns of jobs of ``sizes`` rows, in order
+        (:func:`row_group_bounds`), each built and written at once: a job of 100k attempts
+        never holds its whole table. The summary reads the flush whole from the flat columns
+        (no pandas)."""
         n = len(rec)
         finished = cols["state"] == _A_FINISHED
         self.acc.add(
@@ -445,9 +451,8 @@ class TraceSink:
         )
         del finished
         self.rows_written += n
-        step = self.row_group_rows
-        for lo in range(0, max(n, 1), step):
-            sl = slice(lo, lo + step)
+        for lo, hi in row_group_bounds(sizes, self.row_group_rows):
+            sl = slice(lo, hi)
             columns = self._columns({k: v[sl] for k, v in cols.items()}, rec[sl])
             if self.path is None:
                 import pandas as pd
@@ -484,7 +489,7 @@ class TraceSink:
         self.release_received()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
-                self._write(attempt_columns([]), np.zeros((0, self._width)))
+                self._write(attempt_columns([]), np.zeros((0, self._width)), [])
             self._writer.add_key_value_metadata(
                 {
                     COMPLETE_KEY: b"true" if complete else b"false",
@@ -550,10 +555,46 @@ class TraceSink:
         return self.acc.summary(self.job_columns() if jobs is None else jobs)
 
 
+def row_group_bounds(sizes: list[int], rows: int) -> list[tuple[int, int]]:
+    """Row ranges ``(lo, hi)`` of the row groups of consecutive jobs of ``sizes`` rows: whole
+    jobs together, except that a job of more than ``rows`` rows gets row groups of its own of
+    at most ``rows`` rows (one empty group when there is no row).
+
+    Examples
+    --------
+    >>> row_group_bounds([3, 2, 10, 1], 4)
+    [(0, 5), (5, 9), (9, 13), (13, 15), (15, 16)]
+    >>> row_group_bounds([], 4)
+    [(0, 0)]
+    """
+    bounds: list[tuple[int, int]] = []
+    lo = hi = 0
+    for m in sizes:
+        if m > rows:
+            if hi > lo:
+                bounds.append((lo, hi))
+            bounds += [(a, min(a + rows, hi + m)) for a in range(hi, hi + m, rows)]
+            lo = hi = hi + m
+        else:
+            hi += m
+    if hi > lo or not bounds:
+        bounds.append((lo, hi))
+    return bounds
+
+
+def _pandas_major() -> int:
+    """The installed pandas' major version, read from its metadata (pandas not imported)."""
+    from importlib.metadata import version
+
+    return int(version("pandas").split(".")[0])
+
+
 def arrow_array(values: np.ndarray) -> Any:
     """A trace column as the Arrow array ``pyarrow.Table.from_pandas`` makes of it (strings:
-    ``string``, an empty object column ``null``; NaN floats: null), built from its buffers:
-    ``pyarrow.array`` imports pandas to look for pandas types, a streamed run does not.
+    ``large_string`` under pandas 3, whose strings are ``str`` columns, else ``string``; an
+    empty object column ``null``; NaN floats: null),
+    built from its buffers: ``pyarrow.array`` imports pandas to look for pandas types, and a
+    streamed run imports no pandas.
 
     Examples
     --------
@@ -572,10 +613,14 @@ def arrow_array(values: np.ndarray) -> Any:
         encoded = [v.encode() for v in values.tolist()]
         offsets = np.zeros(n + 1, np.int64)
         np.cumsum(np.fromiter(map(len, encoded), np.int64, n), out=offsets[1:])
-        if offsets[-1] >= 2**31:
+        large = _pandas_major() >= 3
+        if not large and offsets[-1] >= 2**31:
             raise ValueError(f"a string column of {offsets[-1]} bytes: too big for one row group")
-        buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
-        return pa.Array.from_buffers(pa.string(), n, buffers, null_count=0)
+        kind_, offsets_ = (
+            (pa.large_string(), offsets) if large else (pa.string(), offsets.astype(np.int32))
+        )
+        buffers = [None, pa.py_buffer(offsets_), pa.py_buffer(b"".join(encoded))]
+        return pa.Array.from_buffers(kind_, n, buffers, null_count=0)
     if kind == "f":
         data = np.ascontiguousarray(values, dtype=np.float64)
         missing = np.isnan(data)
