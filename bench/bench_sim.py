@@ -302,8 +302,8 @@ import sim_bridge
 budget = {{"import_rss_mb": rss_mb()}}
 draw = sim_bridge.world.PersistentLevels.block
 
-def first_block(self, b, n_steps):
-    out = draw(self, b, n_steps)
+def first_block(self, *args, **kw):
+    out = draw(self, *args, **kw)
     if "block_rss_mb" not in budget:
         budget.update(block_rss_mb=rss_mb(), block_peak_rss_mb=peak_mb())
     return out
