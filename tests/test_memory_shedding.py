@@ -152,3 +152,22 @@ def test_a_streamed_run_is_deterministic_under_its_seed(tmp_path):
     runs = [sim_bridge.simulate(w, "mantri", trace_sink=p, row_group_rows=32, **kw) for p in paths]
     assert pd.read_parquet(paths[0]).equals(pd.read_parquet(paths[1]))
     assert runs[0].jobs.equals(runs[1].jobs)
+
+
+def test_a_day_block_drawn_in_place_equals_the_block_drawn_alone():
+    # Cluster._extend draws each new block into the tail of the new window (no block-sized
+    # copies); the levels must equal the blocks drawn one by one and degraded by copy
+    from sim_bridge._cluster import _BLOCK
+    from sim_bridge.world import PersistentLevels
+    from sim_bridge.world._bad_nodes import degrade_levels
+
+    c = Cluster(7, 1, seed=4, bad_node_share=0.5, keep_paths=True)
+    assert (c.bad.resource >= 0).any()
+    c.levels_at([0], [3.5 * _BLOCK * c.dt])  # four blocks
+    ref = PersistentLevels(c._persist.params, 7, (4, 505), dt=c.dt)
+    bad = c.bad.__class__(7, (4, 404), 0.5)  # a fresh copy: its drift state from the start
+    blocks = []
+    for b in range(4):
+        lv = ref.block(b, _BLOCK)
+        blocks.append(degrade_levels(lv, bad, bad.capacity_block(b, _BLOCK, c.dt)))
+    np.testing.assert_array_equal(c._levels, np.concatenate(blocks, axis=2))
