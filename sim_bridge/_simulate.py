@@ -6,6 +6,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,7 +25,7 @@ from sim_bridge._compiled import (
 from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
 from sim_bridge._gc import gc_paused
 from sim_bridge._metrics import summarize
-from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, write_trace
+from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, job_table, write_trace
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -102,6 +103,10 @@ class SimulationResult:
     @jobs.setter
     def jobs(self, value: pd.DataFrame) -> None:
         self._jobs = value
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its job table built (a Dask worker's result travels whole)."""
+        return {"_jobs": self.jobs, "tasks": self.tasks, "summary": self.summary}
 
     def __repr__(self) -> str:
         s = self.summary
@@ -423,7 +428,9 @@ def simulate(
             bar.close()
     if sink is not None:
         sink.finish(stop_reason is None, stop_reason)
-        jobs, tasks = sink.jobs_table, None  # the DataFrame built on access: no pandas before
+        # the DataFrame built on access (no pandas before) from the job rows alone: the
+        # result holds neither the sink nor the cluster
+        jobs, tasks = partial(job_table, *sink.job_rows()), None
         summary = sink.summary()
         summary.update(
             complete=stop_reason is None,

@@ -501,21 +501,22 @@ class TraceSink:
             os.replace(self._tmp, self.path)
         self.closed = True
 
-    def _job_order(self) -> np.ndarray:
-        """The received jobs' rows in arrival order (by ``uid``)."""
+    def job_rows(self) -> tuple[list[_JobRow], np.ndarray]:
+        """The received jobs' rows in arrival order (by ``uid``) and their attempt counts:
+        what :func:`job_table` builds the job table from (a few floats a job, no link to the
+        cluster or the jobs' objects)."""
         uids = np.fromiter(map(attrgetter("uid"), self._rows), np.int64, len(self._rows))
-        return np.argsort(uids, kind="stable")
+        order = np.argsort(uids, kind="stable")
+        rows = [self._rows[i] for i in order.tolist()]
+        return rows, np.frombuffer(self._n_att, np.int64)[order]
 
     def jobs_table(self) -> pd.DataFrame:
         """The job table of the jobs received (arrival order; pandas imported here)."""
-        order = self._job_order()
-        rows = [self._rows[i] for i in order.tolist()]
-        return job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
+        return job_table(*self.job_rows())
 
     def job_columns(self) -> dict[str, np.ndarray]:
         """The columns of :meth:`jobs_table` that the summary reads, without pandas."""
-        order = self._job_order()
-        rows = [self._rows[i] for i in order.tolist()]
+        rows, _n_att = self.job_rows()
         submit = np.array([j.submit_time for j in rows], float)
         finish = np.array([j.finish_time for j in rows], float)
         deadline = np.array([j.deadline for j in rows], float)

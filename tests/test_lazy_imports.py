@@ -13,6 +13,7 @@ ones on random traces, exactly: :func:`straggler_labels` against
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,8 @@ def test_the_lazy_job_table_equals_the_in_memory_runs(tmp_path):
     w = sim_bridge.Workload("SYN", jobs)
     mem = sim_bridge.simulate(w, "late", **kw)
     st_ = sim_bridge.simulate(w, "late", trace_sink=tmp_path / "t.parquet", **kw)
+    again = pickle.loads(pickle.dumps(st_))  # pickled with its table built
+    assert isinstance(again.jobs, pd.DataFrame) and again.jobs.equals(mem.jobs)
     assert isinstance(st_.jobs, pd.DataFrame) and st_.jobs.equals(mem.jobs)
     assert st_.jobs is st_.jobs  # built once
     for key in ("straggler_share", "p99_jct", "pocd", "makespan", "killed", "copies"):
