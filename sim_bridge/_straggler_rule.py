@@ -10,9 +10,14 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: ``import sim_bridge`` loads no pandas
+    from sim_bridge._lazy_module import pandas as pd
 
 __all__ = [
     "DEFAULT_BETA",
@@ -72,8 +77,6 @@ def stage_codes(job_id: Any, stage: Any) -> np.ndarray:
     >>> stage_codes(["a", "a", "b"], None).tolist()
     [0, 0, 1]
     """
-    import pandas as pd
-
     jobs, _ = pd.factorize(np.asarray(job_id, dtype=object))
     if stage is None:
         return jobs
@@ -139,8 +142,6 @@ def straggler_thresholds(
     >>> med.tolist(), lab.tolist()
     ([nan, nan, 50.0, 50.0, 50.0], [nan, nan, 0.0, 0.0, 1.0])
     """
-    import pandas as pd
-
     beta = check_beta(beta)
     dur = np.asarray(duration, dtype=float)
     orig = np.asarray(attempt) == 0
@@ -165,8 +166,6 @@ def excluded_counts(job_id: Any, stage: Any, median: Any) -> tuple[int, int]:
     >>> excluded_counts(["a", "a", "b"], ["map", "reduce", "map"], [1.0, np.nan, np.nan])
     (1, 2)
     """
-    import pandas as pd
-
     missing = pd.DataFrame(
         {"job": stage_codes(job_id, None), "stage": stage_codes(job_id, stage)}
     ).assign(missing=np.isnan(np.asarray(median, dtype=float)))

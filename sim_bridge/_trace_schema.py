@@ -19,6 +19,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+else:  # imported on first use: ``import sim_bridge`` loads no pandas
+    from sim_bridge._lazy_module import pandas as pd
 
 __all__ = [
     "COUNTER_PREFIX",
@@ -145,7 +147,6 @@ def counter_columns(frame: pd.DataFrame) -> list[str]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> counter_columns(pd.DataFrame(columns=["node", "c_cpu", "c_mem", "duration"]))
     ['c_cpu', 'c_mem']
     """
@@ -166,7 +167,7 @@ def task_ids(job_ids: Sequence[str], phases: Sequence[str], index: Sequence[int]
     return [f"{j}-{p[0]}{i}" for j, p, i in zip(job_ids, phases, index, strict=True)]
 
 
-def task_columns(
+def tasks_table(
     *,
     job_id: Any,
     task_id: Any,
@@ -182,10 +183,8 @@ def task_columns(
     node_names: np.ndarray | None = None,
     truth: Mapping[str, Any] | None = None,
     counters: Mapping[str, Any] | None = None,
-) -> dict[str, np.ndarray]:
-    """The columns of a trace (:data:`TASK_COLUMNS`, then ``truth_*``, then ``c_*``) from
-    column arrays, as flat NumPy arrays (no pandas: a streamed run writes them to Arrow);
-    :func:`tasks_table` is their DataFrame.
+) -> pd.DataFrame:
+    """A trace (:data:`TASK_COLUMNS`, then ``truth_*``, then ``c_*``) from column arrays.
 
     Both event loops build their trace here; ``duration`` is ``end_time - launch_time``.
 
@@ -241,23 +240,7 @@ def task_columns(
         cols[_TRUTH_PREFIX + key] = np.asarray(values, dtype=np.float64)
     for key, values in (counters or {}).items():
         cols[counter_column(key)] = np.asarray(values, dtype=np.float64)
-    return cols
-
-
-def tasks_table(**columns: Any) -> pd.DataFrame:
-    """The trace of :func:`task_columns` (same keyword arguments) as a DataFrame.
-
-    Examples
-    --------
-    >>> t = tasks_table(job_id=["j"], task_id=["j-m0"], attempt=[0], workload=["SYN"],
-    ...     node=[0], phase=["map"], submit_time=[0.0], launch_time=[1.0], end_time=[4.0],
-    ...     outcome=["finished"], input_work=[3.0])
-    >>> t["node"].tolist(), t["duration"].tolist()
-    (['n0000'], [3.0])
-    """
-    import pandas as pd
-
-    return pd.DataFrame(task_columns(**columns))
+    return pd.DataFrame(cols)
 
 
 def jobs_table(
@@ -284,8 +267,6 @@ def jobs_table(
     submit = np.asarray(submit_time, dtype=np.float64)
     finish = np.asarray(finish_time, dtype=np.float64)
     deadline = np.asarray(deadline, dtype=np.float64)
-    import pandas as pd
-
     return pd.DataFrame(
         {
             "job_id": _objects(job_id),

@@ -31,7 +31,7 @@ import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._stream_summary import StreamSummary
-from sim_bridge._trace_schema import task_columns
+from sim_bridge._trace_columns import task_columns
 from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
 from sim_bridge.trace import node_names as trace_node_names
 

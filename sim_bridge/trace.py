@@ -32,9 +32,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: ``import sim_bridge`` loads no pandas
+    from sim_bridge._lazy_module import pandas as pd
 
 from sim_bridge._straggler_rule import (
     DEFAULT_BETA,
@@ -263,8 +268,6 @@ class Scorer:
             "workload": [workload] * len(rows),
         }
         columns.update(zip(self.feature_names, values.T, strict=True))
-        import pandas as pd
-
         frame = pd.DataFrame(columns)
         self.stats["calls"] += 1
         self.stats["batches"] += 1

@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 
 import sim_bridge
 from sim_bridge._stream_summary import StreamSummary, group_medians, straggler_labels
+from sim_bridge._trace_columns import task_columns
 from sim_bridge._trace_sink import arrow_array
-from sim_bridge.trace import excluded_counts, straggler_thresholds
+from sim_bridge.trace import excluded_counts, straggler_thresholds, tasks_table
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -187,3 +188,32 @@ def test_arrow_array_equals_from_pandas():
     ref0 = pa.Table.from_pandas(pd.DataFrame(empty), preserve_index=False)
     got0 = pa.Table.from_arrays([arrow_array(v) for v in empty.values()], names=list(empty))
     assert got0.schema.equals(ref0.schema, check_metadata=False)
+
+
+def test_task_columns_are_the_columns_of_tasks_table():
+    rng = np.random.default_rng(3)
+    n = 7
+    base = dict(
+        job_id=[f"j{i % 3}" for i in range(n)],
+        task_id=[f"j{i % 3}-m{i}" for i in range(n)],
+        attempt=rng.integers(0, 3, n),
+        workload=["SYN"] * n,
+        phase=["map", "reduce"] * 3 + ["map"],
+        submit_time=rng.random(n),
+        launch_time=rng.random(n),
+        end_time=rng.random(n) + 1.0,
+        outcome=["finished", "killed"] * 3 + ["finished"],
+        input_work=rng.random(n),
+    )
+    cases = [
+        dict(node=rng.integers(0, 5, n)),
+        dict(node=rng.integers(0, 5, n), node_names=np.array([f"m{i}" for i in range(5)], object)),
+        dict(node=[f"x{i}" for i in range(n)], truth={"work": rng.random(n)},
+             counters={"load1": rng.random(n), "cpu_user": rng.random(n)}),  # fmt: skip
+        dict(node=np.zeros(0, np.int64), **{k: v[:0] for k, v in base.items()}),
+    ]
+    for extra in cases:
+        kw = {**base, **extra}
+        table = tasks_table(**kw)
+        assert pd.DataFrame(task_columns(**kw)).equals(table)
+        assert list(task_columns(**kw)) == list(table.columns)
