@@ -39,7 +39,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 else:  # imported on first use: ``import sim_bridge`` loads no pandas
-    from sim_bridge._lazy_module import pandas as pd
+    from sim_bridge._trace_schema import pd
 
 from sim_bridge._straggler_rule import (
     DEFAULT_BETA,
