@@ -73,6 +73,19 @@ transients over a live state of ~380 MB: the largest job (114k attempts) written
 group at 13 h (its Arrow table ~45 MB, to ~455 MB), and the second contention day-block
 drawn at 24 h (+~80 MB, ``Cluster._extend``). 300 MB stays out of reach while every task of
 a live job is a Python object (``job.tasks``, ``task.attempts`` are the policies' API).
+2026-11-24, a third session (same command's part 2 through ``run_case``, the start commit
+426db0e's checkout and this one interleaved, 3 reps of the day and of 6 h): ``import sim_bridge``
+and a streamed run load no pandas (NumPy columns go straight to Arrow buffers, the summary is
+computed from flat columns, ``SimulationResult.jobs`` is built on first access); a job bigger
+than the sink's buffer is written in row groups of at most ``row_group_rows`` rows; a new
+contention day-block is drawn in place after the kept steps (the old window freed first). RSS
+after import 105 -> 31 MB, after the first day-block 157 -> 94 MB; the streamed day peaks at
+371-376 MB (453-454), its first 6 hours at 309-310 MB (395-397): day / 6 h = 1.21; CPU the day
+24.0-31.3 s (24.0-30.4), 6 h 7.5-9.0 s (8.1-10.1): no change beyond noise. Same tables and
+Parquet rows. The peak is now the live Task/Attempt objects of the big jobs at 12-15 h (2.4M
+Python objects allocated at 9-12 h), which the allocator keeps after the jobs go; left of the
+fixed part: ``scipy.special`` (``expit``, ~28 MB, imported with the first day-block) and
+``pyarrow`` (~30 MB, at the first flush).
 From an earlier run,
 ``--fb2010-hours 1`` on 1,500 x 10 slots (realised load 0.42 at 1 h, <= 0.8): LATE 977 jobs,
 514,865 tasks, 525,639 events, 585 s CPU (1,370 s wall), 3,378 MB peak (measured before the
@@ -323,8 +336,8 @@ import sim_bridge
 budget = {{"import_rss_mb": rss_mb()}}
 draw = sim_bridge.world.PersistentLevels.block
 
-def first_block(self, b, n_steps):
-    out = draw(self, b, n_steps)
+def first_block(self, *args, **kw):
+    out = draw(self, *args, **kw)
     if "block_rss_mb" not in budget:
         budget.update(block_rss_mb=rss_mb(), block_peak_rss_mb=peak_mb())
     return out

@@ -384,7 +384,17 @@ class Cluster:
         if self._trates is not None:
             self._trates.set_levels(self._levels, self._base)
 
-    def _new_block(self) -> np.ndarray:
+    def _new_block(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The next block's levels, written into ``out`` when given (see :meth:`_extend`)."""
+        if self._persist is not None:
+            return self._persist.block(self._blocks, _BLOCK, out=out)  # drawn in place
+        block = self._draw_block()
+        if out is None:
+            return block
+        out[...] = block
+        return out
+
+    def _draw_block(self) -> np.ndarray:
         n, b = self.n_nodes, self._blocks
         if self.ideal:
             return np.zeros((4, n, _BLOCK))
@@ -392,8 +402,6 @@ class Cluster:
             idx = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
             idx %= self._replay.shape[2]
             return self._replay[:, self.machine[:, None], idx]
-        if self._persist is not None:
-            return self._persist.block(b, _BLOCK)
         rng = np.random.default_rng([self.seed, 202, b + 1])  # no trailing zero word
         p_switch = 1.0 / self.mean_hold
         switch = rng.random((_BLOCK, 4, n)) < p_switch
@@ -407,14 +415,13 @@ class Cluster:
         self._state = state
         return np.clip(out + jitter.transpose(1, 2, 0), 0.0, 1.0)
 
-    def _next_levels(self) -> np.ndarray:
+    def _next_levels(self, out: np.ndarray | None = None) -> np.ndarray:
         """The next block of levels (blocks are drawn in order, each from its own seed and
-        the state the previous one ended in)."""
-        block = self._new_block()
+        the state the previous one ended in); ``out``: written there, degraded in place."""
+        block = self._new_block(out)
         if self.bad.share > 0:
-            block = degrade_levels(
-                block, self.bad, self.bad.capacity_block(self._blocks, block.shape[2], self.dt)
-            )
+            capacity = self.bad.capacity_block(self._blocks, block.shape[2], self.dt)
+            block = degrade_levels(block, self.bad, capacity, inplace=out is not None)
         self._blocks += 1
         return block
 
@@ -430,14 +437,20 @@ class Cluster:
             for pid in range(len(self._rate)):
                 self._rate[pid] = self._rate[pid][:, drop:].copy()
                 self._cum[pid] = self._cum[pid][:, drop:].copy()
-        block = self._next_levels()
-        self._levels = np.concatenate([self._levels[:, :, drop:], block], axis=2)
+        # the kept steps, then the new block drawn in place after them: the old levels go
+        # before the block is drawn (one window and a chunk at the peak, not the old and the
+        # new window, the block and its degraded copy)
+        keep = self._levels.shape[2] - drop
+        levels = np.empty((4, self.n_nodes, keep + _BLOCK))
+        levels[:, :, :keep] = self._levels[:, :, drop:]
+        self._levels = levels
         self._base += drop
         self._horizon = self._base + self._levels.shape[2]
-        if self._synth is not None:
+        if self._synth is not None:  # they let go of the old levels (read after the draw)
             self._synth.set_levels(self._levels, self._base)
         if self._trates is not None:
             self._trates.set_levels(self._levels, self._base)
+        block = self._next_levels(out=levels[:, :, keep:])
         if not lazy:
             phi = self._response(block)  # the same for every profile: computed once
             for pid, prof in enumerate(self._profiles):

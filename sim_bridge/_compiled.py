@@ -14,16 +14,18 @@ import os
 import time
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._engine import Simulator
 from sim_bridge.policies._placement import FIFOPlacement
 from sim_bridge.policies.base import SpeculationPolicy
 from sim_bridge.trace import jobs_table, node_names, task_ids, tasks_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 try:  # built by setup.py; optional (no C compiler: the Python engine runs everything)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)

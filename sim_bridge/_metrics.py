@@ -7,9 +7,9 @@ re-exported here with :func:`~sim_bridge.trace.excluded_counts`).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge.trace import (
     DEFAULT_BETA,
@@ -18,6 +18,9 @@ from sim_bridge.trace import (
     excluded_counts,
     straggler_thresholds,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SummaryAccumulator",
@@ -47,6 +50,7 @@ def label_stragglers(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"job_id": ["a"] * 4 + ["b"], "attempt": [0, 0, 0, 0, 0],
     ...                   "duration": [10.0, 10.0, 11.0, 30.0, 5.0]})
     >>> label_stragglers(t).tolist()
@@ -64,6 +68,8 @@ def label_stragglers(
         min_tasks,
         stage=_stage_of(tasks),
     )
+    import pandas as pd
+
     return pd.Series(label, index=tasks.index, dtype=float)
 
 
@@ -88,6 +94,7 @@ class SummaryAccumulator:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"job_id": ["a"] * 4, "attempt": [0, 0, 0, 1], "duration": [1.0,
     ...     1.0, 5.0, 2.0], "outcome": ["finished"] * 3 + ["killed"], "phase": ["map"] * 4})
     >>> acc = SummaryAccumulator()
@@ -174,6 +181,7 @@ def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = DEFAULT_
 
     Examples
     --------
+    >>> import pandas as pd
     >>> j = pd.DataFrame({"submit_time": [0.0, 1.0], "finish_time": [5.0, 3.0],
     ...                   "jct": [5.0, 2.0], "met_deadline": [True, False]})
     >>> t = pd.DataFrame({"job_id": ["a", "b"], "attempt": [0, 0], "duration": [5.0, 2.0],

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
 from sim_bridge._cluster import COUNTER_NAMES, Cluster
@@ -25,7 +25,7 @@ from sim_bridge._compiled import (
 from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
 from sim_bridge._gc import gc_paused
 from sim_bridge._metrics import summarize
-from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, write_trace
+from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, job_table, write_trace
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -42,6 +42,9 @@ from sim_bridge.world._bad_nodes import BAD_NODE_SHARE
 from sim_bridge.world._interference import TENANT_LOAD
 from sim_bridge.world._skew import SKEW_SIGMA
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["DEFAULT_PLACEMENT", "SimulationResult", "simulate"]
 
 #: The default placement: fair sharing. Facebook's Hadoop clusters, whose 2009 and 2010 days
@@ -57,7 +60,6 @@ log = logging.getLogger("sim_bridge")
 _P = TypeVar("_P", bound=Policy)
 
 
-@dataclass
 class SimulationResult:
     """What a simulation produced.
 
@@ -65,7 +67,8 @@ class SimulationResult:
     ----------
     jobs : DataFrame
         One row per job: ``job_id, workload, submit_time, finish_time, jct, deadline,
-        met_deadline, n_tasks, n_attempts``.
+        met_deadline, n_tasks, n_attempts``. A streaming run builds it on first access (it
+        imports pandas then, not before); the constructor also takes a function returning it.
     tasks : DataFrame or None
         None after a streaming run (``trace_sink``: the rows are in the file). Else one row
         per attempt (:mod:`sim_bridge.trace`): ``job_id, task_id, attempt, workload, node, phase,
@@ -81,9 +84,29 @@ class SimulationResult:
         for a streaming run stopped early, which adds ``stop_reason``).
     """
 
-    jobs: pd.DataFrame
-    tasks: pd.DataFrame | None
-    summary: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        jobs: pd.DataFrame | Callable[[], pd.DataFrame],
+        tasks: pd.DataFrame | None,
+        summary: dict[str, Any] | None = None,
+    ):
+        self._jobs = jobs
+        self.tasks = tasks
+        self.summary: dict[str, Any] = {} if summary is None else summary
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if callable(self._jobs):
+            self._jobs = self._jobs()
+        return self._jobs
+
+    @jobs.setter
+    def jobs(self, value: pd.DataFrame) -> None:
+        self._jobs = value
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its job table built (a Dask worker's result travels whole)."""
+        return {"_jobs": self.jobs, "tasks": self.tasks, "summary": self.summary}
 
     def __repr__(self) -> str:
         s = self.summary
@@ -404,8 +427,11 @@ def simulate(
         if bar is not None:
             bar.close()
     if sink is not None:
-        jobs, tasks = sink.close(stop_reason is None, stop_reason)
-        summary = sink.summary(jobs)
+        sink.finish(stop_reason is None, stop_reason)
+        # the DataFrame built on access (no pandas before) from the job rows alone: the
+        # result holds neither the sink nor the cluster
+        jobs, tasks = partial(job_table, *sink.job_rows()), None
+        summary = sink.summary()
         summary.update(
             complete=stop_reason is None,
             stop_reason=stop_reason,

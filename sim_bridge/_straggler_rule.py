@@ -10,10 +10,14 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: ``import sim_bridge`` loads no pandas
+    from sim_bridge._trace_schema import pd
 
 __all__ = [
     "DEFAULT_BETA",

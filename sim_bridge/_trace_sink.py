@@ -2,16 +2,20 @@
 
 A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
 :class:`TraceSink`: its attempts' columns are read into flat arrays at once (the job is then
-released, so its objects go), and every ``row_group_rows`` rows they become one Parquet row
-group (``pyarrow.parquet.ParquetWriter``) and one chunk of the summary's
-:class:`~sim_bridge._metrics.SummaryAccumulator`; the job rows, a few floats a job, stay in
-memory. :func:`attempt_columns` reads the attempts' columns, :func:`columns_table` builds their
-rows (:func:`attempt_table` both at once) and :func:`job_table` the
-jobs'; both build their rows through :mod:`sim_bridge.trace` (the trace contract and the one
-table builder, which the in-memory engines use too). The file is written under a hidden
-temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
-footer; a run that stops early closes it too (the rows of every job finished so far: each
-job in the file is whole).
+released, so its objects go), and once ``row_group_rows`` rows are buffered they become
+Parquet row groups (``pyarrow.parquet.ParquetWriter``) of whole jobs -- a job of more rows
+gets row groups of its own of at most that many rows (:func:`row_group_bounds`) -- and one
+chunk of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`, the keys of
+:class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows, a few
+floats a job, stay in memory. A streamed run imports no pandas: the rows go from NumPy to
+Arrow (:func:`arrow_array`), and the job table is a DataFrame only when asked for
+(:meth:`TraceSink.jobs_table`). :func:`attempt_columns` reads the attempts' columns,
+:func:`columns_table` builds their rows (:func:`attempt_table` both at once) and
+:func:`job_table` the jobs'; both build their rows through :mod:`sim_bridge.trace` (the
+trace contract and the one table builder, which the in-memory engines use too). The file is
+written under a hidden temporary name and renamed when closed, so a ``tasks.parquet`` on
+disk always has its footer; a run that stops early closes it too (the rows of every job
+finished so far: each job in the file is whole).
 """
 
 from __future__ import annotations
@@ -21,15 +25,18 @@ import os
 from array import array
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sim_bridge._cluster import COUNTER_NAMES
-from sim_bridge._metrics import SummaryAccumulator
+from sim_bridge._stream_summary import StreamSummary
+from sim_bridge._trace_columns import task_columns
 from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
 from sim_bridge.trace import node_names as trace_node_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "write_trace",
@@ -46,16 +53,16 @@ __all__ = [
 COMPLETE_KEY = b"straggler.complete"
 STOP_REASON_KEY = b"straggler.stop_reason"
 
-#: Rows per Parquet row group (and per summary chunk) of a streaming run. The buffer holds
-#: flat columns (~150 bytes a row; the jobs' objects are released when received) and its
-#: table is built this many rows at a time, so a flush costs ~3 MB of DataFrame at once plus
-#: the row group's Arrow table (~390 bytes a row: a job of 114k attempts, FB-2009's largest,
-#: is one row group of ~45 MB while it is written).
+#: Rows buffered before a flush (and a summary chunk) of a streaming run; a flush writes its
+#: whole jobs as one row group, a job of more rows as row groups of this many rows at most
+#: (:func:`row_group_bounds`). The buffer holds flat columns (~150 bytes a row; the jobs'
+#: objects are released when received) and each row group is built and written at once, so a
+#: flush holds one group's columns and Arrow table (~390 bytes a row, < 2 x 3 MB) beside the
+#: buffer: a job of 114k attempts, FB-2009's largest, is 14 row groups, no longer one Arrow
+#: table of ~45 MB.
 ROW_GROUP_ROWS = 1 << 13
 _A_FINISHED = 1
 _TRUTH = ("work", "noise", "slowdown_launch", "slowdown_median")
-#: the trace columns :class:`SummaryAccumulator` reads
-_SUMMARY_COLUMNS = ("job_id", "attempt", "outcome", "duration", "phase")
 
 
 def attempt_table(
@@ -175,6 +182,30 @@ def columns_table(
     through :func:`sim_bridge.trace.tasks_table`; the ``c_*`` counters are read from the
     cluster's paths at each launch. Row for row the same as :func:`attempt_table`.
     """
+    return tasks_table(
+        **_row_columns(
+            cols,
+            rec,
+            cluster,
+            record_counters=record_counters,
+            tenancy=tenancy,
+            record_truth=record_truth,
+            node_names=node_names,
+        )
+    )
+
+
+def _row_columns(
+    cols: dict[str, np.ndarray],
+    rec: np.ndarray,
+    cluster,
+    *,
+    record_counters: bool,
+    tenancy: bool,
+    record_truth: bool,
+    node_names: np.ndarray | None,
+) -> dict[str, Any]:
+    """The keyword arguments of :func:`sim_bridge.trace.tasks_table` for :func:`columns_table`."""
     node, launch = cols["node"], cols["launch_time"]
     row_job_ids = cols["job_id"]
     phase = cols["phase"]
@@ -187,7 +218,7 @@ def columns_table(
     truth = None
     if record_truth:
         truth = {k: rec[:, width - 4 + i] for i, k in enumerate(_TRUTH)}
-    return tasks_table(
+    return dict(
         job_id=row_job_ids,
         task_id=task_ids(row_job_ids.tolist(), phase.tolist(), cols["task_index"].tolist()),
         attempt=cols["attempt"],
@@ -259,9 +290,10 @@ class TraceSink:
     record_truth : bool
         Each attempt's launch record ends with its hidden truth (4 values).
     beta : float
-        Straggler threshold of the summary (:class:`SummaryAccumulator`).
+        Straggler threshold of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`).
     row_group_rows : int
-        Attempts per Parquet row group.
+        Attempts buffered before a flush; a job of more attempts is written in row groups of
+        at most this many (:func:`row_group_bounds`).
 
     Examples
     --------
@@ -302,7 +334,7 @@ class TraceSink:
         self.tenancy = bool(tenancy)
         self.record_truth = bool(record_truth)
         self.row_group_rows = int(row_group_rows)
-        self.acc = SummaryAccumulator(beta)
+        self.acc = StreamSummary(beta)
         self._node_names = trace_node_names(cluster.n_nodes)
         #: the buffered jobs' rows: per job its columns (:func:`attempt_columns`) and its
         #: attempts' launch records, read when the job is received (its objects can then go)
@@ -364,17 +396,19 @@ class TraceSink:
         return len(self._rows)
 
     def flush(self) -> None:
-        """Write the buffered rows as one row group (nothing when the buffer is empty)."""
+        """Write the buffered rows (:func:`row_group_bounds`; nothing when the buffer is
+        empty)."""
         parts, recs, n = self._parts, self._recs, self._n_buf
         self._parts, self._recs, self._n_buf = [], [], 0
         if n:
+            sizes = [len(r) for r in recs]
             if len(parts) == 1:  # one (big) job: no copy
                 cols, rec = parts[0], recs[0]
             else:
                 cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
                 rec = np.concatenate(recs)
             del parts, recs
-            self._write(cols, rec)
+            self._write(cols, rec, sizes)
         if self._oldest != math.inf:
             self._oldest = math.inf
             self.cluster.hold("trace_sink", None)
@@ -387,71 +421,75 @@ class TraceSink:
         for job in received:
             job.release()
 
-    def _table(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> pd.DataFrame:
-        return columns_table(
-            cols,
-            rec,
-            self.cluster,
-            record_counters=self.record_counters,
-            tenancy=self.tenancy,
-            record_truth=self.record_truth,
-            node_names=self._node_names,
+    def _columns(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> dict[str, np.ndarray]:
+        """The trace columns of buffered rows (:func:`columns_table`'s, as flat arrays)."""
+        return task_columns(
+            **_row_columns(
+                cols,
+                rec,
+                self.cluster,
+                record_counters=self.record_counters,
+                tenancy=self.tenancy,
+                record_truth=self.record_truth,
+                node_names=self._node_names,
+            )
         )
 
-    def _write(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> None:
-        """One row group from the buffered columns. The table is built ``row_group_rows``
-        rows at a time (each slice turned into Arrow at once), so a job of 100k attempts
-        does not hold its whole DataFrame and its Arrow copy at the same time; the summary
-        sees the chunk whole."""
+    def _write(self, cols: dict[str, np.ndarray], rec: np.ndarray, sizes: list[int]) -> None:
+        """Row groups from the buffered columns of jobs of ``sizes`` rows, in order
+        (:func:`row_group_bounds`), each built and written at once: a job of 100k attempts
+        never holds its whole table. The summary reads the flush whole from the flat columns
+        (no pandas)."""
         n = len(rec)
-        step = self.row_group_rows
-        summary_cols: list[pd.DataFrame] = []
-        pieces: list[Any] = []
-        if self.path is not None:
-            import pyarrow as pa
-        for lo in range(0, max(n, 1), step):
-            sl = slice(lo, lo + step)
-            table = self._table({k: v[sl] for k, v in cols.items()}, rec[sl])
-            summary_cols.append(table[list(_SUMMARY_COLUMNS)])
-            if self.path is None:
-                pieces.append(table)
-            else:
-                pieces.append(pa.Table.from_pandas(table, preserve_index=False))
-            del table
-        whole = summary_cols[0] if len(summary_cols) == 1 else pd.concat(summary_cols)
-        del summary_cols
-        self.acc.add(whole.reset_index(drop=True))
-        del whole
+        finished = cols["state"] == _A_FINISHED
+        self.acc.add(
+            job_id=cols["job_id"],
+            attempt=cols["attempt"],
+            finished=finished,
+            duration=cols["end_time"] - cols["launch_time"],  # tasks_table's ``duration``
+            phase=cols["phase"],
+        )
+        del finished
         self.rows_written += n
-        if self.path is None:
-            self._chunks.extend(pieces)
-            return
+        for lo, hi in row_group_bounds(sizes, self.row_group_rows):
+            sl = slice(lo, hi)
+            columns = self._columns({k: v[sl] for k, v in cols.items()}, rec[sl])
+            if self.path is None:
+                import pandas as pd
+
+                self._chunks.append(pd.DataFrame(columns))
+            else:
+                self._write_group(columns)
+            del columns
+
+    def _write_group(self, columns: dict[str, np.ndarray]) -> None:
+        """One Parquet row group from trace columns (:func:`arrow_array`)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        arrow = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
-        del pieces
+        arrow = pa.Table.from_arrays(
+            [arrow_array(v) for v in columns.values()], names=list(columns)
+        )
         if self._writer is None:
             # the system allocator: Arrow's default pool (mimalloc) keeps ~30 MB more resident
             # after encoding a row group of 100k rows (measured on the FB-2009 day's largest job)
             self._writer = pq.ParquetWriter(
                 self._tmp, arrow.schema, memory_pool=pa.system_memory_pool()
             )
-        self._writer.write_table(arrow, row_group_size=max(n, 1))
+        self._writer.write_table(arrow, row_group_size=max(arrow.num_rows, 1))
         self.row_groups += 1
 
-    def close(
-        self, complete: bool = True, stop_reason: str | None = None
-    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-        """Write what is buffered, close the file (renamed to ``path``; its footer says
-        whether the run was ``complete``, see :func:`trace_status`) and return the job table
-        (arrival order) and, without a path, the trace (else None)."""
+    def finish(self, complete: bool = True, stop_reason: str | None = None) -> None:
+        """Write what is buffered and close the file (renamed to ``path``; its footer says
+        whether the run was ``complete``, see :func:`trace_status`). The job rows stay:
+        :meth:`job_columns`, :meth:`jobs_table`, :meth:`summary`."""
         if self.closed:
             raise RuntimeError("the trace sink is already closed")
         self.flush()
         self.release_received()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
-                self._write(attempt_columns([]), np.zeros((0, self._width)))
+                self._write(attempt_columns([]), np.zeros((0, self._width)), [])
             self._writer.add_key_value_metadata(
                 {
                     COMPLETE_KEY: b"true" if complete else b"false",
@@ -462,11 +500,44 @@ class TraceSink:
             assert self._tmp is not None  # set with the path
             os.replace(self._tmp, self.path)
         self.closed = True
-        order = np.argsort(np.fromiter(map(attrgetter("uid"), self._rows), np.int64), kind="stable")
+
+    def job_rows(self) -> tuple[list[_JobRow], np.ndarray]:
+        """The received jobs' rows in arrival order (by ``uid``) and their attempt counts:
+        what :func:`job_table` builds the job table from (a few floats a job, no link to the
+        cluster or the jobs' objects)."""
+        uids = np.fromiter(map(attrgetter("uid"), self._rows), np.int64, len(self._rows))
+        order = np.argsort(uids, kind="stable")
         rows = [self._rows[i] for i in order.tolist()]
-        jobs = job_table(rows, np.frombuffer(self._n_att, np.int64)[order])
+        return rows, np.frombuffer(self._n_att, np.int64)[order]
+
+    def jobs_table(self) -> pd.DataFrame:
+        """The job table of the jobs received (arrival order; pandas imported here)."""
+        return job_table(*self.job_rows())
+
+    def job_columns(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`jobs_table` that the summary reads, without pandas."""
+        rows, _n_att = self.job_rows()
+        submit = np.array([j.submit_time for j in rows], float)
+        finish = np.array([j.finish_time for j in rows], float)
+        deadline = np.array([j.deadline for j in rows], float)
+        return {
+            "submit_time": submit,
+            "finish_time": finish,
+            "jct": finish - submit,  # as jobs_table computes them
+            "met_deadline": finish <= deadline,
+        }
+
+    def close(
+        self, complete: bool = True, stop_reason: str | None = None
+    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """:meth:`finish`, then the job table (arrival order) and, without a path, the trace
+        (else None)."""
+        self.finish(complete, stop_reason)
+        jobs = self.jobs_table()
         tasks = None
         if self.path is None:
+            import pandas as pd
+
             tasks = (
                 pd.concat(self._chunks, ignore_index=True)
                 if self._chunks
@@ -474,9 +545,96 @@ class TraceSink:
             )
         return jobs, tasks
 
-    def summary(self, jobs: pd.DataFrame) -> dict:
-        """The summary keys of :func:`sim_bridge.summarize` over what was received."""
-        return self.acc.summary(jobs)
+    def _table(self, cols: dict[str, np.ndarray], rec: np.ndarray) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self._columns(cols, rec))
+
+    def summary(self, jobs: Any = None) -> dict:
+        """The summary keys of :func:`sim_bridge.summarize` over what was received (``jobs``:
+        a job table, default the sink's own job columns)."""
+        return self.acc.summary(self.job_columns() if jobs is None else jobs)
+
+
+def row_group_bounds(sizes: list[int], rows: int) -> list[tuple[int, int]]:
+    """Row ranges ``(lo, hi)`` of the row groups of consecutive jobs of ``sizes`` rows: whole
+    jobs together, except that a job of more than ``rows`` rows gets row groups of its own of
+    at most ``rows`` rows (one empty group when there is no row).
+
+    Examples
+    --------
+    >>> row_group_bounds([3, 2, 10, 1], 4)
+    [(0, 5), (5, 9), (9, 13), (13, 15), (15, 16)]
+    >>> row_group_bounds([], 4)
+    [(0, 0)]
+    """
+    bounds: list[tuple[int, int]] = []
+    lo = hi = 0
+    for m in sizes:
+        if m > rows:
+            if hi > lo:
+                bounds.append((lo, hi))
+            bounds += [(a, min(a + rows, hi + m)) for a in range(hi, hi + m, rows)]
+            lo = hi = hi + m
+        else:
+            hi += m
+    if hi > lo or not bounds:
+        bounds.append((lo, hi))
+    return bounds
+
+
+def _pandas_major() -> int:
+    """The installed pandas' major version, read from its metadata (pandas not imported)."""
+    from importlib.metadata import version
+
+    return int(version("pandas").split(".")[0])
+
+
+def arrow_array(values: np.ndarray) -> Any:
+    """A trace column as the Arrow array ``pyarrow.Table.from_pandas`` makes of it (strings:
+    ``large_string`` under pandas 3, whose strings are ``str`` columns, else ``string``; an
+    empty object column ``null``; NaN floats: null),
+    built from its buffers: ``pyarrow.array`` imports pandas to look for pandas types, and a
+    streamed run imports no pandas.
+
+    Examples
+    --------
+    >>> arrow_array(np.array(["ab", "c"], dtype=object)).to_pylist()
+    ['ab', 'c']
+    >>> arrow_array(np.array([1.5, np.nan])).to_pylist(), arrow_array(np.array([3])).type
+    ([1.5, None], DataType(int64))
+    """
+    import pyarrow as pa
+
+    n = len(values)
+    kind = values.dtype.kind
+    if kind == "O":
+        if not n:
+            return pa.nulls(0)
+        encoded = [v.encode() for v in values.tolist()]
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), np.int64, n), out=offsets[1:])
+        large = _pandas_major() >= 3
+        if not large and offsets[-1] >= 2**31:
+            raise ValueError(f"a string column of {offsets[-1]} bytes: too big for one row group")
+        kind_, offsets_ = (
+            (pa.large_string(), offsets) if large else (pa.string(), offsets.astype(np.int32))
+        )
+        buffers = [None, pa.py_buffer(offsets_), pa.py_buffer(b"".join(encoded))]
+        return pa.Array.from_buffers(kind_, n, buffers, null_count=0)
+    if kind == "f":
+        data = np.ascontiguousarray(values, dtype=np.float64)
+        missing = np.isnan(data)
+        nulls = int(missing.sum())
+        valid = pa.py_buffer(np.packbits(~missing, bitorder="little")) if nulls else None
+        return pa.Array.from_buffers(pa.float64(), n, [valid, pa.py_buffer(data)], nulls)
+    if kind in "iu":
+        data = np.ascontiguousarray(values, dtype=np.int64)
+        return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(data)], null_count=0)
+    if kind == "b":
+        bits = np.packbits(np.asarray(values, dtype=bool), bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(bits)], null_count=0)
+    raise TypeError(f"parameter values: no Arrow column for dtype {values.dtype!r}")
 
 
 def trace_status(path: str | os.PathLike[str]) -> tuple[bool | None, str | None]:
@@ -510,7 +668,7 @@ def write_trace(
 
     Examples
     --------
-    >>> import tempfile, pathlib
+    >>> import tempfile, pathlib, pandas as pd
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
     >>> write_trace(pd.DataFrame({"x": range(5)}), f, 2), trace_status(f)
     (3, (True, None))

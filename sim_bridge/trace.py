@@ -32,10 +32,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: ``import sim_bridge`` loads no pandas
+    from sim_bridge._trace_schema import pd
 
 from sim_bridge._straggler_rule import (
     DEFAULT_BETA,

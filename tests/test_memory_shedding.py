@@ -2,10 +2,10 @@
 
 Oracles: the same streaming run with shedding turned off (the attempts keep their launch
 records and memos) gives bit-identical trace and job tables and the same events; the trace
-sink built in slices equals the one built whole; two runs under one seed write the same
-file. Invariants at every job handed to the sink: a closed attempt holds no launch-record
-list and no rate memo, a finished one no co-tenants' demand, a done task shares the
-read-only empty ``NO_LIVE``.
+sink written in row groups of at most the buffer equals the one written a group a flush; two
+runs under one seed write the same file. Invariants at every job handed to the sink: a closed
+attempt holds no launch-record list and no rate memo, a finished one no co-tenants' demand, a
+done task shares the read-only empty ``NO_LIVE``.
 """
 
 from __future__ import annotations
@@ -114,9 +114,12 @@ def test_no_live_is_empty_and_refuses_writes():
     assert len(NO_LIVE) == 0
 
 
-def test_a_job_bigger_than_the_buffer_is_one_row_group_built_in_slices(tmp_path):
-    # row_group_rows=16: most jobs here have more attempts; each job's row group is built
-    # 16 rows at a time and must equal the table built in one piece (row_group_rows=10**6)
+def test_a_job_bigger_than_the_buffer_spans_row_groups_of_at_most_the_buffer(tmp_path):
+    # row_group_rows=16: most jobs here have more attempts. Such a job was once written as one
+    # row group (its whole Arrow table held at once: ~45 MB for FB-2009's largest job); now it
+    # gets row groups of its own of at most 16 rows, while smaller jobs stay whole in a group
+    # (the readers read the file whole; none needs a job in one group). The file must equal
+    # the one written with one group a flush (row_group_rows=10**6): same rows, same order.
     w = _workload(12, seed=5)
     kw = dict(nodes=4, slots=2, seed=1, progress=False, engine="python")
     small, whole = tmp_path / "small.parquet", tmp_path / "whole.parquet"
@@ -124,15 +127,22 @@ def test_a_job_bigger_than_the_buffer_is_one_row_group_built_in_slices(tmp_path)
     r1 = sim_bridge.simulate(w, "late", trace_sink=whole, row_group_rows=10**6, **kw)
     a, b = pd.read_parquet(small), pd.read_parquet(whole)
     assert a.equals(b) and r.jobs.equals(r1.jobs)
+    assert pq.read_schema(small).equals(pq.read_schema(whole), check_metadata=False)
     assert r.summary["straggler_share"] == r1.summary["straggler_share"]
     meta = pq.ParquetFile(small)
+    assert meta.num_row_groups == r.summary["trace_row_groups"]
     sizes = a.groupby("job_id", sort=False).size()
-    assert sizes.max() > 16 and meta.num_row_groups > 1
-    seen: set[str] = set()
-    for g in range(meta.num_row_groups):  # whole jobs in each row group
-        ids = set(meta.read_row_group(g, columns=["job_id"]).column(0).to_pylist())
-        assert not ids & seen
-        seen |= ids
+    assert sizes.max() > 16 and (sizes <= 16).any()
+    assert (a["job_id"] != a["job_id"].shift()).sum() == len(sizes)  # each job's rows together
+    big_groups = 0
+    for g in range(meta.num_row_groups):
+        ids = meta.read_row_group(g, columns=["job_id"]).column(0).to_pandas().value_counts()
+        if (sizes[ids.index] > 16).any():  # a slice of one big job
+            assert len(ids) == 1 and ids.iloc[0] <= 16
+            big_groups += 1
+        else:  # whole small jobs
+            assert (ids == sizes[ids.index]).all()
+    assert big_groups == sum(-(-n // 16) for n in sizes[sizes > 16])
 
 
 def test_a_streamed_run_is_deterministic_under_its_seed(tmp_path):
@@ -142,3 +152,22 @@ def test_a_streamed_run_is_deterministic_under_its_seed(tmp_path):
     runs = [sim_bridge.simulate(w, "mantri", trace_sink=p, row_group_rows=32, **kw) for p in paths]
     assert pd.read_parquet(paths[0]).equals(pd.read_parquet(paths[1]))
     assert runs[0].jobs.equals(runs[1].jobs)
+
+
+def test_a_day_block_drawn_in_place_equals_the_block_drawn_alone():
+    # Cluster._extend draws each new block into the tail of the new window (no block-sized
+    # copies); the levels must equal the blocks drawn one by one and degraded by copy
+    from sim_bridge._cluster import _BLOCK
+    from sim_bridge.world import PersistentLevels
+    from sim_bridge.world._bad_nodes import degrade_levels
+
+    c = Cluster(7, 1, seed=4, bad_node_share=0.5, keep_paths=True)
+    assert (c.bad.resource >= 0).any()
+    c.levels_at([0], [3.5 * _BLOCK * c.dt])  # four blocks
+    ref = PersistentLevels(c._persist.params, 7, (4, 505), dt=c.dt)
+    bad = c.bad.__class__(7, (4, 404), 0.5)  # a fresh copy: its drift state from the start
+    blocks = []
+    for b in range(4):
+        lv = ref.block(b, _BLOCK)
+        blocks.append(degrade_levels(lv, bad, bad.capacity_block(b, _BLOCK, c.dt)))
+    np.testing.assert_array_equal(c._levels, np.concatenate(blocks, axis=2))

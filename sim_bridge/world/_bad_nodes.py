@@ -94,8 +94,11 @@ class BadNodes:
         return c
 
 
-def degrade_levels(levels: np.ndarray, bad: BadNodes, capacity: np.ndarray) -> np.ndarray:
-    """Levels ``(4, n, k)`` as a task meets them: ``1 - c (1 - l)`` on each bad node's resource.
+def degrade_levels(
+    levels: np.ndarray, bad: BadNodes, capacity: np.ndarray, *, inplace: bool = False
+) -> np.ndarray:
+    """Levels ``(4, n, k)`` as a task meets them: ``1 - c (1 - l)`` on each bad node's resource
+    (``inplace``: written over ``levels``, same values, no copy).
 
     Examples
     --------
@@ -105,7 +108,7 @@ def degrade_levels(levels: np.ndarray, bad: BadNodes, capacity: np.ndarray) -> n
     >>> sorted(set(out.round(2).ravel().tolist()))
     [0.2, 0.6]
     """
-    out = levels.copy()
+    out = levels if inplace else levels.copy()
     for node in np.flatnonzero(bad.resource >= 0):
         r = bad.resource[node]
         out[r, node] = 1.0 - capacity[node] * (1.0 - levels[r, node])

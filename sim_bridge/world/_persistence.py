@@ -586,8 +586,10 @@ class PersistentLevels:
         start = self._sd[:, :, None] * rng.standard_normal((2, 4, n))
         self._end: dict[int, np.ndarray] = {-1: start}  # end state (2, 4, n) after block b
 
-    def block(self, b: int, n_steps: int) -> np.ndarray:
-        """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``).
+    def block(self, b: int, n_steps: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``),
+        written into ``out`` when given (e.g. the tail of a bigger array: no block-sized copy;
+        its last axis may be a slice, the other two as in that array).
 
         Block ``b``'s innovations are one stream of ``2 * 4 * n_nodes * n_steps`` standard
         normals in C order over (component, resource, node, step). They are drawn in chunks
@@ -601,6 +603,15 @@ class PersistentLevels:
         ziggurat draw from 64-bit words, no cached second value), so consecutive chunks
         read the same stream, and the recursion does lfilter's two roundings per step
         (``tests/test_persistence_block.py`` checks both against the lfilter reference).
+
+        Examples
+        --------
+        >>> from sim_bridge.world import DEFAULT_PERSISTENCE
+        >>> a, c = (PersistentLevels(DEFAULT_PERSISTENCE, 3, (7,)) for _ in range(2))
+        >>> buf = np.zeros((4, 3, 15))
+        >>> same = c.block(0, 10, out=buf[:, :, 5:]) is not None
+        >>> bool((a.block(0, 10) == buf[:, :, 5:]).all()), bool((buf[:, :, :5] == 0).all())
+        (True, True)
         """
         if b - 1 not in self._end:
             raise ValueError(f"block {b} needs block {b - 1} first (blocks come in order)")
@@ -609,10 +620,17 @@ class PersistentLevels:
         n = self.n_nodes
         state = self._end[b - 1]
         rng = np.random.default_rng([*self.seed_words, b + 1])
-        latent = np.empty((4, n, n_steps))
+        if out is None:
+            latent = np.empty((4, n, n_steps))
+        elif out.shape != (4, n, n_steps):
+            raise ValueError(f"parameter out must have shape {(4, n, n_steps)}, got {out.shape}")
+        else:
+            latent = out
         latent[...] = self.node_mean[:, :, None]
         end = state.copy()
         rows = latent.reshape(4 * n, n_steps)  # row r * n + node, a view
+        if n_steps and not np.shares_memory(rows, latent):
+            raise ValueError("parameter out: its (resource, node) axes must merge into one")
         chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
         for c in range(2):  # the slow component is added first, as the stream orders them
             a = [float(x) for x in self._a[c]]
