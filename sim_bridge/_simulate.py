@@ -476,7 +476,22 @@ def simulate(
         seed=int(seed),
         counters=counters,
     )
+    _dismantle(sim)
     return SimulationResult(jobs=jobs, tasks=tasks, summary=summary)
+
+
+def _dismantle(sim: Simulator) -> None:
+    """Break a finished run's reference cycles once its tables are built: each done job's
+    job <-> task <-> attempt cycles (:meth:`~sim_bridge._jobs.Job.release`) and the
+    simulator <-> view cycle. Reference counting then frees the run when ``simulate``
+    returns, instead of the first collection after :func:`~sim_bridge._gc.gc_paused`
+    re-enables the collector walking the whole run (~0.5 s for ~170k objects on FB-2010's
+    first 0.05 h). Nothing reads the simulator after this; a job not done (a stopped
+    streaming run) keeps its cycles."""
+    for job in sim.jobs:
+        if job.done:
+            job.release()
+    del sim.view
 
 
 def _stop_on_signals(sim: Simulator):
