@@ -30,6 +30,23 @@ figures, the realised load (task-seconds / (slots x makespan)), and the peak-RSS
 / 6 h (flat memory: at most 1.2). Goals (issue 13): the day with LATE in under 10 minutes on
 one core and under 4 GB; the FB-2009 day under 300 MB.
 
+Sizing the FB-2010 day (2026-11-24): "nominal load 0.4" counts base work only, and in the
+default world an FB-2010 attempt runs ~10x its nominal work at the median (verify runs:
+FB-2010 0.1 h on 300 x 10, duration / input_work median 10.2, sum 15.2 without speculation,
+14.4 with LATE's copies; FB-2009 3.0 and 4.3), whatever the co-tenants at launch: the
+background contention of its profiles, not the cluster's size. So the day's realised work is
+~88,000 slot-days, and a realised load <= 0.8 over about a day needs >= ~110,000 slots
+(~11,000 x 10). Measured with a sampler thread on the engine (as the children's 1/6/24 h
+marks; the start commit's code, LATE, streamed): on 1,500 x 10 the day backlogs -- at 9
+simulated h 1.20M events in 610 s CPU, 1,506 live jobs and growing, RSS 4.3 GB (stopped
+there); on 3,000 x 10 every slot was busy from 0.1 h with up to 186k tasks waiting at 1 h;
+on 6,000 x 10 busy from 0.46 h; on 12,000 x 10 the first 1.5 h took 430 s CPU (799k events,
+0.54 ms an event; slots up to 98% busy at 1.26 h) with a 7.5 GB peak (4.9 GB after it: the
+paths of 12,000 nodes, ~1.1 GB per day-block of levels). The day at that size would be ~2.5
+h of CPU and over 4 GB; neither goal is met, and the default ``--fb2010-nodes`` stays 1,500
+(the size of the slices measured above, comparable across sessions), which is NOT a
+day-sized cluster in this world.
+
 Part 4 -- Alibaba 2017 (``batch_task_v2017``) at full scale: the day holds 11,644 jobs and
 10.2M task instances, 90,542 slot-days of base work; the default cluster, 1,300 nodes (the
 trace's machines, as its publications count them) x 176 slots, puts the day's base work at a
