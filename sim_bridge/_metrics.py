@@ -6,15 +6,12 @@ re-exported here with :func:`~sim_bridge.trace.excluded_counts`).
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from sim_bridge._summary_tallies import SummaryTallies
 from sim_bridge.trace import (
     DEFAULT_BETA,
     DEFAULT_MIN_TASKS,
-    check_beta,
     excluded_counts,
     straggler_thresholds,
 )
@@ -81,7 +78,7 @@ def straggler_share(
     return float(lab.mean()) if len(lab) else float("nan")
 
 
-class SummaryAccumulator:
+class SummaryAccumulator(SummaryTallies):
     """The trace half of :func:`summarize`, fed chunk by chunk (each chunk whole jobs).
 
     A streaming run writes its trace in chunks and keeps none of it: this keeps what the
@@ -103,17 +100,6 @@ class SummaryAccumulator:
     (4, 3, 1, 9.0, 0.3333333333333333)
     """
 
-    def __init__(self, beta: float = DEFAULT_BETA):
-        self.beta = check_beta(beta)
-        self.attempts = 0
-        self.tasks = 0
-        self.killed = 0
-        self.excluded_jobs = 0
-        self.excluded_stages = 0
-        self._label_sum = 0.0
-        self._label_n = 0
-        self._seconds: list[float] = []
-
     def add(self, tasks: pd.DataFrame) -> None:
         """Account the attempts of ``tasks`` (every attempt of each job in it)."""
         if not len(tasks):
@@ -124,48 +110,24 @@ class SummaryAccumulator:
             tasks["job_id"], tasks["attempt"], outcome, tasks["duration"], self.beta, stage=stage
         )
         ex_jobs, ex_stages = excluded_counts(tasks["job_id"], stage, median)
-        self.excluded_jobs += ex_jobs
-        self.excluded_stages += ex_stages
-        labelled = label[~np.isnan(label)]
-        self._label_sum += float(labelled.sum())
-        self._label_n += int(labelled.size)
-        self.attempts += int(len(tasks))
-        self.tasks += int((tasks["attempt"].to_numpy() == 0).sum())
-        self.killed += int((outcome == "killed").sum())
-        self._seconds.append(float(tasks["duration"].to_numpy(dtype=float).sum()))
-
-    @property
-    def task_seconds(self) -> float:
-        return math.fsum(self._seconds) if len(self._seconds) > 1 else sum(self._seconds, 0.0)
-
-    @property
-    def straggler_share(self) -> float:
-        return self._label_sum / self._label_n if self._label_n else float("nan")
+        self._tally(
+            label,
+            ex_jobs,
+            ex_stages,
+            attempts=int(len(tasks)),
+            tasks=int((tasks["attempt"].to_numpy() == 0).sum()),
+            killed=int((outcome == "killed").sum()),
+            seconds=float(tasks["duration"].to_numpy(dtype=float).sum()),
+        )
 
     def summary(self, jobs: pd.DataFrame) -> dict:
         """The summary of :func:`summarize` from these attempts and the job table ``jobs``."""
         jct = jobs["jct"].to_numpy(dtype=float)
-        q = np.percentile(jct, [50, 90, 99]) if jct.size else [np.nan] * 3
-        return {
-            "jobs": int(len(jobs)),
-            "tasks": self.tasks,
-            "attempts": self.attempts,
-            "copies": self.attempts - self.tasks,
-            "killed": self.killed,
-            "mean_jct": float(jct.mean()) if jct.size else float("nan"),
-            "p50_jct": float(q[0]),
-            "p90_jct": float(q[1]),
-            "p99_jct": float(q[2]),
-            "task_seconds": self.task_seconds,
-            "makespan": float(jobs["finish_time"].max() - jobs["submit_time"].min())
-            if len(jobs)
-            else 0.0,
-            "pocd": float(jobs["met_deadline"].mean()) if len(jobs) else float("nan"),
-            "straggler_share": self.straggler_share,
-            "straggler_excluded_jobs": self.excluded_jobs,
-            "straggler_excluded_stages": self.excluded_stages,
-            "beta": self.beta,
-        }
+        makespan = (
+            float(jobs["finish_time"].max() - jobs["submit_time"].min()) if len(jobs) else 0.0
+        )
+        pocd = float(jobs["met_deadline"].mean()) if len(jobs) else float("nan")
+        return self._summary(len(jobs), jct, makespan, pocd)
 
 
 def summarize(jobs: pd.DataFrame, tasks: pd.DataFrame, *, beta: float = DEFAULT_BETA) -> dict:

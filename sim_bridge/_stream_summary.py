@@ -13,12 +13,12 @@ functions.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from sim_bridge._straggler_rule import DEFAULT_BETA, DEFAULT_MIN_TASKS, check_beta
+from sim_bridge._summary_tallies import SummaryTallies
 
 __all__ = ["StreamSummary", "group_medians", "straggler_labels"]
 
@@ -109,7 +109,7 @@ def straggler_labels(
     return median, label, excluded[0], excluded[1]
 
 
-class StreamSummary:
+class StreamSummary(SummaryTallies):
     """:class:`~sim_bridge._metrics.SummaryAccumulator` fed flat columns, without pandas.
 
     Parameters
@@ -127,17 +127,6 @@ class StreamSummary:
     (4, 3, 1, 9.0, 0.3333333333333333)
     """
 
-    def __init__(self, beta: float = DEFAULT_BETA):
-        self.beta = check_beta(beta)
-        self.attempts = 0
-        self.tasks = 0
-        self.killed = 0
-        self.excluded_jobs = 0
-        self.excluded_stages = 0
-        self._label_sum = 0.0
-        self._label_n = 0
-        self._seconds: list[float] = []
-
     def add(
         self,
         *,
@@ -154,47 +143,21 @@ class StreamSummary:
         _median, label, ex_jobs, ex_stages = straggler_labels(
             job_id, attempt, finished, duration, self.beta, stage=phase
         )
-        self.excluded_jobs += ex_jobs
-        self.excluded_stages += ex_stages
-        labelled = label[~np.isnan(label)]
-        self._label_sum += float(labelled.sum())
-        self._label_n += int(labelled.size)
-        self.attempts += n
-        self.tasks += int((np.asarray(attempt) == 0).sum())
-        self.killed += int((~np.asarray(finished, dtype=bool)).sum())
-        self._seconds.append(float(np.asarray(duration, dtype=float).sum()))
-
-    @property
-    def task_seconds(self) -> float:
-        return math.fsum(self._seconds) if len(self._seconds) > 1 else sum(self._seconds, 0.0)
-
-    @property
-    def straggler_share(self) -> float:
-        return self._label_sum / self._label_n if self._label_n else float("nan")
+        self._tally(
+            label,
+            ex_jobs,
+            ex_stages,
+            attempts=n,
+            tasks=int((np.asarray(attempt) == 0).sum()),
+            killed=int((~np.asarray(finished, dtype=bool)).sum()),
+            seconds=float(np.asarray(duration, dtype=float).sum()),
+        )
 
     def summary(self, jobs: dict[str, Any]) -> dict:
         """The keys of :meth:`SummaryAccumulator.summary` from the job columns ``jobs``
         (``jct``, ``submit_time``, ``finish_time``, ``met_deadline`` arrays)."""
         jct = np.asarray(jobs["jct"], dtype=float)
         n = jct.size
-        q = np.percentile(jct, [50, 90, 99]) if n else [np.nan] * 3
-        return {
-            "jobs": int(n),
-            "tasks": self.tasks,
-            "attempts": self.attempts,
-            "copies": self.attempts - self.tasks,
-            "killed": self.killed,
-            "mean_jct": float(jct.mean()) if n else float("nan"),
-            "p50_jct": float(q[0]),
-            "p90_jct": float(q[1]),
-            "p99_jct": float(q[2]),
-            "task_seconds": self.task_seconds,
-            "makespan": float(np.max(jobs["finish_time"]) - np.min(jobs["submit_time"]))
-            if n
-            else 0.0,
-            "pocd": float(np.mean(jobs["met_deadline"])) if n else float("nan"),
-            "straggler_share": self.straggler_share,
-            "straggler_excluded_jobs": self.excluded_jobs,
-            "straggler_excluded_stages": self.excluded_stages,
-            "beta": self.beta,
-        }
+        makespan = float(np.max(jobs["finish_time"]) - np.min(jobs["submit_time"])) if n else 0.0
+        pocd = float(np.mean(jobs["met_deadline"])) if n else float("nan")
+        return self._summary(n, jct, makespan, pocd)

@@ -226,34 +226,26 @@ def tasks_table(
     >>> list(t.columns) == [*TASK_COLUMNS, "c_load1"], t["attempt"].dtype
     (True, dtype('int64'))
     """
-    launch = np.asarray(launch_time, dtype=np.float64)
-    end = np.asarray(end_time, dtype=np.float64)
-    node_arr = np.asarray(node)
-    if node_arr.dtype.kind in "iu":
-        if node_names is None:
-            node_names = globals()["node_names"](int(node_arr.max()) + 1 if node_arr.size else 0)
-        node_col = node_names[node_arr] if node_arr.size else np.empty(0, dtype=object)
-    else:
-        node_col = node_arr.astype(object)
-    cols: dict[str, Any] = {
-        "job_id": _objects(job_id),
-        "task_id": _objects(task_id),
-        "attempt": np.asarray(attempt, dtype=np.int64),
-        "workload": _objects(workload),
-        "node": node_col,
-        "phase": _objects(phase),
-        "submit_time": np.asarray(submit_time, dtype=np.float64),
-        "launch_time": launch,
-        "end_time": end,
-        "duration": end - launch,
-        "outcome": _objects(outcome),
-        "input_work": np.asarray(input_work, dtype=np.float64),
-    }
-    for key, values in (truth or {}).items():
-        cols[_TRUTH_PREFIX + key] = np.asarray(values, dtype=np.float64)
-    for key, values in (counters or {}).items():
-        cols[counter_column(key)] = np.asarray(values, dtype=np.float64)
-    return pd.DataFrame(cols)
+    from sim_bridge._trace_columns import task_columns  # the one owner of the columns
+
+    return pd.DataFrame(
+        task_columns(
+            job_id=job_id,
+            task_id=task_id,
+            attempt=attempt,
+            workload=workload,
+            node=node,
+            phase=phase,
+            submit_time=submit_time,
+            launch_time=launch_time,
+            end_time=end_time,
+            outcome=outcome,
+            input_work=input_work,
+            node_names=node_names,
+            truth=truth,
+            counters=counters,
+        )
+    )
 
 
 def jobs_table(

@@ -21,6 +21,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: The commit the split started from.
 BEFORE_SPLIT = "c42cd8a"
+# blocks changed on purpose after the split (the reason), not compared with BEFORE_SPLIT
+CHANGED_SINCE = {
+    "tasks_table": "builds its DataFrame from _trace_columns.task_columns, the pandas-free "
+    "column builder of streamed runs: one owner of the columns",
+}
 
 #: Each split module and its parts (``sim_bridge.<name>``), the module first.
 PARTS = {
@@ -205,6 +210,8 @@ def test_every_block_was_moved_byte_for_byte(module):
         after.update(_blocks(_path(part).read_text(encoding="utf-8")))
     assert set(before) <= set(after), sorted(set(before) - set(after))
     for name, text in before.items():
+        if name in CHANGED_SINCE:
+            continue
         assert after[name] == text, f"{name} changed when it moved"
     # the parts define nothing new: the split only moved code
     assert set(after) == set(before), sorted(set(after) - set(before))
