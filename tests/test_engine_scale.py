@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _crowded import crowded_workload
 
 import sim_bridge
-from sim_bridge import JobSpec, SimView, Workload
+from sim_bridge import SimView, Workload
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE, Mantri
 from sim_bridge.world._attempts import AttemptPhysics
@@ -40,16 +41,7 @@ def _reference_progress_many(self: SimView, attempts) -> np.ndarray:
 
 
 def _crowded(seed: int) -> Workload:
-    """30 jobs of 4-40 maps and 0-6 reduces on few nodes of many slots: co-tenants share
-    every node, so most progress reads are under co-located demand."""
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0.0
-    for i in range(30):
-        t += float(rng.exponential(20.0))
-        maps = rng.uniform(20.0, 200.0, int(rng.integers(4, 40)))
-        reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
-        jobs.append(JobSpec(f"c{i}", t, maps, reds, workload="CROWD"))
-    return Workload("CROWD", jobs, tail_alpha=1.6)
+    return crowded_workload(seed, n_jobs=30)
 
 
 def _run(policy, seed: int, tmp_path, stream: bool):

@@ -19,11 +19,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _crowded import crowded_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim_bridge
-from sim_bridge import JobSpec, SimView, Workload
+from sim_bridge import SimView, Workload
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE, Mantri
 from sim_bridge.policies import _speculation as speculation
@@ -79,16 +80,7 @@ def test_sorted_list_follows_the_snapshot():
 
 
 def _crowded(seed: int) -> Workload:
-    """24 jobs of 4-40 maps and 0-6 reduces on few nodes of many slots: co-tenants share
-    every node, so most progress reads are under co-located demand."""
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0.0
-    for i in range(24):
-        t += float(rng.exponential(20.0))
-        maps = rng.uniform(20.0, 200.0, int(rng.integers(4, 40)))
-        reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
-        jobs.append(JobSpec(f"c{i}", t, maps, reds, workload="CROWD"))
-    return Workload("CROWD", jobs, tail_alpha=1.6)
+    return crowded_workload(seed, n_jobs=24)
 
 
 def _run(policy, seed: int, tmp_path=None):

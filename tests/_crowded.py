@@ -1,0 +1,21 @@
+"""A test workload whose jobs crowd a few nodes of many slots (shared by the scan tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim_bridge import JobSpec, Workload
+
+
+def crowded_workload(seed: int, n_jobs: int) -> Workload:
+    """``n_jobs`` jobs of 4-40 maps and 0-6 reduces arriving about every 20 s: on few nodes
+    of many slots co-tenants share every node, so most progress reads are under co-located
+    demand."""
+    rng = np.random.default_rng(seed)
+    jobs, t = [], 0.0
+    for i in range(n_jobs):
+        t += float(rng.exponential(20.0))
+        maps = rng.uniform(20.0, 200.0, int(rng.integers(4, 40)))
+        reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
+        jobs.append(JobSpec(f"c{i}", t, maps, reds, workload="CROWD"))
+    return Workload("CROWD", jobs, tail_alpha=1.6)
