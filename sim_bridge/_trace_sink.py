@@ -43,8 +43,10 @@ __all__ = [
     "COMPLETE_KEY",
     "ROW_GROUP_ROWS",
     "TraceSink",
+    "arrow_array",
     "attempt_table",
     "job_table",
+    "row_group_bounds",
     "trace_status",
 ]
 
