@@ -120,6 +120,9 @@ in 1,033 s CPU (10.6 ms an event: the cost grows with the 228,800 slots), peak 4
 (8.2 ms an event), peak 3,107 MB. The realised load over the makespan is 0.02 and 0.00 (a
 day-sized cluster, a quarter hour of jobs whose stragglers run on). The full day (10.2M
 tasks) is out of reach of the Python loop at this cost; this slice is the largest measured.
+Again on 2026-11-24, after this session's co-tenant and scan work (same command, LATE only):
+the same 6 jobs, 92,244 attempts and 97,058 events in 363.5 s CPU (2.8x less), peak
+3,470 MB.
 
 Per event, against the start commit (2026-11-24, the machine loaded by other jobs: load
 average 4-17 on 2 cores, wall 2-8x CPU; compare CPU). ``--skip-part1 --skip-fb2009
