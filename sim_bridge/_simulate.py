@@ -485,7 +485,7 @@ def _dismantle(sim: Simulator) -> None:
     job <-> task <-> attempt cycles (:meth:`~sim_bridge._jobs.Job.release`) and the
     simulator <-> view cycle. Reference counting then frees the run when ``simulate``
     returns, instead of the first collection after :func:`~sim_bridge._gc.gc_paused`
-    re-enables the collector walking the whole run (~0.5 s for ~170k objects on FB-2010's
+    re-enables the collector walking the whole run (0.2-0.5 s for ~170k objects on FB-2010's
     first 0.05 h). Nothing reads the simulator after this; a job not done (a stopped
     streaming run) keeps its cycles."""
     for job in sim.jobs:
