@@ -1,8 +1,10 @@
-"""A test workload whose jobs crowd a few nodes of many slots (shared by the scan tests)."""
+"""A test workload whose jobs crowd a few nodes of many slots, and a run's tables (shared by
+the scan tests)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from sim_bridge import JobSpec, Workload
 
@@ -19,3 +21,12 @@ def crowded_workload(seed: int, n_jobs: int) -> Workload:
         reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
         jobs.append(JobSpec(f"c{i}", t, maps, reds, workload="CROWD"))
     return Workload("CROWD", jobs, tail_alpha=1.6)
+
+
+def run_tables(res) -> dict[str, pd.DataFrame]:
+    """The run's task and job tables (a streamed run's tasks from its Parquet trace)."""
+    tasks = res.tasks if res.tasks is not None else pd.read_parquet(res.summary["trace_path"])
+    out = {"tasks": tasks}
+    if res.jobs is not None:
+        out["jobs"] = res.jobs
+    return out

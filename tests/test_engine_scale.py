@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _crowded import crowded_workload
+from _crowded import crowded_workload, run_tables
 
 import sim_bridge
 from sim_bridge import SimView, Workload
@@ -53,12 +53,7 @@ def _run(policy, seed: int, tmp_path, stream: bool):
 
 
 def _tables(res) -> dict[str, pd.DataFrame]:
-    """The run's task and job tables (a streamed run's tasks from its Parquet trace)."""
-    tasks = res.tasks if res.tasks is not None else pd.read_parquet(res.summary["trace_path"])
-    out = {"tasks": tasks}
-    if res.jobs is not None:
-        out["jobs"] = res.jobs
-    return out
+    return run_tables(res)
 
 
 @pytest.mark.parametrize(

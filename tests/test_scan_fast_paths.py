@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _crowded import crowded_workload
+from _crowded import crowded_workload, run_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,11 +91,7 @@ def _run(policy, seed: int, tmp_path=None):
 
 
 def _tables(res) -> dict[str, pd.DataFrame]:
-    tasks = res.tasks if res.tasks is not None else pd.read_parquet(res.summary["trace_path"])
-    out = {"tasks": tasks}
-    if res.jobs is not None:
-        out["jobs"] = res.jobs
-    return out
+    return run_tables(res)
 
 
 def _assert_same_run(a, b) -> None:
