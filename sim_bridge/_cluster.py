@@ -144,6 +144,22 @@ def _hash_normal(
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
+def _chunk(
+    chunks: dict | None, rates_of, args: tuple, tag: tuple, dt: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's step rates ``rates_of(*args)`` and their cumulative work (``cumsum * dt``),
+    from the caller's memo ``chunks`` under ``args + tag`` when it holds them
+    (:meth:`Cluster.end_with`), else computed (and kept there when a memo is given)."""
+    key = args + tag
+    hit = None if chunks is None else chunks.get(key)
+    if hit is None:
+        rates = rates_of(*args)
+        hit = (rates, np.cumsum(rates) * dt)
+        if chunks is not None:
+            chunks[key] = hit
+    return hit
+
+
 class Cluster:
     """Nodes, their background contention and the analytic attempt-duration solver.
 
@@ -897,25 +913,10 @@ class Cluster:
         while True:
             # the chunk's steps within the paths first: the paths are extended only when the
             # work is not done by their end (a chunk reaching past them does not draw more)
-            key = (node, pid, k, m, demand, self._horizon, self._base)
-            hit = None if chunks is None else chunks.get(key)
-            if hit is None:
-                rates = self._rates_within(node, pid, k, m, demand)
-                done = np.cumsum(rates) * dt
-                if chunks is not None:
-                    chunks[key] = (rates, done)
-            else:
-                rates, done = hit
-            if done[-1] < left and rates.size < m:
-                whole = (node, pid, k, m, demand, -1, self._base)  # the whole chunk
-                hit = None if chunks is None else chunks.get(whole)
-                if hit is None:
-                    rates = self.rates_with(node, pid, k, m, demand)
-                    done = np.cumsum(rates) * dt
-                    if chunks is not None:
-                        chunks[whole] = (rates, done)
-                else:
-                    rates, done = hit
+            args = (node, pid, k, m, demand)
+            rates, done = _chunk(chunks, self._rates_within, args, (self._horizon, self._base), dt)
+            if done[-1] < left and rates.size < m:  # the whole chunk
+                rates, done = _chunk(chunks, self.rates_with, args, (-1, self._base), dt)
             if done[-1] >= left:
                 j = int(np.searchsorted(done, left))
                 before = float(done[j - 1]) if j else 0.0
