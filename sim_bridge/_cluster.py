@@ -23,12 +23,15 @@ smallest whole number of blocks that holds every step read so far (one block mor
 single-step read of a block's last step, below), so it stays at most two blocks, and mostly
 less than one, ahead of the furthest step any read needed. Solves read only the steps their
 work needs (a co-located solve, :meth:`Cluster.end_with`, reads a chunk of steps at a time
-but draws no block for the part of a chunk past the work's end). The engine's checkpoint
-test reads the horizon, so this bound decides where long attempts are re-solved (see
-``sim_bridge.world._attempts``); an attempt under co-located demand re-solved at the end of
-the paths reads nothing past them, so a single-step read of the last step
-(:meth:`Cluster.rate_with`) draws the next block, and a re-solve there finds the paths
-extended.
+but draws no block for the part of a chunk past the work's end). A single-step read of the
+last step (:meth:`Cluster.rate_with`) draws the next block.
+
+A streaming run solves with ``within=True`` (:meth:`Cluster.end_with`,
+:meth:`Cluster.end_from`): a solve whose work is not done by the end of the paths draws
+nothing for it and returns a :class:`PastPaths`; the engine goes on with it
+(:meth:`Cluster.end_resume`) when its clock gets there, to the float the unbounded solve
+gives. Its paths so follow the clock (at most a block and a few steps ahead), however far
+past them its attempts end, and only the clock decides when a block is drawn.
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ try:  # the convex response of a block in one C pass (built by pip install; opti
 except ImportError:  # pragma: no cover - an install without a C compiler
     _compiled_response = None
 
-__all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster"]
+__all__ = ["COUNTER_NAMES", "RESOURCES", "Cluster", "PastPaths"]
 
 RESOURCES = ("cpu", "mem", "disk", "net")
 #: background contention sources: fitted persistence (default), the real series replayed,
@@ -158,6 +161,29 @@ def _chunk(
         if chunks is not None:
             chunks[key] = hit
     return hit
+
+
+class PastPaths:
+    """Where a bounded solve stopped (:meth:`Cluster.end_with` and :meth:`Cluster.end_from`
+    with ``within=True``): the work is not done by the end of the contention paths.
+
+    ``at`` is that end (the attempt's true end lies after it): the caller goes on with
+    :meth:`Cluster.end_resume` once its clock gets there, and gets the same float the
+    unbounded solve gives, without the paths having been drawn ahead of the clock for it.
+    ``state`` is where the walk stopped: ``(k, m, left)`` for a solve under co-located
+    demand (the chunk it goes on with and the work left before it), ``(t0, k0, r0, c0,
+    work)`` for one without (its :meth:`Cluster.launch_point` and work: it is solved again
+    from them, which reads the same values).
+    """
+
+    __slots__ = ("at", "state")
+
+    def __init__(self, at: float, state: tuple):
+        self.at = at
+        self.state = state
+
+    def __repr__(self) -> str:
+        return f"PastPaths(at={self.at!r}, state={self.state!r})"
 
 
 class Cluster:
@@ -684,12 +710,15 @@ class Cluster:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""
         return self.cum_at(node, pid, t1) - self.cum_at(node, pid, t0)
 
-    def end_time(self, node: int, pid: int, t0: float, work: float) -> float:
-        """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done."""
+    def end_time(
+        self, node: int, pid: int, t0: float, work: float, *, within: bool = False
+    ) -> float | PastPaths:
+        """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done
+        (``within``: see :meth:`end_from`)."""
         if self.ideal:
             return float(t0 + work)
         k0, r0, c0 = self.launch_point(node, pid, t0)
-        return self.end_from(node, pid, t0, k0, r0, c0, work)
+        return self.end_from(node, pid, t0, k0, r0, c0, work, within=within)
 
     def launch_point(self, node: int, pid: int, t: float) -> tuple[int, float, float]:
         """``(k, rate, cum)`` at ``t`` on ``node`` for profile ``pid``: the step, the rate in
@@ -705,9 +734,39 @@ class Cluster:
         return k, r, float(self._cum[pid][node, j] + (t - k * self.dt) * r)
 
     def end_from(
-        self, node: int, pid: int, t0: float, k0: int, r0: float, c0: float, work: float
-    ) -> float:
-        """:meth:`end_time` from a :meth:`launch_point` ``(k0, r0, c0)`` at ``t0``."""
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        k0: int,
+        r0: float,
+        c0: float,
+        work: float,
+        *,
+        within: bool = False,
+    ) -> float | PastPaths:
+        """:meth:`end_time` from a :meth:`launch_point` ``(k0, r0, c0)`` at ``t0``.
+
+        ``within``: draw no block for it. When the work is not done by the end of the paths,
+        a :class:`PastPaths` says so instead (go on with :meth:`end_resume` there).
+
+        Examples
+        --------
+        >>> c = Cluster(3, 2, seed=1)
+        >>> pid = c.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> end = c.horizon_steps * c.dt
+        >>> work = 5 * end  # not done by the end of the paths on any node
+        >>> stop = c.end_from(0, pid, 10.0, *c.launch_point(0, pid, 10.0), work, within=True)
+        >>> stop.at == end, c.horizon_steps * c.dt == end  # no block drawn for it
+        (True, True)
+        >>> ref = Cluster(3, 2, seed=1)
+        >>> _ = ref.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> stop = c.end_resume(0, pid, stop)  # a block more: still not done
+        >>> while not isinstance(stop, float):
+        ...     stop = c.end_resume(0, pid, stop)
+        >>> stop == ref.end_time(0, pid, 10.0, work)
+        True
+        """
         dt = self.dt
         t_fast = t0 + work / r0
         if t_fast <= (k0 + 1) * dt:
@@ -718,6 +777,8 @@ class Cluster:
             r, carry = self._rhorizon, float(cum[node, -1])
             while True:
                 while r >= self._horizon:
+                    if within:
+                        return PastPaths(self._horizon * dt, (t0, k0, r0, c0, work))
                     self._extend()
                 rate, row = self._node_ahead(pid, node, r, carry)
                 if target < row[-1]:
@@ -726,6 +787,8 @@ class Cluster:
                     return float((r + j) * dt + (target - seg[j]) / rate[j])
                 r, carry = r + _BLOCK, float(row[-1])
         while target >= cum[node, -1]:
+            if within and self._rhorizon >= self._horizon:
+                return PastPaths(self._horizon * dt, (t0, k0, r0, c0, work))
             self._ensure_rates(self._rhorizon)
             cum = self._cum[pid]
         row = cum[node]
@@ -856,8 +919,16 @@ class Cluster:
         return total
 
     def end_with(
-        self, node: int, pid: int, t0: float, work: float, demand, chunks: dict | None = None
-    ) -> float:
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        work: float,
+        demand,
+        chunks: dict | None = None,
+        *,
+        within: bool = False,
+    ) -> float | PastPaths:
         """The time at which ``work`` nominal seconds started at ``t0`` are done on ``node``
         under a constant ``demand`` of co-located tasks (:meth:`end_time` when there is none).
         The first steps are walked one at a time (in C with ``sim_bridge._tenants_core``, the
@@ -882,11 +953,29 @@ class Cluster:
         >>> long = [c.end_with(1, pid, 10.0, w, (0.1, 0, 0.3, 0), memo) for w in (2e4, 3e4)]
         >>> long == [c.end_with(1, pid, 10.0, w, (0.1, 0, 0.3, 0)) for w in (2e4, 3e4)]
         True
+
+        ``within``: draw no block for the work's end (a streaming run's paths follow its
+        clock, not the farthest end it solved). When the work is not done by the end of the
+        paths, a :class:`PastPaths` says where the walk stopped; :meth:`end_resume` goes on
+        from there, once the clock gets there, to the same float. Only the first steps,
+        walked one at a time, may read past the paths (and draw the next block): a solve
+        from within a few steps of their end.
+
+        >>> end = c.horizon_steps * c.dt
+        >>> stop = c.end_with(2, pid, 10.0, 3 * end, (0.1, 0, 0.3, 0), within=True)
+        >>> stop.at == end == c.horizon_steps * c.dt
+        True
+        >>> ref = Cluster(3, 2, seed=1)
+        >>> _ = ref.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> while not isinstance(stop, float):
+        ...     stop = c.end_resume(2, pid, stop, (0.1, 0, 0.3, 0))
+        >>> stop == ref.end_with(2, pid, 10.0, 3 * end, (0.1, 0, 0.3, 0))
+        True
         """
         if self.ideal:
             return t0 + work
         if not any(demand):
-            return self.end_time(node, pid, t0, work)
+            return self.end_time(node, pid, t0, work, within=within)
         dt = self.dt
         t, left = t0, work
         trates = self._trates
@@ -908,14 +997,47 @@ class Cluster:
             left -= cap
             t = step_end
             steps += 1
-        k = int(t // dt)  # t is on a step boundary now: whole steps, a chunk at a time
-        m = 64
+        # t is on a step boundary now: whole steps, a chunk at a time
+        return self._end_chunks(node, pid, int(t // dt), 64, left, demand, chunks, within)
+
+    def end_resume(
+        self, node: int, pid: int, stop: PastPaths, demand=None, chunks: dict | None = None
+    ) -> float | PastPaths:
+        """Go on with a solve that stopped at the end of the paths (``stop``, returned by
+        :meth:`end_with` or :meth:`end_from` with ``within=True``; ``demand`` the same as
+        then): the next block is drawn, and the end is the unbounded solve's, bit for bit,
+        or a new :class:`PastPaths` at the end of that block."""
+        if len(stop.state) == 5:  # end_from: solved again from its launch point
+            self._ensure_step(int(stop.at // self.dt))
+            return self.end_from(node, pid, *stop.state, within=True)
+        k, m, left = stop.state
+        self._ensure_step(k + m - 1)
+        return self._end_chunks(node, pid, k, m, left, demand, chunks, True)
+
+    def _end_chunks(
+        self,
+        node: int,
+        pid: int,
+        k: int,
+        m: int,
+        left: float,
+        demand,
+        chunks: dict | None,
+        within: bool,
+    ) -> float | PastPaths:
+        """:meth:`end_with`'s walk a chunk of steps at a time, from step ``k`` with ``left``
+        work to do and a first chunk of ``m`` steps (see :meth:`end_with`)."""
+        dt = self.dt
         while True:
+            if within and k >= self._horizon:
+                return PastPaths(self._horizon * dt, (k, m, left))
             # the chunk's steps within the paths first: the paths are extended only when the
             # work is not done by their end (a chunk reaching past them does not draw more)
             args = (node, pid, k, m, demand)
             rates, done = _chunk(chunks, self._rates_within, args, (self._horizon, self._base), dt)
             if done[-1] < left and rates.size < m:  # the whole chunk
+                if within:
+                    return PastPaths(self._horizon * dt, (k, m, left))
                 rates, done = _chunk(chunks, self.rates_with, args, (-1, self._base), dt)
             if done[-1] >= left:
                 j = int(np.searchsorted(done, left))

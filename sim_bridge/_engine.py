@@ -10,8 +10,11 @@ that instant.
 In-memory runs defer an end solve under co-located demand (``EV_SOLVE``, see
 ``AttemptPhysics._defer``): with many slots per node most solves are superseded by the next
 change of the node's tenants, and a deferred one keeps the heap sequence number it would have
-had, so the events and the trace are the same bit for bit. Streaming runs solve at once: their
-checkpoint test reads the contention paths' horizon, which a solve can extend.
+had, so the events and the trace are the same bit for bit. Streaming runs solve at once, but
+only within the contention paths drawn so far: a solve whose work is not done by their end
+stops there (``EV_CHECK``) and goes on when the clock gets there (``AttemptPhysics._go_on``),
+to the same float, so the paths follow the clock and not the farthest end ever solved, and a
+streamed run gives the in-memory run's events bit for bit.
 
 The loop alone lives here (:class:`Simulator`: ``run``, ``_loop``, the heap, the stop checks);
 its parts are mixins of it that hold no state of their own: the constructor's setup
@@ -166,7 +169,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             else:
                 break
             if kind == EV_FINISH:
-                if obj.state != A_RUNNING or obj._end != t or obj._ckpt:
+                if obj.state != A_RUNNING or obj._end != t or obj._ckpt is not None:
                     continue  # killed meanwhile: a stale event
                 self.now = t
                 self.events += 1
@@ -186,11 +189,10 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             elif kind == EV_SOLVE:
                 self._solve_deferred(obj, _seq)
                 continue  # not an event of the model
-            elif kind == EV_CHECK:
-                if obj.state == A_RUNNING and obj._end == t and obj._ckpt:
-                    self.now = t
-                    self._advance(obj, t)
-                    self._resolve(obj, t, obj._dem)
+            elif kind == EV_CHECK:  # obj: (attempt, where its solve stopped)
+                att, stop = obj
+                if att.state == A_RUNNING and att._ckpt is stop:
+                    self._go_on(att, stop, _seq)
                 continue  # nothing the model sees changed: no event, no placement pass
             elif kind == EV_TICK:
                 self.now = t

@@ -28,6 +28,7 @@ import numpy as np
 from sim_bridge._states import A_FINISHED, A_RUNNING, BLOCKED, DONE
 
 if TYPE_CHECKING:
+    from sim_bridge._cluster import PastPaths
     from sim_bridge._workloads import JobSpec
 
 __all__ = ["NO_LIVE", "Attempt", "Job", "Task", "shed_closed"]
@@ -110,7 +111,9 @@ class Attempt:
         # (running count and load averages, then the tenants' demand and the truth when on);
         # once closed, its offset in its job's flat ``_recs`` (:func:`shed_closed`)
         self._rec: list[float] | int | None = None
-        self._ckpt = False  # its pending heap entry is a checkpoint (EV_CHECK), not its end
+        # a streaming run's solve that stopped at the end of the contention paths
+        # (Cluster.PastPaths): its pending heap entry is an EV_CHECK there, not its end
+        self._ckpt: PastPaths | None = None
         # a deferred end solve (its heap seq, start, work left) while its EV_SOLVE is pending
         self._solve: tuple[int, float, float] | None = None
 
@@ -389,6 +392,7 @@ def shed_closed(att: Attempt) -> None:
     if att.state == A_FINISHED:
         att._dem = None
         att._prog = None
+        att._ckpt = None
         att._c0 = att._seg_done = att._work = 0.0
         if att.end_time is not None:  # set when closed: the same value, share the object
             att._end = att.end_time

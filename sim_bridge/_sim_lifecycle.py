@@ -176,10 +176,11 @@ class AttemptLifecycle:
         self._seq += 1
         if att._solve is not None:
             att._solve = (self._seq, now, att._solve[2])
-            kind = EV_SOLVE
+            heapq.heappush(self._heap, (end, self._seq, EV_SOLVE, att))
+        elif att._ckpt is not None:  # done past the contention paths: go on there
+            heapq.heappush(self._heap, (end, self._seq, EV_CHECK, (att, att._ckpt)))
         else:
-            kind = EV_CHECK if att._ckpt else EV_FINISH
-        heapq.heappush(self._heap, (end, self._seq, kind, att))
+            heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
         if self._hook_launched:
             self._just_launched.append(att)
 

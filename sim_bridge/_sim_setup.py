@@ -75,8 +75,8 @@ class SimulatorSetup:
         #: launch records); False: a finished job is handed to ``on_job_done`` and dropped
         self.keep_history = bool(keep_history)
         #: solve end times only within the contention paths computed so far (streaming runs:
-        #: an attempt that cannot end before them gets a checkpoint there), so the paths grow
-        #: with the clock and not with the farthest end time ever solved
+        #: a solve whose work is not done by their end goes on there, to the same float), so
+        #: the paths grow with the clock and not with the farthest end time ever solved
         self._bounded = not self.keep_history
         if self._bounded:  # nothing of the paths may go before the loop says so
             cluster.hold("engine", 0.0)

@@ -32,8 +32,9 @@ BLOCKED, WAITING, RUNNING, DONE = 0, 1, 2, 3
 A_RUNNING, A_FINISHED, A_KILLED = 0, 1, 2
 # event kinds (also the tie order at equal times after seq: seq decides)
 EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
-# a streaming run's checkpoint: an attempt that cannot end before the cluster's contention
-# paths do is re-solved when the clock reaches them (not an event of the model)
+# a streaming run's checkpoint: an attempt whose work is not done by the end of the cluster's
+# contention paths goes on with its solve when the clock reaches them (not an event of the
+# model; the heap entry's object is the pair (attempt, Cluster.PastPaths))
 EV_CHECK = 4
 # an in-memory run's deferred end solve under co-located demand: due no later than the end
 EV_SOLVE = 5

@@ -5,10 +5,11 @@ arrival to the ``JobArrivals`` mixin (``_sim_arrivals``), the application of pol
 to ``PolicyActions`` (``_sim_actions``) and the attempt lifecycle to ``AttemptLifecycle``
 (``_sim_lifecycle``), next to the ``AttemptPhysics`` mixin that was already apart.
 
-Every method of ``Simulator`` as it was at the split's start commit (read with ``git show``;
-skipped outside a git checkout) is defined once, in ``Simulator`` or one of its parts, with
-the very same text; the top-level blocks of ``_engine`` did not change; ``Simulator`` keeps
-only the loop; the mixins hold no state of their own (no ``__init__``, no class attribute
+Every method of ``Simulator`` as it was at the split's start commit is defined once, at the
+split's commit, in ``Simulator`` or one of its parts, with the very same text, and the
+top-level blocks of ``_engine`` did not change (both commits read with ``git show``; skipped
+outside a git checkout: the split is checked as it was made, so later changes to a method, such
+as issue 13's bounded solves, are free to happen); ``Simulator`` keeps only the loop; the mixins hold no state of their own (no ``__init__``, no class attribute
 but their methods: what they read is declared for mypy as bare annotations); every name
 other modules import from ``_engine`` is still there; and ``_engine`` is short.
 """
@@ -28,8 +29,9 @@ from sim_bridge.world._attempts import AttemptPhysics
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: The commit the split started from.
+#: The commit the split started from, and the commit that made it.
 BEFORE_SPLIT = "271a0de"
+SPLIT = "567a7a2"
 
 #: Each part of the engine (``sim_bridge.<module>``) and the class it defines for ``Simulator``.
 PARTS = {
@@ -100,27 +102,24 @@ def _top_level(source: str) -> dict[str, str]:
     return out
 
 
-def _current() -> dict[str, str]:
-    return {module: _path(module).read_text(encoding="utf-8") for module in ("_engine", *PARTS)}
-
-
-def _source_before_split() -> str:
+def _show(commit: str, module: str) -> str:
+    """``sim_bridge/<module>.py`` as it was at ``commit`` (skipped outside a git checkout)."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     done = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{BEFORE_SPLIT}:sim_bridge/_engine.py"],
+        ["git", "-C", str(REPO), "show", f"{commit}:sim_bridge/{module}.py"],
         capture_output=True,
         text=True,
     )
     if done.returncode != 0:
-        pytest.skip(f"commit {BEFORE_SPLIT} is not in this checkout: {done.stderr.strip()}")
+        pytest.skip(f"commit {commit} is not in this checkout: {done.stderr.strip()}")
     return done.stdout
 
 
 def test_every_method_was_moved_byte_for_byte_and_nothing_was_added():
-    before = _source_before_split()
+    before = _show(BEFORE_SPLIT, "_engine")
     old = _methods(before, "Simulator")
-    sources = _current()
+    sources = {module: _show(SPLIT, module) for module in ("_engine", *PARTS)}
     new: dict[str, str] = {}
     for module, source in sources.items():
         cls = "Simulator" if module == "_engine" else PARTS[module]

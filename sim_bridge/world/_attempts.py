@@ -44,7 +44,7 @@ from sim_bridge.world._noise import residual_noise
 if TYPE_CHECKING:
     from array import array
 
-    from sim_bridge._cluster import Cluster
+    from sim_bridge._cluster import Cluster, PastPaths
     from sim_bridge._jobs import Attempt, Job, Task
 
 try:  # the compiled others' sums; the Python reference below when not built
@@ -271,20 +271,20 @@ class AttemptPhysics:
                 end = att._end = float(now + work)
             elif dem is None:
                 att._c0 = c0
-                at = self._bounded and self._check_at(node, pid, now, work, c0, None)
-                if at:
-                    end = self._checkpoint(att, at)
+                if self._bounded:
+                    end = self._settle(
+                        att, cluster.end_from(node, pid, now, k0, r0, c0, work, within=True)
+                    )
                 else:
                     end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
             else:
                 att._dem = dem
-                at = self._bounded and self._check_at(node, pid, now, work, 0.0, dem)
-                if at:
-                    end = self._checkpoint(att, at)
-                elif not self._bounded:
+                if not self._bounded:
                     end = self._defer(att, now, work)
                 else:
-                    end = att._end = cluster.end_with(node, pid, now, work, dem)
+                    end = self._settle(
+                        att, cluster.end_with(node, pid, now, work, dem, within=True)
+                    )
         return end
 
     # ----------------------------------------------------------------- co-located tenants
@@ -409,7 +409,7 @@ class AttemptPhysics:
             if left < 0.0:
                 left = 0.0
             att._prog = None
-            att._ckpt = False
+            att._ckpt = None
             if not bounded:  # _resolve under demand in memory: _defer, the heap economy
                 prev = att._solve
                 att._dem = dem
@@ -422,33 +422,22 @@ class AttemptPhysics:
                     continue
                 push(heap, (end, seq, EV_SOLVE, att))
                 continue
-            # _resolve under demand in a streaming run (no deferral: att._solve stays None)
+            # _resolve under demand in a streaming run (no deferral: att._solve stays None):
+            # Cluster.end_with(node, pid, now, left, dem, within=True), its first C walk inline
             att._solve = None
             att._dem = dem
-            # _check_at(node, pid, now, left, 0.0, dem)
-            horizon = cl._horizon
-            h_end = horizon * dt
-            fastest = left * speed[node]
-            if now + fastest > h_end:
-                at = h_end
-            else:
-                last = (horizon - 1) * dt
-                if now + 32.0 * fastest <= h_end or last <= now:
-                    at = None
-                else:
-                    at = last if cl.work_with(node, pid, now, last, dem) < left else None
-            if at:
-                end = self._checkpoint(att, at)
-                kind = EV_CHECK
-            else:
-                # Cluster.end_with(node, pid, now, left, dem), its first C walk inline
-                end = end_steps(node, pid, now, left, dem, _CHUNK_MIN)[0]
-                if end != end:
-                    end = cl.end_with(node, pid, now, left, dem, chunks)
-                att._end = end
-                kind = EV_FINISH
+            end = end_steps(node, pid, now, left, dem, _CHUNK_MIN)[0]
+            if end != end:
+                end = cl.end_with(node, pid, now, left, dem, chunks, within=True)
+                if type(end) is not float:  # done past the paths: go on there
+                    att._ckpt = end
+                    end = att._end = end.at
+                    self._seq += 1
+                    push(heap, (end, self._seq, EV_CHECK, (att, att._ckpt)))
+                    continue
+            att._end = end
             self._seq += 1
-            push(heap, (end, self._seq, kind, att))
+            push(heap, (end, self._seq, EV_FINISH, att))
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
@@ -466,27 +455,28 @@ class AttemptPhysics:
         if left < 0.0:
             left = 0.0
         att._prog = None
-        att._ckpt = False
+        att._ckpt = None
         prev = att._solve  # a deferred solve still pending (its EV_SOLVE is in the heap)
         att._solve = None
+        bounded = self._bounded
         if dem is None:
             k0, r0, c0 = cl.launch_point(att.node, pid, now)
             att._dem = None
             att._c0 = c0
-            at = left > 0.0 and self._bounded and self._check_at(att.node, pid, now, left, c0, None)
-            if at:
-                end = self._checkpoint(att, at)
+            if left <= 0.0:
+                end = now
+            elif bounded:
+                end = self._settle(
+                    att, cl.end_from(att.node, pid, now, k0, r0, c0, left, within=True)
+                )
             else:
-                end = cl.end_from(att.node, pid, now, k0, r0, c0, left) if left > 0.0 else now
+                end = cl.end_from(att.node, pid, now, k0, r0, c0, left)
         else:
             att._dem = dem
-            at = self._bounded and self._check_at(att.node, pid, now, left, 0.0, dem)
-            if at:
-                end = self._checkpoint(att, at)
-            elif not self._bounded:
+            if not bounded:
                 end = self._defer(att, now, left)
             else:
-                end = cl.end_with(att.node, pid, now, left, dem)
+                end = self._settle(att, cl.end_with(att.node, pid, now, left, dem, within=True))
         if att._solve is None:
             att._end = end
         self._seq += 1
@@ -497,10 +487,11 @@ class AttemptPhysics:
                 # the pending solve's EV_SOLVE comes due no later than this one would: it
                 # stands for this one (see _solve_deferred), no new heap entry
                 return
-            kind = EV_SOLVE
+            heapq.heappush(self._heap, (end, seq, EV_SOLVE, att))
+        elif att._ckpt is not None:
+            heapq.heappush(self._heap, (end, seq, EV_CHECK, (att, att._ckpt)))
         else:
-            kind = EV_CHECK if att._ckpt else EV_FINISH
-        heapq.heappush(self._heap, (end, seq, kind, att))
+            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
 
     def _due(self, att: Attempt, pend: tuple[int, float, float]) -> float:
         """When the deferred solve ``pend`` = ``(seq, t0, work)`` of ``att`` comes due: the
@@ -514,9 +505,8 @@ class AttemptPhysics:
         when the loop solves it (``_solve_deferred``) with the same arguments and keeps the
         heap sequence number reserved now, so events come in the same order as if solved now.
 
-        Not in streaming runs (``_bounded``): there a solve may extend the contention paths,
-        and :meth:`_check_at` reads their horizon, so solving later could change later
-        decisions.
+        Not in streaming runs (``_bounded``): there a solve reads only the contention paths
+        drawn so far and goes on where they end (:meth:`_settle`, :meth:`_go_on`).
 
         A re-solve deferred again while the previous deferral is pending pushes no EV_SOLVE
         of its own when the pending one comes due no later (:meth:`_resolve`): by induction
@@ -545,34 +535,34 @@ class AttemptPhysics:
         end = att._end = self.cluster.end_with(att.node, pid, t0, work, att._dem)
         heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
 
-    def _check_at(
-        self, node: int, pid: int, now: float, work: float, c0: float, dem: tuple[float, ...] | None
-    ) -> float | None:
-        """Where to re-solve ``work`` started at ``now`` instead of solving its end now, or
-        None: solve it. A checkpoint always lies before the true end (the attempt cannot end
-        by then), so it delays nothing. Without co-located demand: the end of the contention
-        paths when the work is not done by then (exactly as ``Cluster.end_from`` decides to
-        extend them; ``c0`` the cumulative work at ``now``). Under ``dem``: one step before
-        their end when the work is not done by then (a long attempt only: one that could end
-        within 1/32 of the paths left at the node's fastest rate is solved directly)."""
-        cl = self.cluster
-        horizon = cl.horizon_steps
-        end = horizon * cl.dt
-        fastest = work * self._speed[node]  # the rate is at most 1 / speed
-        if now + fastest > end:
+    def _settle(self, att: Attempt, end: float | PastPaths) -> float:
+        """Book a streaming run's bounded solve of ``att`` (``Cluster.end_with`` or
+        ``end_from`` with ``within=True``) and return the time of its heap event: its end,
+        or, when the work is not done by the end of the contention paths
+        (:class:`~sim_bridge._cluster.PastPaths`), that end, where :meth:`_go_on` goes on
+        with the solve (an ``EV_CHECK``). Either way the end is the unbounded solve's."""
+        if type(end) is float:
+            att._end = end
             return end
-        if dem is None:
-            return end if c0 + work >= cl.cum_end(pid, node) else None
-        last = (horizon - 1) * cl.dt
-        if now + 32.0 * fastest <= end or last <= now:
-            return None
-        return last if cl.work_with(node, pid, now, last, dem) < work else None
+        att._ckpt = end  # type: ignore[assignment]
+        att._end = end.at  # type: ignore[union-attr]
+        return att._end
 
-    def _checkpoint(self, att: Attempt, at: float) -> float:
-        """Schedule ``att``'s re-solve at ``at`` (returned)."""
-        att._ckpt = True
-        att._end = at
-        return at
+    def _go_on(self, att: Attempt, stop: PastPaths, seq: int) -> None:
+        """The clock reached the end of the contention paths where ``att``'s solve stopped
+        (``stop``, its EV_CHECK with ``seq``): go on with it, the next block drawn, and push
+        its end (or where it stops again) with the same sequence number, so events come in
+        the order the unbounded solve gives them."""
+        pid = att.task.job.pids[att.task.stage]
+        end = self.cluster.end_resume(att.node, pid, stop, att._dem)
+        if type(end) is float:
+            att._ckpt = None
+            att._end = end
+            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
+        else:
+            att._ckpt = end  # type: ignore[assignment]
+            att._end = end.at  # type: ignore[union-attr]
+            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, end)))
 
     def _tenants_left(self, node: int, now: float) -> None:
         """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
