@@ -57,7 +57,9 @@ def _resume_all(c: Cluster, node: int, pid: int, end, demand, horizons: list[int
     node=st.integers(0, 3),
     t0=st.floats(0.0, 1.5 * DAY),
     work=st.floats(1.0, 4.0 * DAY),
-    demand=st.sampled_from([None, (0.0, 0.0, 0.0, 0.0), (0.1, 0.0, 0.3, 0.0), (0.5, 0.4, 0.2, 0.6)]),
+    demand=st.sampled_from(
+        [None, (0.0, 0.0, 0.0, 0.0), (0.1, 0.0, 0.3, 0.0), (0.5, 0.4, 0.2, 0.6)]
+    ),
     kappa=st.sampled_from([1.0, 8.0]),
     keep_paths=st.booleans(),
 )

@@ -8,10 +8,11 @@ to ``PolicyActions`` (``_sim_actions``) and the attempt lifecycle to ``AttemptLi
 Every method of ``Simulator`` as it was at the split's start commit is defined once, at the
 split's commit, in ``Simulator`` or one of its parts, with the very same text, and the
 top-level blocks of ``_engine`` did not change (both commits read with ``git show``; skipped
-outside a git checkout: the split is checked as it was made, so later changes to a method, such
-as issue 13's bounded solves, are free to happen); ``Simulator`` keeps only the loop; the mixins hold no state of their own (no ``__init__``, no class attribute
-but their methods: what they read is declared for mypy as bare annotations); every name
-other modules import from ``_engine`` is still there; and ``_engine`` is short.
+outside a git checkout). The split is checked as it was made, so later changes to a method
+(issue 13's bounded solves, say) are free to happen. ``Simulator`` keeps only the loop; the
+mixins hold no state of their own (no ``__init__``, no class attribute but their methods:
+what they read is declared for mypy as bare annotations); every name other modules import
+from ``_engine`` is still there; and ``_engine`` is short.
 """
 
 from __future__ import annotations
