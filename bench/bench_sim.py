@@ -367,7 +367,7 @@ sim_bridge.world.PersistentLevels.block = first_block
 # sampler thread reads the running simulator every second; the loop is not touched)
 import threading
 from sim_bridge import _engine
-CHECK = [h for h in (1.0, 6.0, 24.0) if {hours} is None or h < {hours}]
+CHECK = [h for h in (1.0, 6.0, 24.0) if {hours} is None or h <= {hours}]
 box, marks = {{}}, []
 _run = _engine.Simulator.run
 
@@ -521,7 +521,8 @@ def part3(
     workload: str = "FB2010",
 ) -> dict:
     """A big replay (FB-2010; part 4: Alibaba 2017 at full scale) streamed at several
-    horizons, with each policy; memory flatness 24 h / 6 h."""
+    horizons, with each policy; memory flatness 24 h / 6 h: the peaks of separate 6 and 24 h
+    runs, or of one run's marks when its clock passed 6 and 24 h (the 24 h run's own)."""
     out: dict = {"workload": workload, "nodes": nodes, "slots": slots, "runs": []}
     for policy in policies:
         by_h = {}
@@ -529,10 +530,15 @@ def part3(
             row = run_case(data_dir, workload, policy, "fair", nodes, slots, h, True, scratch)
             out["runs"].append(row)
             by_h[h] = row
-        if 6.0 in by_h and 24.0 in by_h:
-            flat = by_h[24.0]["peak_rss_mb"] / by_h[6.0]["peak_rss_mb"]
+        marks = {m["sim_hours"]: m for m in by_h.get(24.0, {}).get("checkpoints", [])}
+        six = by_h[6.0]["peak_rss_mb"] if 6.0 in by_h else marks.get(6.0, {}).get("peak_rss_mb")
+        if six and 24.0 in marks:
+            flat = marks[24.0]["peak_rss_mb"] / six
             out[f"rss_24h_over_6h_{policy}"] = flat
-            print(f"[{workload} {policy}] peak RSS 24 h / 6 h = {flat:.2f} (goal <= 1.2)")
+            print(
+                f"[{workload} {policy}] peak RSS when the clock passed 24 h / 6 h = {flat:.2f} "
+                "(goal <= 1.2)"
+            )
         if 24.0 in by_h and policy == "late":
             r = by_h[24.0]
             print(
@@ -631,11 +637,16 @@ def main(argv=None) -> int:
         "--fb2010-hours",
         type=float,
         nargs="+",
-        default=[1.0, 6.0, 24.0],
-        help="FB-2010 horizons (1 6 24)",
+        default=[24.0],
+        help="FB-2010 horizons (24: the day, its figures at 1, 6 and 24 h marked on the way)",
     )
     ap.add_argument("--fb2010-policies", nargs="+", default=["late", "none"], help="(late none)")
-    ap.add_argument("--fb2010-nodes", type=int, default=1500, help="FB-2010 nodes (1500)")
+    ap.add_argument(
+        "--fb2010-nodes",
+        type=int,
+        default=12_000,
+        help="FB-2010 nodes (12,000: sized for the day, see the module doc)",
+    )
     ap.add_argument("--fb2010-slots", type=int, default=10, help="FB-2010 slots per node (10)")
     ap.add_argument("--skip-fb2009", action="store_true", help="no FB-2009 day (part 2)")
     ap.add_argument(

@@ -279,12 +279,7 @@ class AttemptPhysics:
                     end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
             else:
                 att._dem = dem
-                if not self._bounded:
-                    end = self._defer(att, now, work)
-                else:
-                    end = self._settle(
-                        att, cluster.end_with(node, pid, now, work, dem, within=True)
-                    )
+                end = self._defer(att, now, work)
         return end
 
     # ----------------------------------------------------------------- co-located tenants
@@ -350,11 +345,11 @@ class AttemptPhysics:
         in turn, under its new co-located demand ``dem`` (``dems`` in the same order): a
         node's tenants changed. The same operations in the same order as those calls
         (:data:`FAST_TENANTS` off runs them), inlined for the common cases: an attempt under
-        demand advances through the compiled step walk (``TenantRates.work_steps``) and, in a
-        streaming run, is re-solved through ``TenantRates.end_steps``; a walk that stops
-        short (it needs the paths extended, or more than a few steps) is redone from the
-        start by the :class:`~sim_bridge._cluster.Cluster` method, which gives the same
-        value (the walks only read the paths; the rate memo changes no value)."""
+        demand advances through the compiled step walk (``TenantRates.work_steps``; a walk
+        that stops short, because it needs the paths extended or more than a few steps, is
+        redone from the start by ``Cluster.work_with``, which gives the same value: the walks
+        only read the paths, and the rate memo changes no value) and its re-solve is
+        deferred (:meth:`_defer`)."""
         from sim_bridge._cluster import _CHUNK_MIN  # (a module-level import would be circular)
 
         cl = self.cluster
@@ -365,13 +360,10 @@ class AttemptPhysics:
                 self._resolve(att, now, dem)
             return
         dt = cl.dt
-        bounded = self._bounded
         speed = self._speed
         heap = self._heap
         push = heapq.heappush
         work_steps = trates.work_steps
-        end_steps = trates.end_steps
-        chunks: dict = {}  # the chunks of rates of long solves from now (Cluster.end_with)
         for att, dem in zip(atts, dems, strict=True):
             node = att.node
             task = att.task
@@ -410,34 +402,17 @@ class AttemptPhysics:
                 left = 0.0
             att._prog = None
             att._ckpt = None
-            if not bounded:  # _resolve under demand in memory: _defer, the heap economy
-                prev = att._solve
-                att._dem = dem
-                att._end = math.nan
-                end = now + left * speed[node] * _LOWER
-                self._seq += 1
-                seq = self._seq
-                att._solve = (seq, now, left)
-                if prev is not None and end >= self._due(att, prev):
-                    continue
-                push(heap, (end, seq, EV_SOLVE, att))
-                continue
-            # _resolve under demand in a streaming run (no deferral: att._solve stays None):
-            # Cluster.end_with(node, pid, now, left, dem, within=True), its first C walk inline
-            att._solve = None
+            # _resolve under demand: _defer, the heap economy
+            prev = att._solve
             att._dem = dem
-            end = end_steps(node, pid, now, left, dem, _CHUNK_MIN)[0]
-            if end != end:
-                end = cl.end_with(node, pid, now, left, dem, chunks, within=True)
-                if type(end) is not float:  # done past the paths: go on there
-                    att._ckpt = end
-                    end = att._end = end.at
-                    self._seq += 1
-                    push(heap, (end, self._seq, EV_CHECK, (att, att._ckpt)))
-                    continue
-            att._end = end
+            att._end = math.nan
+            end = now + left * speed[node] * _LOWER
             self._seq += 1
-            push(heap, (end, self._seq, EV_FINISH, att))
+            seq = self._seq
+            att._solve = (seq, now, left)
+            if prev is not None and end >= self._due(att, prev):
+                continue
+            push(heap, (end, seq, EV_SOLVE, att))
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
@@ -473,10 +448,7 @@ class AttemptPhysics:
                 end = cl.end_from(att.node, pid, now, k0, r0, c0, left)
         else:
             att._dem = dem
-            if not bounded:
-                end = self._defer(att, now, left)
-            else:
-                end = self._settle(att, cl.end_with(att.node, pid, now, left, dem, within=True))
+            end = self._defer(att, now, left)
         if att._solve is None:
             att._end = end
         self._seq += 1
@@ -505,8 +477,9 @@ class AttemptPhysics:
         when the loop solves it (``_solve_deferred``) with the same arguments and keeps the
         heap sequence number reserved now, so events come in the same order as if solved now.
 
-        Not in streaming runs (``_bounded``): there a solve reads only the contention paths
-        drawn so far and goes on where they end (:meth:`_settle`, :meth:`_go_on`).
+        In streaming runs too (``_bounded``): there the deferred solve reads only the
+        contention paths drawn so far and goes on where they end (:meth:`_go_on`), to the same
+        float, so it gives the in-memory run's events.
 
         A re-solve deferred again while the previous deferral is pending pushes no EV_SOLVE
         of its own when the pending one comes due no later (:meth:`_resolve`): by induction
@@ -532,8 +505,18 @@ class AttemptPhysics:
         att._solve = None
         _seq, t0, work = pend
         pid = att.task.job.pids[att.task.stage]
-        end = att._end = self.cluster.end_with(att.node, pid, t0, work, att._dem)
-        heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
+        if not self._bounded:
+            end = att._end = self.cluster.end_with(att.node, pid, t0, work, att._dem)
+            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
+            return
+        stop = self.cluster.end_with(att.node, pid, t0, work, att._dem, within=True)
+        if type(stop) is float:
+            att._end = stop
+            heapq.heappush(self._heap, (stop, seq, EV_FINISH, att))
+        else:  # done past the contention paths: go on there (_go_on), with the same seq
+            att._ckpt = stop  # type: ignore[assignment]
+            att._end = stop.at  # type: ignore[union-attr]
+            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, stop)))
 
     def _settle(self, att: Attempt, end: float | PastPaths) -> float:
         """Book a streaming run's bounded solve of ``att`` (``Cluster.end_with`` or
