@@ -40,7 +40,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -710,6 +710,14 @@ class Cluster:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""
         return self.cum_at(node, pid, t1) - self.cum_at(node, pid, t0)
 
+    @overload
+    def end_time(
+        self, node: int, pid: int, t0: float, work: float, *, within: Literal[False] = False
+    ) -> float: ...
+    @overload
+    def end_time(
+        self, node: int, pid: int, t0: float, work: float, *, within: bool
+    ) -> float | PastPaths: ...
     def end_time(
         self, node: int, pid: int, t0: float, work: float, *, within: bool = False
     ) -> float | PastPaths:
@@ -733,6 +741,32 @@ class Cluster:
         r = float(self._rate[pid][node, j])
         return k, r, float(self._cum[pid][node, j] + (t - k * self.dt) * r)
 
+    @overload
+    def end_from(
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        k0: int,
+        r0: float,
+        c0: float,
+        work: float,
+        *,
+        within: Literal[False] = False,
+    ) -> float: ...
+    @overload
+    def end_from(
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        k0: int,
+        r0: float,
+        c0: float,
+        work: float,
+        *,
+        within: bool,
+    ) -> float | PastPaths: ...
     def end_from(
         self,
         node: int,
@@ -918,6 +952,30 @@ class Cluster:
             t = step_end
         return total
 
+    @overload
+    def end_with(
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        work: float,
+        demand,
+        chunks: dict | None = None,
+        *,
+        within: Literal[False] = False,
+    ) -> float: ...
+    @overload
+    def end_with(
+        self,
+        node: int,
+        pid: int,
+        t0: float,
+        work: float,
+        demand,
+        chunks: dict | None = None,
+        *,
+        within: bool,
+    ) -> float | PastPaths: ...
     def end_with(
         self,
         node: int,

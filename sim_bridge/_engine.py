@@ -7,14 +7,14 @@ tenants change (``sim_bridge.world``); the speculation policy copies, restarts a
 attempts. A task completes with its first finished attempt; its other attempts are killed at
 that instant.
 
-In-memory runs defer an end solve under co-located demand (``EV_SOLVE``, see
+An end solve under co-located demand is deferred (``EV_SOLVE``, see
 ``AttemptPhysics._defer``): with many slots per node most solves are superseded by the next
 change of the node's tenants, and a deferred one keeps the heap sequence number it would have
-had, so the events and the trace are the same bit for bit. Streaming runs solve at once, but
-only within the contention paths drawn so far: a solve whose work is not done by their end
-stops there (``EV_CHECK``) and goes on when the clock gets there (``AttemptPhysics._go_on``),
-to the same float, so the paths follow the clock and not the farthest end ever solved, and a
-streamed run gives the in-memory run's events bit for bit.
+had, so the events and the trace are the same bit for bit. A streaming run solves only within
+the contention paths drawn so far: a solve whose work is not done by their end stops there
+(``EV_CHECK``) and goes on when the clock gets there (``AttemptPhysics._go_on``), to the same
+float, so its paths follow the clock and not the farthest end ever solved, and it gives the
+in-memory run's events bit for bit.
 
 The loop alone lives here (:class:`Simulator`: ``run``, ``_loop``, the heap, the stop checks);
 its parts are mixins of it that hold no state of their own: the constructor's setup

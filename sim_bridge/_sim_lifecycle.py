@@ -45,8 +45,6 @@ from sim_bridge._states import (
     A_KILLED,
     BLOCKED,
     DONE,
-    EV_CHECK,
-    EV_FINISH,
     EV_SOLVE,
     RUNNING,
     WAITING,
@@ -89,6 +87,7 @@ class AttemptLifecycle:
     _solve_launch: Callable[[Attempt, Task, Job, int, float, float, int], float]
     _advance: Callable[[Attempt, float], None]
     _tenants_left: Callable[[int, float], None]
+    _push_end: Callable[[Attempt, int], None]
 
     # ----------------------------------------------------------------- slots / loads
     def _load_touch(self, node: int) -> None:
@@ -177,10 +176,8 @@ class AttemptLifecycle:
         if att._solve is not None:
             att._solve = (self._seq, now, att._solve[2])
             heapq.heappush(self._heap, (end, self._seq, EV_SOLVE, att))
-        elif att._ckpt is not None:  # done past the contention paths: go on there
-            heapq.heappush(self._heap, (end, self._seq, EV_CHECK, (att, att._ckpt)))
-        else:
-            heapq.heappush(self._heap, (end, self._seq, EV_FINISH, att))
+        else:  # its end, or where its solve goes on (past the contention paths)
+            self._push_end(att, self._seq)
         if self._hook_launched:
             self._just_launched.append(att)
 

@@ -36,5 +36,5 @@ EV_ARRIVAL, EV_FINISH, EV_TICK, EV_WAKE = 0, 1, 2, 3
 # contention paths goes on with its solve when the clock reaches them (not an event of the
 # model; the heap entry's object is the pair (attempt, Cluster.PastPaths))
 EV_CHECK = 4
-# an in-memory run's deferred end solve under co-located demand: due no later than the end
+# a deferred end solve under co-located demand: due no later than the end
 EV_SOLVE = 5

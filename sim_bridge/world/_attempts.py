@@ -460,10 +460,8 @@ class AttemptPhysics:
                 # stands for this one (see _solve_deferred), no new heap entry
                 return
             heapq.heappush(self._heap, (end, seq, EV_SOLVE, att))
-        elif att._ckpt is not None:
-            heapq.heappush(self._heap, (end, seq, EV_CHECK, (att, att._ckpt)))
         else:
-            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
+            self._push_end(att, seq)
 
     def _due(self, att: Attempt, pend: tuple[int, float, float]) -> float:
         """When the deferred solve ``pend`` = ``(seq, t0, work)`` of ``att`` comes due: the
@@ -505,31 +503,36 @@ class AttemptPhysics:
         att._solve = None
         _seq, t0, work = pend
         pid = att.task.job.pids[att.task.stage]
-        if not self._bounded:
-            end = att._end = self.cluster.end_with(att.node, pid, t0, work, att._dem)
-            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
-            return
-        stop = self.cluster.end_with(att.node, pid, t0, work, att._dem, within=True)
-        if type(stop) is float:
-            att._end = stop
-            heapq.heappush(self._heap, (stop, seq, EV_FINISH, att))
-        else:  # done past the contention paths: go on there (_go_on), with the same seq
-            att._ckpt = stop  # type: ignore[assignment]
-            att._end = stop.at  # type: ignore[union-attr]
-            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, stop)))
+        cl = self.cluster
+        if self._bounded:  # within the paths drawn so far (same float, see _go_on)
+            self._settle(att, cl.end_with(att.node, pid, t0, work, att._dem, within=True))
+        else:
+            att._end = cl.end_with(att.node, pid, t0, work, att._dem)
+        self._push_end(att, seq)
 
     def _settle(self, att: Attempt, end: float | PastPaths) -> float:
         """Book a streaming run's bounded solve of ``att`` (``Cluster.end_with`` or
         ``end_from`` with ``within=True``) and return the time of its heap event: its end,
         or, when the work is not done by the end of the contention paths
-        (:class:`~sim_bridge._cluster.PastPaths`), that end, where :meth:`_go_on` goes on
-        with the solve (an ``EV_CHECK``). Either way the end is the unbounded solve's."""
+        (:class:`~sim_bridge._cluster.PastPaths`, kept in ``att._ckpt``), that end, where
+        :meth:`_go_on` goes on with the solve (an ``EV_CHECK``). Either way the end is the
+        unbounded solve's."""
         if type(end) is float:
+            att._ckpt = None
             att._end = end
             return end
         att._ckpt = end  # type: ignore[assignment]
         att._end = end.at  # type: ignore[union-attr]
         return att._end
+
+    def _push_end(self, att: Attempt, seq: int) -> None:
+        """Push ``att``'s solved heap event with ``seq``: its end (``EV_FINISH``), or where its
+        solve goes on (``EV_CHECK``, with the :class:`~sim_bridge._cluster.PastPaths`)."""
+        stop = att._ckpt
+        if stop is None:
+            heapq.heappush(self._heap, (att._end, seq, EV_FINISH, att))
+        else:
+            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, stop)))
 
     def _go_on(self, att: Attempt, stop: PastPaths, seq: int) -> None:
         """The clock reached the end of the contention paths where ``att``'s solve stopped
@@ -537,15 +540,8 @@ class AttemptPhysics:
         its end (or where it stops again) with the same sequence number, so events come in
         the order the unbounded solve gives them."""
         pid = att.task.job.pids[att.task.stage]
-        end = self.cluster.end_resume(att.node, pid, stop, att._dem)
-        if type(end) is float:
-            att._ckpt = None
-            att._end = end
-            heapq.heappush(self._heap, (end, seq, EV_FINISH, att))
-        else:
-            att._ckpt = end  # type: ignore[assignment]
-            att._end = end.at  # type: ignore[union-attr]
-            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, end)))
+        self._settle(att, self.cluster.end_resume(att.node, pid, stop, att._dem))
+        self._push_end(att, seq)
 
     def _tenants_left(self, node: int, now: float) -> None:
         """A tenant left ``node``: its other tenants speed up (re-solved end times)."""
