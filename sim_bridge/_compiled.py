@@ -90,6 +90,8 @@ class CompiledRun:
     task_job: np.ndarray
     n_map: np.ndarray
     n_red: np.ndarray
+    #: each task's skewed base work (its ``input_work``)
+    task_work: np.ndarray
 
 
 def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
@@ -127,7 +129,8 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
         raise ValueError("the compiled loop draws no node-dependent noise: tail_pressure must be 0")
     # the skewed base work of each task times its residual noise: the same product the Python
     # loop forms at launch (sim_bridge.world), so the loop itself draws no noise
-    work = sim._work_array * sim._m_array if sim.duration_dist is None else sim._work_array
+    u_all, task_work, m_all = sim._draws.whole()
+    work = task_work * m_all if sim.duration_dist is None else task_work
     task_start = sim._task_start
     task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), n_map + n_red)
     core = FifoCore(
@@ -141,7 +144,7 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
         np.ascontiguousarray(pids[:, 0]),
         np.ascontiguousarray(pids[:, 1]),
         work,
-        np.ascontiguousarray(sim._u_array, dtype=float),
+        np.ascontiguousarray(u_all, dtype=float),
         noise=False,
         dist_mode=sim.duration_dist is not None,
         interference=0.0,
@@ -168,7 +171,7 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     sim.cpu_seconds = time.process_time() - cpu0
     sim.events = int(core.events)
     sim.now = float(core.now)
-    return CompiledRun(core, task_start, task_job, n_map, n_red)
+    return CompiledRun(core, task_start, task_job, n_map, n_red, task_work)
 
 
 def compiled_tables(
@@ -212,7 +215,7 @@ def compiled_tables(
         launch_time=launch,
         end_time=core.att_end,
         outcome=np.full(n, "finished", dtype=object),
-        input_work=sim._work_array[task] if n else np.empty(0),
+        input_work=run.task_work[task] if n else np.empty(0),
         counters=counters,
     )
     deadline = submit + sim.deadline_factor * np.fromiter(

@@ -20,11 +20,10 @@ Examples
 
 from __future__ import annotations
 
-import numpy as np
-
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Job, Task
 from sim_bridge._states import WAITING
+from sim_bridge._task_draws import TaskDraws
 from sim_bridge._workloads import JobSpec, Workload
 
 __all__ = ["JobArrivals"]
@@ -42,10 +41,7 @@ class JobArrivals:
     jobs: list[Job]
     _specs: list[tuple[JobSpec, Workload]]
     _pid_cache: dict
-    _task_start: np.ndarray
-    _u_array: np.ndarray
-    _work_array: np.ndarray
-    _m_array: np.ndarray
+    _draws: TaskDraws
     _task_uid: int
     _active: dict[int, Job]
     _waiting: dict[int, Job]
@@ -79,13 +75,9 @@ class JobArrivals:
                 cl.profile_id(w.profile(spec.phases[1])),
             )
         job.pids = pids
-        # the job's slice of the pre-drawn per-task arrays, as Python floats (they index
-        # faster than a NumPy array; only the jobs alive hold them)
-        off = int(self._task_start[i])
-        end = off + spec.n_tasks
-        u0 = self._u_array[off:end].tolist()
-        wk = self._work_array[off:end].tolist()
-        job._m = self._m_array[off:end].tolist()
+        # the job's draws, as Python floats (they index faster than a NumPy array; only the
+        # jobs alive hold them)
+        u0, wk, job._m = self._draws.job(i)
         n_m = len(spec.map_work)
         tuid = self._task_uid
         ph0 = spec.phases[0]

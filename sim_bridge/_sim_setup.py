@@ -3,9 +3,10 @@
 
 :class:`SimulatorSetup` is the base class whose ``__init__`` checks the parameters and lays
 out everything the loop and its parts read and write: the slots and nodes, the jobs alive
-and waiting, the heap, the policies' hooks, and every original attempt's draws (work, input
-skew, residual noise), made up front in one vectorised call per array so that the originals
-see the same draws whatever the policy (common random numbers). The parameters are
+and waiting, the heap, the policies' hooks, and the streams of every original attempt's draws
+(work, input skew, residual noise: :class:`~sim_bridge._task_draws.TaskDraws`, drawn job by
+job as jobs arrive) so that the originals see the same draws whatever the policy (common
+random numbers). The parameters are
 documented on :class:`~sim_bridge._engine.Simulator`.
 
 Examples
@@ -17,7 +18,7 @@ Examples
 ...                 skew=(0.0, 0.0))
 >>> isinstance(sim, SimulatorSetup), sim.now, sim._n_free, sim._n_arrivals_left
 (True, 0.0, 2, 1)
->>> sim._work_array.tolist(), sim._task_start.tolist()  # no data skew: the specs' work
+>>> sim._draws.whole()[1].tolist(), sim._task_start.tolist()  # no data skew: the specs' work
 ([10.0, 20.0, 5.0], [0])
 """
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from itertools import chain, repeat
+from itertools import repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -34,13 +35,13 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Attempt, Job
+from sim_bridge._task_draws import TaskDraws
 from sim_bridge._view import SimView
 from sim_bridge._workloads import JobSpec, Workload
 from sim_bridge.policies.base import PlacementPolicy, SpeculationPolicy
 from sim_bridge.world._attempts import LOAD_TAUS
 from sim_bridge.world._interference import TENANT_LOAD
-from sim_bridge.world._noise import residual_noise
-from sim_bridge.world._skew import SKEW_SIGMA, input_skew
+from sim_bridge.world._skew import SKEW_SIGMA
 
 __all__ = ["SimulatorSetup"]
 
@@ -167,52 +168,16 @@ class SimulatorSetup:
         self._pid_cache: dict = {}
         self._tail = cluster.tail.tolist()
         self._speed = cluster.speed.tolist()
-        # every original attempt's draw, in one vectorised call (common random numbers: the
-        # originals see the same draws whatever the policy); copies draw from the job's rng
-        self._n_map = np.fromiter(
-            map(len, map(attrgetter("map_work"), map(itemgetter(0), specs))), np.int64, len(specs)
+        # every original attempt's draws (common random numbers: the originals see the same
+        # draws whatever the policy), handed to each job when it arrives; copies draw from
+        # the job's rng
+        self._draws = TaskDraws(
+            specs, self.seed, duration_dist=duration_dist, noise=self.noise, skew=self.skew
         )
-        self._n_red = np.fromiter(
-            map(len, map(attrgetter("reduce_work"), map(itemgetter(0), specs))),
-            np.int64,
-            len(specs),
-        )
-        sizes = self._n_map + self._n_red
-        total = int(sizes.sum())
+        self._n_map = self._draws.n_map
+        self._n_red = self._draws.n_red
         #: first task (draw) index of each job
-        self._task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        base_rng = np.random.default_rng([self.seed, 8])
-        if duration_dist is not None:
-            u_all = np.asarray(duration_dist.rvs(size=total, random_state=base_rng), float)
-            u_all = u_all.reshape(-1)
-            if u_all.size != total or not np.all(np.isfinite(u_all)) or np.any(u_all < 0):
-                raise ValueError("duration_dist drew a negative or non-finite duration")
-        else:
-            u_all = base_rng.random(total)
-        self._u_array = u_all  # the compiled loop reads the array; the Python loop a list
-        # each task's base work times its input skew (data skew within the stage), and the
-        # originals' residual noise multipliers, drawn up front for both loops
-        stages = chain.from_iterable(
-            map(attrgetter("map_work", "reduce_work"), map(itemgetter(0), specs))
-        )
-        base_work = np.fromiter(chain.from_iterable(map(np.ndarray.tolist, stages)), float, total)
-        stage = np.zeros(total, np.int64)
-        if total:
-            red_start = self._task_start + self._n_map
-            mark = np.zeros(total + 1, np.int64)
-            np.add.at(mark, red_start, 1)
-            np.add.at(mark, self._task_start + sizes, -1)
-            stage = np.cumsum(mark)[:total]
-        if duration_dist is None and any(self.skew):
-            skew_f = input_skew(np.random.default_rng([self.seed, 10]), stage, self.skew)
-            self._work_array = base_work * skew_f
-        else:
-            self._work_array = base_work
-        if duration_dist is None and self.noise:
-            job_alpha = [w.tail_alpha for _spec, w in specs]
-            self._m_array = residual_noise(u_all, np.repeat(np.array(job_alpha, float), sizes))
-        else:
-            self._m_array = np.ones(total)
+        self._task_start = self._draws.task_start
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
         # arrival comes first), which keeps the heap small
         self._arrival_times = submit.tolist()
