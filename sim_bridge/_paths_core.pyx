@@ -3,15 +3,19 @@
 """Kernels of the contention paths computed in C, one pass over a block, bit for bit.
 
 A new block of background levels (a day of every node's four resources) goes through an
-AR(1) recursion per row (:func:`sim_bridge.world._persistence.ar1_inplace`) and the convex
-response (:func:`sim_bridge.world.contention_response`, in ``Cluster._response``); in NumPy
-both take a Python step per column or several full-size temporaries. These kernels do the
-same IEEE operations in the same order (one rounding per product and per sum: built without
-fused multiply-add), so the values are those of the NumPy references exactly
-(``tests/test_compiled_interference.py`` checks it).
+AR(1) recursion per row (:func:`sim_bridge.world._persistence.ar1_inplace`), the logistic
+map to levels (``scipy.special.expit``, :func:`expit_inplace`) and the convex response
+(:func:`sim_bridge.world.contention_response`, in ``Cluster._response``); in NumPy the first
+takes a Python step per column, the last several full-size temporaries, and the logistic map
+imports ``scipy.special`` (~28 MB resident, for one function). These kernels do the same IEEE
+operations in the same order (one rounding per product and per sum: built without fused
+multiply-add; ``exp`` from the C library, as SciPy's ``expit`` calls it), so the values are
+those of the references exactly (``tests/test_compiled_interference_paths.py`` checks it).
 """
 
 import numpy as np
+
+from libc.math cimport exp
 
 
 def ar1_rows(double[:, ::1] x, const double[::1] a, const double[::1] start) -> None:
@@ -27,6 +31,14 @@ def ar1_rows(double[:, ::1] x, const double[::1] a, const double[::1] start) -> 
             for k in range(steps):
                 p = ai * p + x[i, k]
                 x[i, k] = p
+
+
+def expit_inplace(double[::1] x) -> None:
+    """``x[i] = 1 / (1 + exp(-x[i]))`` in place: ``scipy.special.expit``'s formula."""
+    cdef Py_ssize_t n = x.shape[0], i
+    with nogil:
+        for i in range(n):
+            x[i] = 1.0 / (1.0 + exp(-x[i]))
 
 
 def response(level, double eps):

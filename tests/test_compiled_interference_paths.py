@@ -58,6 +58,31 @@ def test_response_is_the_numpy_reference_bit_for_bit():
     assert np.array_equal(cluster_mod._compiled_response(view, 0.05), contention_response(view))
 
 
+def test_expit_inplace_is_scipys_expit_bit_for_bit():
+    from scipy.special import expit
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [
+            rng.normal(0.0, 3.0, 200_000),
+            rng.normal(0.0, 40.0, 50_000),
+            rng.uniform(-800.0, 800.0, 50_000),
+            [0.0, -0.0, np.inf, -np.inf, np.nan, 709.9, -745.2, 1e-300, -1e-300, 5e-324],
+        ]
+    )
+    with np.errstate(over="ignore"):
+        want = expit(x)
+    got = x.copy()
+    _persistence.expit_inplace(got)
+    assert got.tobytes() == want.tobytes()
+    # through _expit: in place on a block in C, else SciPy's (a copy, a strided view)
+    block = x[:300_000].reshape(4, 250, 300).copy()
+    assert _persistence._expit(block, out=block) is block
+    assert block.tobytes() == want[:300_000].tobytes()
+    view = x[:300_000].reshape(4, 250, 300)[:, ::2]
+    assert np.array_equal(_persistence._expit(view), expit(view))
+
+
 def test_blocks_and_rates_are_the_same_without_the_kernels(monkeypatch):
     fast = PersistentLevels(DEFAULT_PERSISTENCE, 7, (3, 505))
     blocks = [fast.block(b, 1440) for b in range(2)]
@@ -66,6 +91,7 @@ def test_blocks_and_rates_are_the_same_without_the_kernels(monkeypatch):
     co.levels_at([0], [2000 * 60.0])  # a second block
     with monkeypatch.context() as m:
         m.setattr(_persistence, "ar1_rows", None)
+        m.setattr(_persistence, "expit_inplace", None)
         m.setattr(cluster_mod, "_compiled_response", None)
         slow = PersistentLevels(DEFAULT_PERSISTENCE, 7, (3, 505))
         assert all(np.array_equal(slow.block(b, 1440), blocks[b]) for b in range(2))

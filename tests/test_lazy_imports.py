@@ -29,11 +29,15 @@ from sim_bridge._stream_summary import StreamSummary, group_medians, straggler_l
 from sim_bridge._trace_columns import task_columns
 from sim_bridge._trace_sink import arrow_array
 from sim_bridge.trace import excluded_counts, straggler_thresholds, tasks_table
+from sim_bridge.world import _persistence
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: modules neither ``import sim_bridge`` nor a streamed run may load
-LAZY = ("pandas", "scipy.stats", "matplotlib", "sklearn", "tqdm")
+#: modules neither ``import sim_bridge`` nor a streamed run may load (``scipy`` at all when
+#: the contention paths' kernels are built: the logistic map of a block runs in C)
+LAZY = ("pandas", "scipy.stats", "matplotlib", "sklearn", "tqdm") + (
+    ("scipy",) if _persistence.expit_inplace is not None else ()
+)
 
 _CHILD = """
 import json, sys

@@ -58,9 +58,9 @@ import numpy as np
 try:  # the recursion in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
-    from sim_bridge._paths_core import ar1_rows
+    from sim_bridge._paths_core import ar1_rows, expit_inplace
 except ImportError:  # pragma: no cover - an install without a C compiler
-    ar1_rows = None
+    ar1_rows = expit_inplace = None
 
 __all__ = [
     "DEFAULT_PERSISTENCE",
@@ -93,7 +93,19 @@ _CHUNK_BYTES = 2 << 20
 
 
 def _expit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``scipy.special.expit``, imported on first use: ``import sim_bridge`` loads no scipy."""
+    """``scipy.special.expit``, imported on first use: ``import sim_bridge`` loads no scipy.
+    In place on a C-contiguous float64 array (``out is x``, a block's levels) it runs in C
+    when ``sim_bridge._paths_core`` is built (the same values; a run then loads no
+    ``scipy.special``)."""
+    if (
+        out is x
+        and expit_inplace is not None
+        and x.dtype == np.float64
+        and x.flags.c_contiguous
+        and x.flags.writeable
+    ):
+        expit_inplace(x.reshape(-1))
+        return x
     from scipy.special import expit
 
     return expit(x) if out is None else expit(x, out=out)
