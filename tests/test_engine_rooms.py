@@ -10,6 +10,7 @@ import pytest
 import sim_bridge
 from sim_bridge import Cluster, JobSpec, Workload, _engine, _jobs, get_policy
 from sim_bridge._cluster import _CHUNK_MIN
+from sim_bridge.world import _attempts
 from sim_bridge.world._attempts import AttemptPhysics
 
 
@@ -98,9 +99,10 @@ def test_co_located_run_is_deterministic_and_consistent():
 
 @pytest.mark.parametrize("policy", ["none", "late"])
 def test_deferred_end_solves_give_the_eager_run(policy, monkeypatch):
-    """An in-memory run defers end solves under co-located demand; a streaming run
-    (keep_history=False) solves them at once. On a cluster crowded enough that every launch
-    and end re-solves its co-tenants, both see the same attempts, bit for bit."""
+    """Runs defer end solves under co-located demand (``DEFER_SOLVES``); the oracle solves
+    each at once. On a cluster crowded enough that every launch and end re-solves its
+    co-tenants, both see the same attempts, bit for bit, in memory and streamed
+    (keep_history=False: solves within the contention paths drawn so far)."""
 
     def run(keep: bool):
         rng = np.random.default_rng(11)
@@ -139,8 +141,13 @@ def test_deferred_end_solves_give_the_eager_run(policy, monkeypatch):
         return defer(self, att, now, work)
 
     monkeypatch.setattr(AttemptPhysics, "_defer", counting_defer)
-    eager = run(False)
-    assert not deferrals  # streaming: solved at once
+    monkeypatch.setattr(_attempts, "DEFER_SOLVES", False)
+    eager = run(True)
+    assert run(False) == eager
+    assert not deferrals  # solved at once
+    monkeypatch.setattr(_attempts, "DEFER_SOLVES", True)
     deferred = run(True)
     assert len(deferrals) > 100  # the crowded nodes defer many solves
     assert deferred == eager
+    deferrals.clear()
+    assert run(False) == eager and len(deferrals) > 100  # streamed, deferred too

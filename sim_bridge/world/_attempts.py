@@ -69,6 +69,11 @@ and sum the others' demands with :func:`others_demand`; False: one ``_advance`` 
 one is tested against (``tests/test_tenancy_fast_paths.py``). The results are the same bit
 for bit."""
 
+DEFER_SOLVES = True
+"""Defer end solves under co-located demand (:meth:`AttemptPhysics._defer`); False: solve
+each at once, the obvious path deferral is tested against (``tests/test_engine_rooms.py``).
+The results are the same bit for bit."""
+
 LOAD_TAUS = (60.0, 300.0, 900.0)
 """Time constants (s) of the 1-, 5- and 15-minute load averages."""
 _INV_TAU1, _INV_TAU5, _INV_TAU15 = (1.0 / tau for tau in LOAD_TAUS)
@@ -279,7 +284,14 @@ class AttemptPhysics:
                     end = att._end = cluster.end_from(node, pid, now, k0, r0, c0, work)
             else:
                 att._dem = dem
-                end = self._defer(att, now, work)
+                if DEFER_SOLVES:
+                    end = self._defer(att, now, work)
+                elif self._bounded:
+                    end = self._settle(
+                        att, cluster.end_with(node, pid, now, work, dem, within=True)
+                    )
+                else:
+                    end = att._end = cluster.end_with(node, pid, now, work, dem)
         return end
 
     # ----------------------------------------------------------------- co-located tenants
@@ -354,7 +366,7 @@ class AttemptPhysics:
 
         cl = self.cluster
         trates = cl._trates
-        if cl.ideal or trates is None:
+        if cl.ideal or trates is None or not DEFER_SOLVES:
             for att, dem in zip(atts, dems, strict=True):
                 self._advance(att, now)
                 self._resolve(att, now, dem)
@@ -448,7 +460,12 @@ class AttemptPhysics:
                 end = cl.end_from(att.node, pid, now, k0, r0, c0, left)
         else:
             att._dem = dem
-            end = self._defer(att, now, left)
+            if DEFER_SOLVES:
+                end = self._defer(att, now, left)
+            elif bounded:
+                end = self._settle(att, cl.end_with(att.node, pid, now, left, dem, within=True))
+            else:
+                end = cl.end_with(att.node, pid, now, left, dem)
         if att._solve is None:
             att._end = end
         self._seq += 1
