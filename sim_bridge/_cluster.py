@@ -710,23 +710,12 @@ class Cluster:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""
         return self.cum_at(node, pid, t1) - self.cum_at(node, pid, t0)
 
-    @overload
-    def end_time(
-        self, node: int, pid: int, t0: float, work: float, *, within: Literal[False] = False
-    ) -> float: ...
-    @overload
-    def end_time(
-        self, node: int, pid: int, t0: float, work: float, *, within: bool
-    ) -> float | PastPaths: ...
-    def end_time(
-        self, node: int, pid: int, t0: float, work: float, *, within: bool = False
-    ) -> float | PastPaths:
-        """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done
-        (``within``: see :meth:`end_from`)."""
+    def end_time(self, node: int, pid: int, t0: float, work: float) -> float:
+        """The time at which ``work`` nominal seconds started at ``t0`` on ``node`` are done."""
         if self.ideal:
             return float(t0 + work)
         k0, r0, c0 = self.launch_point(node, pid, t0)
-        return self.end_from(node, pid, t0, k0, r0, c0, work, within=within)
+        return self.end_from(node, pid, t0, k0, r0, c0, work)
 
     def launch_point(self, node: int, pid: int, t: float) -> tuple[int, float, float]:
         """``(k, rate, cum)`` at ``t`` on ``node`` for profile ``pid``: the step, the rate in
@@ -1032,8 +1021,10 @@ class Cluster:
         """
         if self.ideal:
             return t0 + work
-        if not any(demand):
-            return self.end_time(node, pid, t0, work, within=within)
+        if not any(demand):  # end_time, bounded as asked
+            return self.end_from(
+                node, pid, t0, *self.launch_point(node, pid, t0), work, within=within
+            )
         dt = self.dt
         t, left = t0, work
         trates = self._trates

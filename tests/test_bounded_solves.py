@@ -71,7 +71,7 @@ def test_a_bounded_solve_resumed_is_the_unbounded_solve_bit_for_bit(
     horizon = c.horizon_steps
     if demand is None:
         want = oracle.end_time(node, pid, t0, work)
-        end = c.end_time(node, pid, t0, work, within=True)
+        end = c.end_from(node, pid, t0, *c.launch_point(node, pid, t0), work, within=True)
     else:
         want = oracle.end_with(node, pid, t0, work, demand)
         end = c.end_with(node, pid, t0, work, demand, within=True)
