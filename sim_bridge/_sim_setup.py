@@ -6,8 +6,7 @@ out everything the loop and its parts read and write: the slots and nodes, the j
 and waiting, the heap, the policies' hooks, and the streams of every original attempt's draws
 (work, input skew, residual noise: :class:`~sim_bridge._task_draws.TaskDraws`, drawn job by
 job as jobs arrive) so that the originals see the same draws whatever the policy (common
-random numbers). The parameters are
-documented on :class:`~sim_bridge._engine.Simulator`.
+random numbers). The parameters are documented on :class:`~sim_bridge._engine.Simulator`.
 
 Examples
 --------
