@@ -174,6 +174,53 @@ LATE, streamed; a script interleaving both trees, 2 runs each): 0.73-0.78 ms an 
 2.07 (2.7x faster). There (cProfile, SYN on 2 x 176) ~30% is the fused loop itself and
 ~28% popping stale heap entries (one per re-solve; not made lazy: not provably exact).
 
+2026-11-24, the next session: bounded solves. A streamed run solved an attempt's end at once
+whenever it "could end within 1/32 of the paths at the node's fastest rate"; on slowed nodes
+(bad nodes, 176 tenants) those ends lay days ahead, and each such solve drew days of paths for
+every node: on 12,000 x 10 a 0.55 GB day-block at 0.44, 0.74, 0.81 and 1.17 h, 5.8 GB RSS at
+1.2 h. Now a solve reads only the paths drawn so far and goes on where they end when the clock
+gets there (``Cluster.end_with(within=True)``, ``PastPaths``, ``end_resume``): the same float,
+so streamed runs equal in-memory runs bit for bit, and they defer solves under co-located
+demand as in-memory runs do. The originals' draws are made job by job as jobs arrive
+(``TaskDraws``: on the FB-2010 day at 12,000 x 10, RSS at the loop's start 1,132 -> 751 MB,
+setup peak 2,157 -> 1,271 MB, setup CPU 9.1 -> 4.4 s), and a block's logistic map runs in C
+(no scipy in a streamed run). In-memory tables equal the start commit's. Measured (a 2-core
+machine shared with other runs; CPU seconds):
+
+- FB-2009 day streamed (``--skip-part1 --skip-fb2010 --ali2017-hours``): 27.7 s CPU, peak
+  356 MB (6 h: 289 MB; day / 6 h 1.23, goal <= 1.2); interleaved with the start commit
+  c2bb836, 2 runs each: CPU 29.5 / 30.5 -> 28.6 / 29.1 s, peak 377 / 371 -> 354 / 349 MB.
+  The 300 MB goal is not met.
+- Alibaba 2017 at full scale, LATE (``--ali2017-hours 0.25`` and ``0.5``): the first 0.25 h
+  (the same 97,058 events) 363.5 -> 214.1 s CPU, 3,470 -> 614 MB; the first 0.5 h, never
+  finished before (stopped at 7.75 GB), 140 jobs, 199,011 tasks, 246,006 attempts, 302,118
+  events in 1,420.9 s CPU, peak 1,547 MB.
+- FB-2010 per event, ``--peer-tree`` the commit with bounded solves only, 0.1 h on
+  12,000 x 10: LATE 0.302 ms (peer 0.327, 0.92x), none 0.324 (0.368, 0.88x).
+- FB-2010 day on 12,000 x 10, streamed, a sampler thread logging the running engine every
+  10 s (the children's marks, taken from a script that can be stopped), this code:
+
+  ==================  ===========================  ===========================
+  clock passed        LATE                         no speculation
+  ==================  ===========================  ===========================
+  1 h                 160 s CPU, 485k events,      55 s CPU, 499k events,
+                      1,827 MB (peak 1,920)        1,735 MB (peak 1,920)
+  6 h                 1,426 s CPU, 3.24M events,   422 s CPU, 3.24M events,
+                      526 live jobs, 3,342 MB      814 live jobs, 3,665 MB
+  24 h                not reached                  not reached
+  ==================  ===========================  ===========================
+
+  (with bounded solves only: LATE 187 s / 2,286 MB at 1 h, 1,675 s / 4,030 MB at 6 h; none
+  76 s / 2,162 MB and 608 s / 4,267 MB). From 1 to 6 h RSS grows with the jobs alive (272
+  -> 526 with LATE) while the paths stay one day-block: at 1.3 h (none, a census of the
+  running engine) they held 1.05 GB (12,000 nodes: levels 553 MB, rates and running sums of
+  2 profiles), and the 754k Attempt and 769k Task objects of the 452 live jobs ~0.6 GB.
+  The day did not finish: 12,000 x 10 holds the day's average (realised load ~0.73 by the
+  estimate above) but not its burst at 6.5-8 h, which saturates every slot even with LATE
+  (the run with bounded solves only, stopped at 8.03 h: 684,075 tasks waiting, 5.6 GB; without
+  speculation, stopped at 8.12 h: 241,505 waiting, 6.1 GB). LATE's scan (every 5 s over
+  every live attempt of a job with a candidate) is ~50% of its CPU (cProfile, 0.15 h).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data)
