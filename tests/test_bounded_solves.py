@@ -87,11 +87,13 @@ def test_a_bounded_solve_resumed_is_the_unbounded_solve_bit_for_bit(
     assert c.horizon_steps <= max(oracle.horizon_steps, horizon)
 
 
-def test_a_solve_with_no_work_left_past_the_paths_is_not_stopped():
+def test_a_solve_done_within_the_paths_returns_its_end():
     c, oracle, pid = _pair(1.0, False)
     dem = (0.1, 0.0, 0.3, 0.0)
-    end = c.end_with(1, pid, 100.0, 300.0, dem, within=True)
-    assert end == oracle.end_with(1, pid, 100.0, 300.0, dem)
+    for work in (300.0, 2e4):  # ends in the first steps, and after chunks of steps
+        end = c.end_with(1, pid, 100.0, work, dem, within=True)
+        assert type(end) is float and end == oracle.end_with(1, pid, 100.0, work, dem)
+        assert end < c.horizon_steps * c.dt == DAY
 
 
 def _far_workload() -> Workload:
