@@ -225,7 +225,7 @@ Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
     #   FB-2010 day on 12,000 x 10 takes hours of CPU and did not finish in a session: it
-    #   saturates at 6.5-8 h, see above; --fb2010-hours 6 stops at the 6 h mark's horizon)
+    #   saturates at 6.5-8 h, see above; --fb2010-hours 6 replays the first 6 hours' jobs)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # two slices of FB-2010 only
     python bench/bench_sim.py --data-dir ../shared/data --out runs/bench_sim
