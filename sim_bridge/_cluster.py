@@ -147,22 +147,6 @@ def _hash_normal(
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
-def _chunk(
-    chunks: dict | None, rates_of, args: tuple, tag: tuple, dt: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """A chunk's step rates ``rates_of(*args)`` and their cumulative work (``cumsum * dt``),
-    from the caller's memo ``chunks`` under ``args + tag`` when it holds them
-    (:meth:`Cluster.end_with`), else computed (and kept there when a memo is given)."""
-    key = args + tag
-    hit = None if chunks is None else chunks.get(key)
-    if hit is None:
-        rates = rates_of(*args)
-        hit = (rates, np.cumsum(rates) * dt)
-        if chunks is not None:
-            chunks[key] = hit
-    return hit
-
-
 class PastPaths:
     """Where a bounded solve stopped (:meth:`Cluster.end_with` and :meth:`Cluster.end_from`
     with ``within=True``): the work is not done by the end of the contention paths.
@@ -949,7 +933,6 @@ class Cluster:
         t0: float,
         work: float,
         demand,
-        chunks: dict | None = None,
         *,
         within: Literal[False] = False,
     ) -> float: ...
@@ -961,7 +944,6 @@ class Cluster:
         t0: float,
         work: float,
         demand,
-        chunks: dict | None = None,
         *,
         within: bool,
     ) -> float | PastPaths: ...
@@ -972,7 +954,6 @@ class Cluster:
         t0: float,
         work: float,
         demand,
-        chunks: dict | None = None,
         *,
         within: bool = False,
     ) -> float | PastPaths:
@@ -990,15 +971,6 @@ class Cluster:
         >>> alone == c.end_time(0, pid, 10.0, 300.0) and shared > alone
         True
         >>> abs(c.work_with(0, pid, 10.0, shared, (0.1, 0, 0.3, 0)) - 300.0) < 1e-9
-        True
-
-        ``chunks``, a caller's dict, keeps the chunks of rates computed (keyed by everything
-        they are computed from): solves of co-tenants of one profile from one instant under
-        equal demands walk the same chunks. The result is the same with or without it.
-
-        >>> memo = {}
-        >>> long = [c.end_with(1, pid, 10.0, w, (0.1, 0, 0.3, 0), memo) for w in (2e4, 3e4)]
-        >>> long == [c.end_with(1, pid, 10.0, w, (0.1, 0, 0.3, 0)) for w in (2e4, 3e4)]
         True
 
         ``within``: draw no block for the work's end (a streaming run's paths follow its
@@ -1047,11 +1019,9 @@ class Cluster:
             t = step_end
             steps += 1
         # t is on a step boundary now: whole steps, a chunk at a time
-        return self._end_chunks(node, pid, int(t // dt), 64, left, demand, chunks, within)
+        return self._end_chunks(node, pid, int(t // dt), 64, left, demand, within)
 
-    def end_resume(
-        self, node: int, pid: int, stop: PastPaths, demand=None, chunks: dict | None = None
-    ) -> float | PastPaths:
+    def end_resume(self, node: int, pid: int, stop: PastPaths, demand=None) -> float | PastPaths:
         """Go on with a solve that stopped at the end of the paths (``stop``, returned by
         :meth:`end_with` or :meth:`end_from` with ``within=True``; ``demand`` the same as
         then): the next block is drawn, and the end is the unbounded solve's, bit for bit,
@@ -1061,7 +1031,7 @@ class Cluster:
             return self.end_from(node, pid, *stop.state, within=True)
         k, m, left = stop.state
         self._ensure_step(k + m - 1)
-        return self._end_chunks(node, pid, k, m, left, demand, chunks, True)
+        return self._end_chunks(node, pid, k, m, left, demand, True)
 
     def _end_chunks(
         self,
@@ -1071,7 +1041,6 @@ class Cluster:
         m: int,
         left: float,
         demand,
-        chunks: dict | None,
         within: bool,
     ) -> float | PastPaths:
         """:meth:`end_with`'s walk a chunk of steps at a time, from step ``k`` with ``left``
@@ -1082,12 +1051,13 @@ class Cluster:
                 return PastPaths(self._horizon * dt, (k, m, left))
             # the chunk's steps within the paths first: the paths are extended only when the
             # work is not done by their end (a chunk reaching past them does not draw more)
-            args = (node, pid, k, m, demand)
-            rates, done = _chunk(chunks, self._rates_within, args, (self._horizon, self._base), dt)
+            rates = self._rates_within(node, pid, k, m, demand)
+            done = np.cumsum(rates) * dt
             if done[-1] < left and rates.size < m:  # the whole chunk
                 if within:
                     return PastPaths(self._horizon * dt, (k, m, left))
-                rates, done = _chunk(chunks, self.rates_with, args, (-1, self._base), dt)
+                rates = self.rates_with(node, pid, k, m, demand)
+                done = np.cumsum(rates) * dt
             if done[-1] >= left:
                 j = int(np.searchsorted(done, left))
                 before = float(done[j - 1]) if j else 0.0
