@@ -122,16 +122,17 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
     code = dict(zip(pid_of, range(len(pid_of)), strict=True))
     pids = pair[np.fromiter(map(code.__getitem__, keys), np.int64, n_jobs)]
     alpha = np.fromiter(map(attrgetter("tail_alpha"), wls), float, n_jobs)
-    n_map, n_red = sim._n_map, sim._n_red
+    draws = sim._draws
+    n_map, n_red = draws.n_map, draws.n_red
     if sim._tenancy:
         raise ValueError("the compiled loop does not re-solve end times: interference must be 0")
     if sim.noise and sim.tail_pressure and sim.duration_dist is None:
         raise ValueError("the compiled loop draws no node-dependent noise: tail_pressure must be 0")
     # the skewed base work of each task times its residual noise: the same product the Python
     # loop forms at launch (sim_bridge.world), so the loop itself draws no noise
-    u_all, task_work, m_all = sim._draws.whole()
+    u_all, task_work, m_all = draws.whole()
     work = task_work * m_all if sim.duration_dist is None else task_work
-    task_start = sim._task_start
+    task_start = draws.task_start
     task_job = np.repeat(np.arange(n_jobs, dtype=np.int64), n_map + n_red)
     core = FifoCore(
         cluster,

@@ -17,7 +17,7 @@ Examples
 ...                 skew=(0.0, 0.0))
 >>> isinstance(sim, SimulatorSetup), sim.now, sim._n_free, sim._n_arrivals_left
 (True, 0.0, 2, 1)
->>> sim._draws.whole()[1].tolist(), sim._task_start.tolist()  # no data skew: the specs' work
+>>> sim._draws.whole()[1].tolist(), sim._draws.task_start.tolist()  # no skew: the specs' work
 ([10.0, 20.0, 5.0], [0])
 """
 
@@ -173,10 +173,6 @@ class SimulatorSetup:
         self._draws = TaskDraws(
             specs, self.seed, duration_dist=duration_dist, noise=self.noise, skew=self.skew
         )
-        self._n_map = self._draws.n_map
-        self._n_red = self._draws.n_red
-        #: first task (draw) index of each job
-        self._task_start = self._draws.task_start
         # arrivals are already sorted: the loop merges them with the heap (at equal times an
         # arrival comes first), which keeps the heap small
         self._arrival_times = submit.tolist()
