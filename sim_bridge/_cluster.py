@@ -86,6 +86,7 @@ _CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
 #: once when at least this many and at least half the window are released (a copy of what is
 #: kept costs a transient as large as itself: trimming a small prefix raises the peak)
 _TRIM_STEPS = 120
+_RATE_CHUNK_BYTES = 8 << 20  # responses computed at once when a block's rates are appended
 #: set to 1 to keep every contention path step ever computed (the peer of the window)
 KEEP_PATHS_ENV = "STRAGGLER_KEEP_PATHS"
 
@@ -478,9 +479,7 @@ class Cluster:
             self._trates.set_levels(self._levels, self._base)
         block = self._next_levels(out=levels[:, :, keep:])
         if not lazy:
-            phi = self._response(block)  # the same for every profile: computed once
-            for pid, prof in enumerate(self._profiles):
-                self._extend_profile(pid, prof, block, drop, phi)
+            self._append_rates(block, drop, [False] * len(self._profiles))
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
@@ -496,18 +495,51 @@ class Cluster:
                 continue
             j = self._rhorizon - self._base
             block = self._levels[:, :, j : j + _BLOCK]
-            phi = self._response(block) if self._profiles else None
-            for pid, prof in enumerate(self._profiles):
-                if self._rhorizon < self._seq_to[pid]:  # registered with these steps
-                    rate = self._block_rate(prof, block, phi)
-                    cum = self._cum[pid]
-                    x = np.concatenate([cum[:, -1:], rate * self.dt], axis=1)
-                    add = np.cumsum(x, axis=1)[:, 1:]
-                    self._rate[pid] = np.concatenate([self._rate[pid], rate], axis=1)
-                    self._cum[pid] = np.concatenate([cum, add], axis=1)
-                else:
-                    self._extend_profile(pid, prof, block, 0, phi)
+            # a profile registered with these steps goes on step by step from its running sum
+            self._append_rates(block, 0, [self._rhorizon < to for to in self._seq_to])
             self._rhorizon += block.shape[2]
+
+    def _append_rates(self, block: np.ndarray, drop: int, seq: list[bool]) -> None:
+        """Append every profile's rates and running sum over the levels ``block`` to
+        ``_rate``/``_cum``, dropping their first ``drop`` kept steps.
+
+        The block is computed in chunks of nodes (a few MiB of responses each), written into
+        the new arrays: its extra memory is one chunk's, not the block's responses, loads,
+        rates and sums at once (with the old and new arrays, about six times the block's
+        levels on a big cluster). Every value is the whole block's, bit for bit: the response
+        is element by element, a node's load is its own row of the ``einsum`` (as
+        :meth:`_node_ahead` reads one node), and the running sums go along each row. A
+        profile with ``seq[pid]`` adds its steps one at a time onto its running sum (it was
+        registered with these steps); the others add their block's sum to it.
+        """
+        n, m = self.n_nodes, block.shape[2]
+        carries = []
+        for pid in range(len(self._profiles)):
+            rate, cum = self._rate[pid], self._cum[pid]
+            carries.append(cum[:, -1:].copy())
+            kr, kc = rate.shape[1] - drop, cum.shape[1] - drop
+            new = np.empty((n, kr + m))
+            new[:, :kr] = rate[:, drop:]
+            self._rate[pid] = new
+            del rate, new  # the old rates go before the running sums are copied
+            new = np.empty((n, kc + m))
+            new[:, :kc] = cum[:, drop:]
+            self._cum[pid] = new
+            del cum, new
+        if not self._profiles or not m:
+            return
+        step = max(1, _RATE_CHUNK_BYTES // (8 * 4 * m))
+        for i in range(0, n, step):
+            j = min(i + step, n)
+            phi = self._response(np.ascontiguousarray(block[:, i:j]))  # shared by profiles
+            for pid, prof in enumerate(self._profiles):
+                rate = self._block_rate(prof, phi=phi, nodes=slice(i, j))
+                self._rate[pid][i:j, -m:] = rate
+                if seq[pid]:
+                    x = np.concatenate([carries[pid][i:j], rate * self.dt], axis=1)
+                    self._cum[pid][i:j, -m:] = np.cumsum(x, axis=1)[:, 1:]
+                else:
+                    self._cum[pid][i:j, -m:] = carries[pid][i:j] + np.cumsum(rate * self.dt, axis=1)
 
     def _node_ahead(self, pid: int, node: int, r: int, carry: float):
         """Rates and running sum ``(rate, cum)`` of ``node`` over the block from step ``r``
@@ -565,28 +597,19 @@ class Cluster:
         return contention_response(block, self.response_eps)
 
     def _block_rate(
-        self, prof: np.ndarray, block: np.ndarray, phi: np.ndarray | None = None
-    ) -> np.ndarray:
-        """The rates ``(n_nodes, steps)`` of profile ``prof`` over the levels ``block``
-        (``phi``: their :meth:`_response`, when the caller has it)."""
-        if phi is None:
-            phi = self._response(block)
-        load = np.einsum("r,nr,rnk->nk", prof, self.sens, phi)
-        return 1.0 / (self.speed[:, None] * (1.0 + self.kappa * load))
-
-    def _extend_profile(
         self,
-        pid: int,
         prof: np.ndarray,
-        block: np.ndarray,
-        drop: int,
+        block: np.ndarray | None = None,
         phi: np.ndarray | None = None,
-    ) -> None:
-        rate = self._block_rate(prof, block, phi)
-        cum = self._cum[pid]
-        add = cum[:, -1:] + np.cumsum(rate * self.dt, axis=1)
-        self._rate[pid] = np.concatenate([self._rate[pid][:, drop:], rate], axis=1)
-        self._cum[pid] = np.concatenate([cum[:, drop:], add], axis=1)
+        nodes: slice = slice(None),
+    ) -> np.ndarray:
+        """The rates ``(nodes, steps)`` of profile ``prof`` over the levels ``block`` of the
+        nodes ``nodes`` (``phi``: their :meth:`_response`, when the caller has it)."""
+        if phi is None:
+            assert block is not None
+            phi = self._response(block)
+        load = np.einsum("r,nr,rnk->nk", prof, self.sens[nodes], phi)
+        return 1.0 / (self.speed[nodes, None] * (1.0 + self.kappa * load))
 
     def _cum_before_window(self, prof: np.ndarray) -> np.ndarray:
         """The cumulative work ``(n_nodes,)`` of profile ``prof`` at the first kept step, as a
