@@ -404,7 +404,10 @@ def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 import sim_bridge
-budget = {{"import_rss_mb": rss_mb()}}
+# a streamed run takes the allocator settings ``straggler simulate --stream`` takes (the
+# default-allocator peer: lean=False)
+lean = sim_bridge.lean_allocators() if {lean} else None
+budget = {{"import_rss_mb": rss_mb(), "lean_allocators": lean}}
 draw = sim_bridge.world.PersistentLevels.block
 
 def first_block(self, *args, **kw):
@@ -467,11 +470,16 @@ def run_case(
     scratch: Path,
     keep_paths: bool = False,
     tree: str | None = None,
+    lean: bool | None = None,
 ) -> dict:
     """One replay in a fresh subprocess (its own peak RSS); the child's figures.
     ``keep_paths``: the cluster keeps every contention-path step (``$STRAGGLER_KEEP_PATHS``,
     the peer of the sliding window). ``tree``: import ``sim_bridge`` from that checkout
-    (``PYTHONPATH``, working directory) instead of this script's."""
+    (``PYTHONPATH``, working directory) instead of this script's. ``lean``: call
+    :func:`sim_bridge.lean_allocators` first, as ``straggler simulate --stream`` does
+    (default: for streamed runs; a peer checkout without it never does)."""
+    if lean is None:
+        lean = stream and tree is None
     sink = str(scratch / f"{workload}_{policy}_{hours}.parquet")
     case = dict(
         workload=workload,
@@ -482,12 +490,13 @@ def run_case(
         hours=hours,
         stream=stream,
     )
-    code = _CHILD.format(**case, data_dir=data_dir, sink=sink)
+    code = _CHILD.format(**case, data_dir=data_dir, sink=sink, lean=lean)
     env = dict(os.environ, TQDM_DISABLE="1")
     env.pop("STRAGGLER_KEEP_PATHS", None)
     if keep_paths:
         env["STRAGGLER_KEEP_PATHS"] = "1"
     case["keep_paths"] = keep_paths
+    case["lean"] = lean
     root = str(Path(tree).resolve()) if tree else str(_ROOT)
     env["PYTHONPATH"] = root
     case["tree"] = root
@@ -506,6 +515,8 @@ def run_case(
     row.update(case)
     span = "day" if hours is None else f"{hours:g} h"
     mode = ("streaming, all paths kept" if keep_paths else "streaming") if stream else "in-memory"
+    if stream and not lean:
+        mode += ", default allocators"
     if tree:
         mode += f", peer {root}"
     print(
@@ -541,11 +552,13 @@ def part2(data_dir: str, hours: float | None, scratch: Path) -> dict:
     rows = {
         "in_memory": case(hours, False, scratch),
         "stream_keep_paths": case(hours, True, scratch, keep_paths=True),
+        "stream_default_allocators": case(hours, True, scratch, lean=False),
         "stream": case(hours, True, scratch),
     }
     keys = ("wall_s", "cpu_s", "peak_rss_mb")
     ratio = {k: rows["stream"][k] / rows["in_memory"][k] for k in keys}
     window = {k: rows["stream"][k] / rows["stream_keep_paths"][k] for k in keys}
+    lean = {k: rows["stream"][k] / rows["stream_default_allocators"][k] for k in keys}
     print(
         f"[FB-2009] streaming / in-memory: wall {ratio['wall_s']:.2f}x, CPU "
         f"{ratio['cpu_s']:.2f}x, peak RSS {ratio['peak_rss_mb']:.2f}x; path window / all paths "
@@ -554,7 +567,18 @@ def part2(data_dir: str, hours: float | None, scratch: Path) -> dict:
         " MB; goal under 300 MB)",
         flush=True,
     )
-    out = {**rows, "ratio_stream_over_in_memory": ratio, "ratio_window_over_keep_paths": window}
+    print(
+        f"[FB-2009] lean allocators / default (both streamed): CPU {lean['cpu_s']:.2f}x, peak "
+        f"RSS {lean['peak_rss_mb']:.2f}x ({rows['stream_default_allocators']['peak_rss_mb']:.0f} "
+        f"-> {rows['stream']['peak_rss_mb']:.0f} MB)",
+        flush=True,
+    )
+    out = {
+        **rows,
+        "ratio_stream_over_in_memory": ratio,
+        "ratio_window_over_keep_paths": window,
+        "ratio_lean_over_default_allocators": lean,
+    }
     if hours is None or hours > 6.0:
         six = out["stream_6h"] = case(6.0, True, scratch)
         flat = out["rss_day_over_6h"] = rows["stream"]["peak_rss_mb"] / six["peak_rss_mb"]
@@ -630,6 +654,7 @@ def per_event(
                     True,
                     scratch,
                     tree=tree,
+                    lean=False,  # the same allocators on both sides
                 )
                 row["who"] = who
                 out["rows"].append(row)

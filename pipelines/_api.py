@@ -337,7 +337,11 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     out = Path(config.out)
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
         sink: dict[str, Any] = {}
+        allocators = None
         if config.stream:
+            # one long replay in this process: freed memory goes back to the OS (before
+            # pyarrow is imported, for Arrow's pool)
+            allocators = sim_bridge.lean_allocators()
             # no earlier run's files may sit next to the one being written
             for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
                 (out / name).unlink(missing_ok=True)
@@ -355,6 +359,8 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
             **s,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         }
+        if allocators is not None:
+            summary["lean_allocators"] = allocators
         if not s["complete"]:
             summary["status"] = "incomplete"
         write_summary(out, summary)

@@ -14,6 +14,7 @@ from sim_bridge._cluster import COUNTER_NAMES, RESOURCES, Cluster
 from sim_bridge._engine import Attempt, Job, SimulationStopped, SimView, Task
 from sim_bridge._errors import DataFormatError, PolicyError
 from sim_bridge._headroom import headroom_captured
+from sim_bridge._lean_memory import lean_allocators
 from sim_bridge._metrics import (
     SummaryAccumulator,
     label_stragglers,
@@ -77,6 +78,7 @@ __all__ = [
     "get_policy",
     "headroom_captured",
     "label_stragglers",
+    "lean_allocators",
     "list_policies",
     "load_workload",
     "node_name",

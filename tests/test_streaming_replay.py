@@ -299,6 +299,8 @@ def test_cli_stops_early_into_an_incomplete_set(tmp_path, shared_data_dir, capsy
     s = json.loads((out / "summary.json").read_text())
     assert s["complete"] is True and "status" not in s and s["peak_rss_mb"] > 0
     assert len(load_trace(out)) == s["attempts"]
+    # a streamed run says which allocator settings it took (sim_bridge.lean_allocators)
+    assert set(s["lean_allocators"]) == {"malloc_mmap_threshold", "arrow_system_pool"}
 
 
 def test_streaming_paths_grow_with_the_clock_not_with_far_end_times():

@@ -343,7 +343,7 @@ class LATE(_StageStats):
         return self._slow
 
     def _slow_nodes_now(self) -> np.ndarray | None:
-        if self._node_work is None:
+        if self._node_work is None or self._node_time is None:
             return None
         node_time = np.frombuffer(self._node_time)  # views: read, never written
         seen = node_time > 0
