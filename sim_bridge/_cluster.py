@@ -1120,6 +1120,24 @@ class Cluster:
                 raise self._dropped(int(k.min()))
         return self._levels[:, np.asarray(nodes, dtype=np.int64), k - self._base]
 
+    def levels_now(self, node: int, t: float) -> list[float]:
+        """One node's background levels at ``t`` as four floats: ``levels_at([node], [t])``
+        bit for bit, without the arrays (read at every launch of a streamed run).
+
+        Examples
+        --------
+        >>> c = Cluster(3, 1, seed=2)
+        >>> c.levels_now(1, 90.0) == c.levels_at([1], [90.0])[:, 0].tolist()
+        True
+        """
+        if self.ideal:
+            return [0.0, 0.0, 0.0, 0.0]
+        k = int(t // self.dt)
+        self._ensure_step(k)
+        if k < self._base:
+            raise self._dropped(k, t)
+        return self._levels[:, node, k - self._base].tolist()
+
     # ----------------------------------------------------------------- counters
     def counters_now(
         self,
@@ -1192,6 +1210,7 @@ class Cluster:
         load5: np.ndarray,
         load15: np.ndarray,
         demand: np.ndarray | None = None,
+        levels: np.ndarray | None = None,
     ) -> dict[str, np.ndarray]:
         """Sysstat-like counters on ``nodes`` at ``times`` (vectorised).
 
@@ -1199,7 +1218,10 @@ class Cluster:
         ``load*`` the exponentially averaged running counts (1, 5, 15 min); ``demand``
         ``(4, len(nodes))`` is what the co-located tasks add to the node's (cpu, mem, disk,
         net) levels (:mod:`sim_bridge.world._interference`; None: nothing), so the counters
-        show the tenants' load as the tasks' rates feel it. Readings are noisy, partly
+        show the tenants' load as the tasks' rates feel it. ``levels`` ``(4, len(nodes))``:
+        the background levels each node had at its time (:meth:`levels_at`, read then), for
+        readings whose steps the paths may no longer hold (a streamed run records them at
+        each launch); None: read from the paths. Readings are noisy, partly
         redundant functions of the node's hidden state; the noise is a pure function of
         (seed, node, 10-second sample, counter), so the same instant reads the same values.
         The model is written once in Python, :func:`_reference_counters`; the compiled
@@ -1215,12 +1237,21 @@ class Cluster:
         """
         nodes = np.asarray(nodes, dtype=np.int64)
         times = np.asarray(times, dtype=float)
-        if times.size:
+        if times.size and levels is None:
             self._ensure_step(int((times // self.dt).max()))
         if self._synth is not None:  # the compiled rows (same model, see _counters_core)
-            rows = self._synth.rows(nodes, times, running, load1, load5, load15, demand)
+            rows = self._synth.rows(
+                nodes, times, running, load1, load5, load15, demand, levels=levels
+            )
             return dict(zip(COUNTER_NAMES, rows, strict=True))
-        levels = self.levels_at(nodes, times)
+        if levels is None:
+            levels = self.levels_at(nodes, times)
+        else:
+            levels = np.asarray(levels, dtype=float)
+            if levels.shape != (4, nodes.size):
+                raise ValueError(
+                    f"parameter levels must have shape (4, {nodes.size}), got {levels.shape}"
+                )
         if demand is not None:
             levels = levels + np.asarray(demand, dtype=float)
         noise = _CounterNoise(self.seed, nodes, (times // 10.0).astype(np.int64))

@@ -124,12 +124,24 @@ cdef class CounterSynth:
     ) noexcept nogil:
         # d0..d3: the co-located tasks' demand on (cpu, mem, disk, net), added to the levels
         # (capped at 1) as the tasks' rates see them
-        cdef long long sample = <long long>py_floordiv(time, 10.0)
         cdef long long k = <long long>py_floordiv(time, self.dt) - self.base
-        cdef double cpu = _clip(self.levels[0, node, k] + d0, 0.0, 1.0)
-        cdef double mem = _clip(self.levels[1, node, k] + d1, 0.0, 1.0)
-        cdef double disk = _clip(self.levels[2, node, k] + d2, 0.0, 1.0)
-        cdef double net = _clip(self.levels[3, node, k] + d3, 0.0, 1.0)
+        self._row_at(
+            node, time, self.levels[0, node, k], self.levels[1, node, k],
+            self.levels[2, node, k], self.levels[3, node, k], running, load1, load5, load15,
+            out, stride, d0, d1, d2, d3,
+        )
+
+    cdef void _row_at(
+        self, long long node, double time, double lv0, double lv1, double lv2, double lv3,
+        double running, double load1, double load5, double load15, double* out,
+        Py_ssize_t stride, double d0, double d1, double d2, double d3,
+    ) noexcept nogil:
+        # _row with the node's background levels at ``time`` given (lv0..lv3)
+        cdef long long sample = <long long>py_floordiv(time, 10.0)
+        cdef double cpu = _clip(lv0 + d0, 0.0, 1.0)
+        cdef double mem = _clip(lv1 + d1, 0.0, 1.0)
+        cdef double disk = _clip(lv2 + d2, 0.0, 1.0)
+        cdef double net = _clip(lv3 + d3, 0.0, 1.0)
         cdef double cores = self.cores[node]
         cdef double occ = running / self.slots
         cdef unsigned long long base = (
@@ -194,6 +206,13 @@ cdef class CounterSynth:
             )
         return 0
 
+    cdef int _check_given(self, long long node, double time) except -1:
+        if not (0 <= node < self.n_nodes):
+            raise ValueError(f"node must be in [0, {self.n_nodes}), got {node}")
+        if not (time >= 0.0):
+            raise ValueError(f"time must be >= 0, got {time!r}")
+        return 0
+
     def row(
         self, long long node, double time, double running, double load1, double load5,
         double load15, double d0=0.0, double d1=0.0, double d2=0.0, double d3=0.0,
@@ -205,9 +224,14 @@ cdef class CounterSynth:
         self._row(node, time, running, load1, load5, load15, out, 1, d0, d1, d2, d3)
         return [out[i] for i in range(N_COUNTERS)]
 
-    def rows(self, nodes, times, running, load1, load5, load15, demand=None) -> np.ndarray:
+    def rows(
+        self, nodes, times, running, load1, load5, load15, demand=None, levels=None
+    ) -> np.ndarray:
         """:meth:`row` of every ``(nodes[i], times[i], ...)``: an array ``(29, len(nodes))``;
-        ``demand``: ``(4, len(nodes))`` co-located demand (None: none)."""
+        ``demand``: ``(4, len(nodes))`` co-located demand (None: none); ``levels``: the
+        ``(4, len(nodes))`` background levels of each node at its time, read when the
+        reading was taken (None: read from :meth:`set_levels`' levels, which must still
+        hold those steps)."""
         arrays = [np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
                   for a in (times, running, load1, load5, load15)]
         n_rows = arrays[0].shape[0]
@@ -217,6 +241,14 @@ cdef class CounterSynth:
             dem = np.ascontiguousarray(demand, dtype=np.float64)
             if dem.shape != (4, n_rows):
                 raise ValueError(f"demand must have shape (4, {n_rows}), got {dem.shape}")
+        given = levels is not None
+        if given:
+            lev = np.ascontiguousarray(levels, dtype=np.float64)
+            if lev.shape != (4, n_rows):
+                raise ValueError(f"levels must have shape (4, {n_rows}), got {lev.shape}")
+        else:
+            lev = np.zeros((4, 0))
+        cdef const double[:, ::1] lv = lev
         cdef const double[:, ::1] dv = dem
         cdef const long long[::1] nd = np.ascontiguousarray(nodes, dtype=np.int64).reshape(-1)
         cdef Py_ssize_t n = nd.shape[0], i
@@ -228,10 +260,20 @@ cdef class CounterSynth:
         cdef const double[::1] l5 = arrays[3]
         cdef const double[::1] l15 = arrays[4]
         for i in range(n):
-            self._check(nd[i], tm[i])
+            if given:
+                self._check_given(nd[i], tm[i])
+            else:
+                self._check(nd[i], tm[i])
         out = np.empty((N_COUNTERS, n), dtype=np.float64)
         cdef double[:, ::1] o = out
-        if n:
+        if n and given:
+            with nogil:
+                for i in range(n):
+                    self._row_at(
+                        nd[i], tm[i], lv[0, i], lv[1, i], lv[2, i], lv[3, i], rn[i], l1[i],
+                        l5[i], l15[i], &o[0, i], n, dv[0, i], dv[1, i], dv[2, i], dv[3, i],
+                    )
+        elif n:
             with nogil:
                 for i in range(n):
                     self._row(

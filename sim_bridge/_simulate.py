@@ -399,6 +399,8 @@ def simulate(
     )
     if sink is not None:
         sink.tenancy = sim._tenancy
+        # the counters at each launch come from the levels recorded then (not the paths)
+        sim._launch_levels = sink.launch_levels = record_counters and not cluster.ideal
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None

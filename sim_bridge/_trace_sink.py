@@ -206,20 +206,29 @@ def _row_columns(
     tenancy: bool,
     record_truth: bool,
     node_names: np.ndarray | None,
+    launch_levels: bool = False,
 ) -> dict[str, Any]:
-    """The keyword arguments of :func:`sim_bridge.trace.tasks_table` for :func:`columns_table`."""
+    """The keyword arguments of :func:`sim_bridge.trace.tasks_table` for :func:`columns_table`.
+
+    ``rec`` holds per row the running count and load averages at launch, then the co-located
+    demand (``tenancy``), the truth (``record_truth``) and the node's background levels at
+    launch (``launch_levels``: the counters are computed from them, not from the paths)."""
     node, launch = cols["node"], cols["launch_time"]
     row_job_ids = cols["job_id"]
     phase = cols["phase"]
-    width = 4 + 4 * tenancy + 4 * record_truth
+    at_truth = 4 + 4 * tenancy
+    at_levels = at_truth + 4 * record_truth
     counters = None
     if record_counters:
         dem = rec[:, 4:8].T if tenancy else None
-        c = cluster.counters(node, launch, rec[:, 0], rec[:, 1], rec[:, 2], rec[:, 3], dem)
+        lv = rec[:, at_levels : at_levels + 4].T if launch_levels else None
+        c = cluster.counters(
+            node, launch, rec[:, 0], rec[:, 1], rec[:, 2], rec[:, 3], dem, levels=lv
+        )
         counters = {name: c[name] for name in COUNTER_NAMES}
     truth = None
     if record_truth:
-        truth = {k: rec[:, width - 4 + i] for i, k in enumerate(_TRUTH)}
+        truth = {k: rec[:, at_truth + i] for i, k in enumerate(_TRUTH)}
     return dict(
         job_id=row_job_ids,
         task_id=task_ids(row_job_ids.tolist(), phase.tolist(), cols["task_index"].tolist()),
@@ -334,6 +343,10 @@ class TraceSink:
             self._tmp = self.path.with_name(f".{self.path.name}.part")
         self.record_counters = bool(record_counters)
         self.tenancy = bool(tenancy)
+        #: each launch record ends with the node's background levels at launch (set by
+        #: ``simulate`` with the engine's ``_launch_levels``): the counters are read from
+        #: them, so the sink holds no path steps for its buffered jobs
+        self.launch_levels = False
         self.record_truth = bool(record_truth)
         self.row_group_rows = int(row_group_rows)
         self.acc = StreamSummary(beta)
@@ -361,7 +374,7 @@ class TraceSink:
     @property
     def _width(self) -> int:
         """Values in an attempt's launch record."""
-        return 4 + 4 * self.tenancy + 4 * self.record_truth
+        return 4 + 4 * self.tenancy + 4 * self.record_truth + 4 * self.launch_levels
 
     # -- the engine's callback
     def add_job(self, job) -> None:
@@ -374,7 +387,7 @@ class TraceSink:
         self._parts.append(attempt_columns(atts))
         self._recs.append(self._launch_records(job, atts))
         self._received.append(job)
-        if self.record_counters and job.submit_time < self._oldest:
+        if self.record_counters and not self.launch_levels and job.submit_time < self._oldest:
             self._oldest = job.submit_time
             self.cluster.hold("trace_sink", job.submit_time)
         self._n_att.append(len(atts))
@@ -434,6 +447,7 @@ class TraceSink:
                 tenancy=self.tenancy,
                 record_truth=self.record_truth,
                 node_names=self._node_names,
+                launch_levels=self.launch_levels,
             )
         )
 

@@ -212,3 +212,28 @@ def test_compiled_rows_are_the_reference_formula(seed, n_nodes, slots, base, m, 
     one = synth.row(int(nodes[i]), float(times[i]), float(running[i]),
                     *(float(x[i]) for x in loads), *demand[:, i].tolist())  # fmt: skip
     assert one == got[:, i].tolist()  # a single read is the vectorised row, bit for bit
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), m=st.integers(1, 200), tenants=st.booleans())
+def test_counters_from_levels_read_at_launch_equal_the_paths(seed, m, tenants):
+    """A streamed run records each launch's four levels (``levels_now``) and reads the
+    counters from them once the paths may have dropped that step: the same values, bit for
+    bit, on the compiled rows and on the NumPy reference; and they need no path step."""
+    for c in _pair(12, 3, seed):
+        rng = np.random.default_rng(seed)
+        args = _inputs(rng, 12, 3, m, 20000.0)
+        demand = rng.uniform(0.0, 0.8, (4, m)) if tenants else None
+        nodes, times = args[0], args[1]
+        pairs = zip(nodes.tolist(), times.tolist(), strict=True)
+        levels = np.array([c.levels_now(n, t) for n, t in pairs]).T
+        np.testing.assert_array_equal(levels, c.levels_at(nodes, times))
+        want = c.counters(*args, demand)
+        c.hold("test", 30000.0)  # every step the readings are at may go
+        c.levels_at([0], [2 * 86400.0])  # the paths are extended: the steps before go
+        assert c.base_step * c.dt > times.max()
+        got = c.counters(*args, demand, levels=levels)
+        for name in COUNTER_NAMES:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    with pytest.raises(ValueError, match="levels must have shape"):
+        c.counters(*args, demand, levels=levels[:, :-1] if m > 1 else np.zeros((3, 1)))

@@ -179,6 +179,10 @@ class AttemptPhysics:
     record_truth: bool
     _bounded: bool
     _tenancy: bool
+    #: a streamed run that writes counters: each launch record ends with the node's four
+    #: background levels at launch (the counters are read from them when the job is written,
+    #: so the paths need not keep the launch's step until then)
+    _launch_levels: bool = False
     _load: list[list[float]]
     _load_t: list[float]
     _node_live: list[dict[int, Attempt]]
@@ -271,6 +275,8 @@ class AttemptPhysics:
                 else:
                     r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
                 self._record_truth(task, node, now, mult, r_now, None if keep else rec)
+            if self._launch_levels:  # a streamed run (rec is this attempt's record)
+                rec.extend(cluster.levels_now(node, now))
             if ideal:
                 att._c0 = float(now)
                 end = att._end = float(now + work)
