@@ -55,6 +55,9 @@ __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simul
 
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
 _CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
+#: simulated seconds between two scans of the live attempts for the oldest step they may
+#: read (:meth:`Simulator._hold_paths`); a hold older than it could be only keeps more
+_HOLD_EVERY_S = 600.0
 
 
 class SimulationStopped(RuntimeError):
@@ -239,11 +242,34 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             )
 
     def _hold_paths(self) -> None:
-        """Tell the cluster the oldest time the jobs alive may still read (streaming runs):
-        every read of a live job (its attempts' progress, the counters at their launches)
-        is at or after the oldest live job's submission, so older path steps can go."""
+        """Tell the cluster the oldest time the jobs alive may still read (streaming runs).
+
+        Every read of a live job is at or after the oldest live job's submission (its
+        attempts' progress, the counters at their launches), so older path steps can go.
+        When no launch's step is read after it (``_hold_live``, set by ``simulate`` for a
+        streamed run: its trace sink computes the counters from the levels each launch
+        recorded) the bound is the live attempts' instead: an attempt reads the
+        paths from its segment's start on (``_seg_t``: its launch, or where its work done
+        was last booked), and a killed attempt's progress is the value booked when it
+        closed (:meth:`_close`). Then a job alive for days holds only its attempts' last
+        segments, not the paths since its submission. That scan runs once per
+        ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only keeps more.
+        """
         active = self._active
-        self.cluster.hold("engine", next(iter(active.values())).submit_time if active else self.now)
+        now = self.now
+        if not self._hold_live:
+            self.cluster.hold("engine", next(iter(active.values())).submit_time if active else now)
+            return
+        if now - self._held_at < _HOLD_EVERY_S:
+            return
+        self._held_at = now
+        t = now
+        for job in active.values():
+            for a in job.running.values():
+                s = a._seg_t
+                if s < t:
+                    t = s
+        self.cluster.hold("engine", t)
 
     def _check_stuck(self) -> None:
         if self._n_arrivals_left or self._n_wakes or self._n_running:

@@ -86,6 +86,8 @@ class AttemptLifecycle:
     _pick_node: Callable[[Task], int | None]
     _solve_launch: Callable[[Attempt, Task, Job, int, float, float, int], float]
     _advance: Callable[[Attempt, float], None]
+    _work_done: Callable[[Attempt, float], float]
+    _hold_live: bool
     _tenants_left: Callable[[int, float], None]
     _push_end: Callable[[Attempt, int], None]
 
@@ -197,6 +199,11 @@ class AttemptLifecycle:
         if self._tenancy:
             self._advance(att, now)  # its progress at the end stays readable
             self._tenants_left(node, now)
+        if state == A_KILLED and self._hold_live and att._work > 0.0:
+            # a streamed run whose paths go with its live attempts' reads: the killed
+            # attempt's work done at its end is booked now, where SimView.progress reads it
+            # (the value _work_done gives at the end, read at any later time)
+            att._prog = (now, self._work_done(att, now))
         node_running[node] = n - 1
         self._n_running -= 1
         if att.index:

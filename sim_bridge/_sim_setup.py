@@ -80,6 +80,8 @@ class SimulatorSetup:
         self._bounded = not self.keep_history
         if self._bounded:  # nothing of the paths may go before the loop says so
             cluster.hold("engine", 0.0)
+        #: the simulated time of the last scan of the live attempts' oldest read
+        self._held_at = -math.inf
         if not self.keep_history and on_job_done is None:
             raise ValueError("keep_history=False needs an on_job_done callback")
         self._on_job_done = on_job_done

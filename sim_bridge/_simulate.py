@@ -399,8 +399,10 @@ def simulate(
     )
     if sink is not None:
         sink.tenancy = sim._tenancy
-        # the counters at each launch come from the levels recorded then (not the paths)
+        # the counters at each launch come from the levels recorded then (not the paths),
+        # so the paths go with the live attempts' reads (Simulator._hold_paths)
         sim._launch_levels = sink.launch_levels = record_counters and not cluster.ideal
+        sim._hold_live = True
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None

@@ -403,7 +403,9 @@ class TraceSink:
         if recs is None:
             return np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(n, width)
         offsets = np.fromiter(map(attrgetter("_rec"), atts), np.int64, n)
-        return np.frombuffer(recs, dtype=float).reshape(-1, width)[offsets // width]
+        out = np.frombuffer(recs, dtype=float).reshape(-1, width)[offsets // width]
+        job._recs = None  # read once (the job is done): its flat records go before the flush
+        return out
 
     @property
     def jobs_done(self) -> int:

@@ -118,9 +118,14 @@ class SimView:
         if attempt.state == A_RUNNING or t is None:
             t = sim.now
         sf = attempt.start_fraction
+        prog = attempt._prog
         if attempt._work <= 0.0:  # duration override: linear progress
             span = attempt._end - attempt.launch_time
             frac = 1.0 if span <= 0 else (t - attempt.launch_time) / span
+        elif attempt.state != A_RUNNING and prog is not None and prog[0] == t:
+            # work done at its end, read then (a killed attempt of a streamed run books it
+            # when it closes): what _work_done(attempt, t) gives from that read
+            frac = prog[1] / attempt._work
         else:
             frac = sim._work_done(attempt, t) / attempt._work
         return sf + (1.0 - sf) * min(max(frac, 0.0), 1.0)

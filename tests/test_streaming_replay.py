@@ -388,3 +388,72 @@ def test_streamed_trace_follows_the_trace_contract(tmp_path):
     for name, dtype in trace.JOB_COLUMNS.items():
         if dtype != "str":
             assert str(r.jobs[name].dtype) == dtype, name
+
+
+def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, monkeypatch):
+    """A streamed run drops the path steps its live attempts no longer read, even while the
+    job that launched them lives on: the counters at each launch come from the levels
+    recorded then, and a killed attempt's progress is booked when it closes. So a job alive
+    for days holds its attempts' last segments, not the days since its submission; the
+    tables are the in-memory run's, bit for bit."""
+    day = 86400.0
+    jobs = [JobSpec("long", 0.0, [1.5 * day, 50.0], [20.0], workload="FB2009")]
+    jobs += [
+        JobSpec(f"s{i}", 1800.0 * i, [30.0, 40.0, 35.0], [20.0], workload="FB2009")
+        for i in range(1, 260)
+    ]
+    w = Workload("FB2009", jobs)
+    made: list[sim_bridge.Cluster] = []
+
+    class Spy(sim_bridge.Cluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    kw = dict(nodes=3, slots=2, seed=1, progress=False, engine="python")
+    mem = sim_bridge.simulate(w, "late", **kw)
+    path = tmp_path / "t.parquet"
+    stream = sim_bridge.simulate(w, "late", trace_sink=path, **kw)
+    long_end = float(mem.jobs.set_index("job_id").loc["long", "finish_time"])
+    assert long_end > 3 * day  # the job lives on for more than three days
+    cluster = made[1]
+    # held from its submission, the paths would have kept > 3 days of steps
+    assert cluster.max_window_steps * cluster.dt < 2.5 * day
+    assert cluster.base_step * cluster.dt > 2 * day
+    got = _sorted(pd.read_parquet(path))
+    pd.testing.assert_frame_equal(got, _sorted(mem.tasks), check_dtype=False)
+    assert stream.summary["events"] == mem.summary["events"]
+
+
+def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_path):
+    """A streamed run books a killed attempt's work done when it closes (its paths may go):
+    a policy reading the progress of killed attempts later gets the in-memory run's values,
+    bit for bit."""
+
+    class Watch(LATE):
+        name = "watch-killed"
+
+        def reset(self) -> None:
+            super().reset()
+            self.seen: list[tuple[int, float, float]] = []
+
+        def on_tick(self, view):
+            for job in view.active_jobs():
+                for task in job.tasks:
+                    for a in task.attempts:
+                        if a.state == 2:  # killed
+                            self.seen.append((a.uid, view.now, view.progress(a)))
+            return super().on_tick(view)
+
+    runs = {}
+    for stream in (False, True):
+        pol = Watch()
+        sink = {"trace_sink": tmp_path / "t.parquet"} if stream else {}
+        sim_bridge.simulate(
+            _workload(30, seed=2), pol, nodes=4, slots=2, seed=5, progress=False,
+            engine="python", **sink,
+        )  # fmt: skip
+        runs[stream] = pol.seen
+    assert len(runs[False]) > 20
+    assert runs[True] == runs[False]

@@ -183,6 +183,9 @@ class AttemptPhysics:
     #: background levels at launch (the counters are read from them when the job is written,
     #: so the paths need not keep the launch's step until then)
     _launch_levels: bool = False
+    #: the paths go with the live attempts' reads, not the live jobs' (``Simulator._hold_paths``;
+    #: a killed attempt's progress at its end is booked when it closes)
+    _hold_live: bool = False
     _load: list[list[float]]
     _load_t: list[float]
     _node_live: list[dict[int, Attempt]]
