@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE
-from sim_bridge._cluster import COUNTER_NAMES, Cluster
+from sim_bridge._cluster import _BLOCK, COUNTER_NAMES, Cluster
 from sim_bridge._compiled import (
     ENGINES,
     compiled_available,
@@ -58,6 +58,14 @@ DEFAULT_PLACEMENT = "fair"
 log = logging.getLogger("sim_bridge")
 
 _P = TypeVar("_P", bound=Policy)
+
+#: A streamed run records each launch's four background levels (32 bytes an attempt, kept
+#: until its job is written) and then lets the contention paths go with its live attempts'
+#: reads, when one day-block of the cluster's levels is at least this big; on a smaller
+#: cluster the paths cost less than the records (the FB-2009 day on 600 nodes, 28 MB of
+#: levels a day: peak 323 MB with the records, 314 MB without them; an FB-2010 day on
+#: 33,000 nodes holds 1.5 GB of levels a day-block, with rates and sums ~2.9 GB).
+LAUNCH_LEVELS_MIN_BYTES = 64 << 20
 
 
 class SimulationResult:
@@ -399,10 +407,12 @@ def simulate(
     )
     if sink is not None:
         sink.tenancy = sim._tenancy
-        # the counters at each launch come from the levels recorded then (not the paths),
-        # so the paths go with the live attempts' reads (Simulator._hold_paths)
-        sim._launch_levels = sink.launch_levels = record_counters and not cluster.ideal
-        sim._hold_live = True
+        # on a big cluster the counters at each launch come from the levels recorded then
+        # (not the paths), so the paths go with the live attempts' reads
+        # (Simulator._hold_paths); without counters nothing reads a launch's step later
+        big = cluster.n_nodes * 4 * 8 * _BLOCK >= LAUNCH_LEVELS_MIN_BYTES
+        sim._hold_live = not cluster.ideal and (big or not record_counters)
+        sim._launch_levels = sink.launch_levels = record_counters and sim._hold_live
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None

@@ -411,6 +411,7 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
             made.append(self)
 
     monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)  # 3 nodes
     kw = dict(nodes=3, slots=2, seed=1, progress=False, engine="python")
     mem = sim_bridge.simulate(w, "late", **kw)
     path = tmp_path / "t.parquet"
@@ -426,7 +427,7 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
     assert stream.summary["events"] == mem.summary["events"]
 
 
-def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_path):
+def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_path, monkeypatch):
     """A streamed run books a killed attempt's work done when it closes (its paths may go):
     a policy reading the progress of killed attempts later gets the in-memory run's values,
     bit for bit."""
@@ -447,6 +448,7 @@ def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_pa
             return super().on_tick(view)
 
     runs = {}
+    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)  # 4 nodes
     for stream in (False, True):
         pol = Watch()
         sink = {"trace_sink": tmp_path / "t.parquet"} if stream else {}
