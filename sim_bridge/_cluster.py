@@ -642,14 +642,25 @@ class Cluster:
         if self._trates is not None:
             self._trates.set_profiles(np.array(self._profiles))
         self._seq_to.append(self._horizon)
-        rate = self._block_rate(prof, self._levels[:, :, : self._rhorizon - self._base])
+        # the rates and running sums of the steps rated so far, in chunks of nodes (as
+        # _append_rates: one chunk's responses at a time, not the window's, ~2x its levels
+        # on a big cluster; the same values bit for bit)
+        n, m = self.n_nodes, self._rhorizon - self._base
+        rate = np.empty((n, m))
+        # steps were dropped: the running sum goes on from theirs, step by step
+        carry = None if self._base == 0 else self._cum_before_window(prof)
+        cum = np.zeros((n, m + 1)) if carry is None else np.empty((n, m + 1))
+        step = max(1, _RATE_CHUNK_BYTES // (8 * 4 * max(m, 1)))
+        for i in range(0, n, step):
+            j = min(i + step, n)
+            phi = self._response(np.ascontiguousarray(self._levels[:, i:j, :m]))
+            r = rate[i:j] = self._block_rate(prof, phi=phi, nodes=slice(i, j))
+            if carry is None:
+                np.cumsum(r * self.dt, axis=1, out=cum[i:j, 1:])
+            else:
+                x = np.concatenate([carry[i:j, None], r * self.dt], axis=1)
+                cum[i:j] = np.cumsum(x, axis=1)
         self._rate.append(rate)
-        if self._base == 0:
-            cum = np.zeros((self.n_nodes, rate.shape[1] + 1))
-            np.cumsum(rate * self.dt, axis=1, out=cum[:, 1:])
-        else:  # steps were dropped: the running sum goes on from theirs, step by step
-            carry = self._cum_before_window(prof)
-            cum = np.cumsum(np.concatenate([carry[:, None], rate * self.dt], axis=1), axis=1)
         self._cum.append(cum)
         return len(self._profiles) - 1
 
