@@ -197,7 +197,11 @@ class AttemptLifecycle:
         del task.job.running[uid]
         del self._node_live[node][uid]
         if self._tenancy:
-            self._advance(att, now)  # its progress at the end stays readable
+            if state != A_KILLED or att._dem is not None:
+                self._advance(att, now)  # its progress at the end stays readable
+            # (a killed attempt with no co-located demand is read from its running sum
+            # since _c0, which _advance does not restart: booked, the last segment would
+            # count twice in a later read of its progress)
             self._tenants_left(node, now)
         if state == A_KILLED and self._hold_live and att._work > 0.0:
             # a streamed run whose paths go with its live attempts' reads: the killed
