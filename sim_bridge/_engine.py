@@ -248,12 +248,14 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         attempts' progress, the counters at their launches), so older path steps can go.
         When no launch's step is read after it (``_hold_live``, set by ``simulate`` for a
         streamed run: its trace sink computes the counters from the levels each launch
-        recorded) the bound is the live attempts' instead: an attempt reads the
-        paths from its segment's start on (``_seg_t``: its launch, or where its work done
-        was last booked), and a killed attempt's progress is the value booked when it
-        closed (:meth:`_close`). Then a job alive for days holds only its attempts' last
-        segments, not the paths since its submission. That scan runs once per
-        ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only keeps more.
+        recorded) the bound is the live attempts' instead. An attempt under co-located
+        demand integrates its work from its segment's start on (``_seg_t``: its launch, or
+        where its work done was last booked); one without reads its profile's running sum
+        now only (``_c0`` holds the sum at its segment's start), and a killed attempt's
+        progress is the value booked when it closed (:meth:`_close`). Then a job alive for
+        days holds only its attempts' last segments under demand, not the paths since its
+        submission. That scan runs once per ``_HOLD_EVERY_S`` simulated seconds; a hold
+        older than it could be only keeps more.
         """
         active = self._active
         now = self.now
@@ -267,7 +269,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         for job in active.values():
             for a in job.running.values():
                 s = a._seg_t
-                if s < t:
+                if s < t and a._dem is not None:
                     t = s
         self.cluster.hold("engine", t)
 
