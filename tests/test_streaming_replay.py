@@ -53,9 +53,15 @@ def _sorted(tasks: pd.DataFrame) -> pd.DataFrame:
         ("none", {"record_truth": True}),
         ("mantri", {"interference": 0.0}),
         ("late", {"record_counters": False}),
+        # a big cluster's launch levels and live-attempt hold, forced on these 6 nodes
+        ("late", {"levels": True}),
+        ("none", {"record_truth": True, "levels": True}),
     ],
 )
-def test_streaming_run_equals_the_in_memory_run(tmp_path, policy, kw):
+def test_streaming_run_equals_the_in_memory_run(tmp_path, monkeypatch, policy, kw):
+    kw = dict(kw)
+    if kw.pop("levels", False):
+        monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)
     w = _workload()
     common = dict(nodes=6, slots=2, seed=5, progress=False, engine="python", **kw)
     mem = sim_bridge.simulate(w, policy, **common)
