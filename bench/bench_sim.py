@@ -230,6 +230,38 @@ machine shared with other runs; CPU seconds):
   speculation, stopped at 8.12 h: 241,505 waiting, 6.1 GB). LATE's scan (every 5 s over
   every live attempt of a job with a candidate) is ~50% of its CPU (cProfile, 0.15 h).
 
+Measured later on 2026-11-24 (the same 2-core machine running two or three replays at once:
+CPU seconds of one run are inflated by up to ~20% against a quiet machine):
+
+- FB-2009 day streamed (``--skip-part1 --skip-fb2010``): 315 MB peak with
+  ``sim_bridge.lean_allocators`` (the CLI's setting, now every streamed child's), 339 MB
+  with the default allocators in the same run (CPU 0.98x); in memory 1,163 MB; all paths
+  kept 361 MB; day / 6 h 1.21. The 300 MB goal is not met.
+- FB-2010 on 33,000 x 10 (the new default), streamed, a sampler thread logging the running
+  engine every 10 s (as the children's marks): the set-up (first day-block, two profiles'
+  rates) peaks at 3.0 GB, was 4.9 GB (``profile_id`` and ``BadNodes.capacity_block`` now
+  work in chunks of nodes, same values). LATE, the first hour's 977 jobs to the end: 251 s
+  CPU, 527k events, peak 3,598 MB (at 1.1 simulated h: 185 s, 503k events, 3,592 MB).
+- FB-2010 day without speculation on 33,000 x 10, before this session's path holds (the
+  engine held the paths from the oldest live job's submission): 1 h 69 s CPU / 0.50M events
+  / 3,659 MB (set-up peak 4,935); 6 h 401 s / 3.21M / 5,426 MB; 12 h 1,130 s / 8.22M /
+  8,151 MB; 24 h 2,641 s / 16.34M events / 11,860 MB (peak 12,339; 12,901 at 26 h, when the
+  paths had grown by a second day-block). Memory grows with the jobs alive (1,322 at 24 h:
+  stragglers of up to ~100 h keep their jobs, and every finished task's objects with them).
+- Alibaba 2017 at full scale (1,300 x 176), LATE, the first 0.25 h: 175.7 s CPU, 97,058
+  events, peak 512 MB (214.1 s and 614 MB a session earlier).
+- The same, the first 0.5 h (140 jobs, 199,011 tasks, 246,006 attempts): 1,352 s CPU,
+  302,118 events, peak 1,426 MB (1,420.9 s and 1,547 MB a session earlier). At 1,300 nodes a
+  day-block of levels is 60 MB, under ``LAUNCH_LEVELS_MIN_BYTES``: the live jobs hold the paths.
+- The same day with this session's holds (launch levels, paths held by the live attempts
+  under co-located demand): 1 h 69 s / 0.49M / 3,606 MB (set-up peak 3.0 GB); 6 h 406 s /
+  3.20M / 5,527 MB; 12 h 1,108 s / 8.24M / 8,398 MB; 24 h 2,462 s / 16.34M / 11,860 MB (peak
+  12,047; at 26 h 11,603 MB, peak 12,047, against 12,494 and 12,901). The records of the levels
+  cost ~100-250 MB before 24 h; the hold saves ~0.9 GB of peak at the second day-block. After
+  the day's jobs (the drain: 85-500 live jobs, a few hundred attempts) RSS still grew to 16.4
+  GB at 71.7 simulated h: attempts whose co-located demand did not change for days keep their
+  segment's start, and the paths grow by a day-block a day. Not flat; not under 4 GB.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
