@@ -528,18 +528,25 @@ class Cluster:
             del cum, new
         if not self._profiles or not m:
             return
-        step = max(1, _RATE_CHUNK_BYTES // (8 * 4 * m))
-        for i in range(0, n, step):
-            j = min(i + step, n)
-            phi = self._response(np.ascontiguousarray(block[:, i:j]))  # shared by profiles
+        for nodes, phi in self._chunk_responses(block):  # phi shared by the profiles
             for pid, prof in enumerate(self._profiles):
-                rate = self._block_rate(prof, phi=phi, nodes=slice(i, j))
-                self._rate[pid][i:j, -m:] = rate
+                rate = self._block_rate(prof, phi=phi, nodes=nodes)
+                self._rate[pid][nodes, -m:] = rate
                 if seq[pid]:
-                    x = np.concatenate([carries[pid][i:j], rate * self.dt], axis=1)
-                    self._cum[pid][i:j, -m:] = np.cumsum(x, axis=1)[:, 1:]
+                    x = np.concatenate([carries[pid][nodes], rate * self.dt], axis=1)
+                    self._cum[pid][nodes, -m:] = np.cumsum(x, axis=1)[:, 1:]
                 else:
-                    self._cum[pid][i:j, -m:] = carries[pid][i:j] + np.cumsum(rate * self.dt, axis=1)
+                    add = np.cumsum(rate * self.dt, axis=1)
+                    self._cum[pid][nodes, -m:] = carries[pid][nodes] + add
+
+    def _chunk_responses(self, levels: np.ndarray):
+        """``(nodes, response)`` over the levels ``(4, n_nodes, steps)`` in chunks of nodes
+        (``_RATE_CHUNK_BYTES`` of responses each): :meth:`_response` is element by element,
+        so the chunks hold the whole array's values."""
+        step = max(1, _RATE_CHUNK_BYTES // (8 * 4 * max(levels.shape[2], 1)))
+        for i in range(0, self.n_nodes, step):
+            nodes = slice(i, min(i + step, self.n_nodes))
+            yield nodes, self._response(np.ascontiguousarray(levels[:, nodes]))
 
     def _node_ahead(self, pid: int, node: int, r: int, carry: float):
         """Rates and running sum ``(rate, cum)`` of ``node`` over the block from step ``r``
@@ -650,16 +657,13 @@ class Cluster:
         # steps were dropped: the running sum goes on from theirs, step by step
         carry = None if self._base == 0 else self._cum_before_window(prof)
         cum = np.zeros((n, m + 1)) if carry is None else np.empty((n, m + 1))
-        step = max(1, _RATE_CHUNK_BYTES // (8 * 4 * max(m, 1)))
-        for i in range(0, n, step):
-            j = min(i + step, n)
-            phi = self._response(np.ascontiguousarray(self._levels[:, i:j, :m]))
-            r = rate[i:j] = self._block_rate(prof, phi=phi, nodes=slice(i, j))
+        for nodes, phi in self._chunk_responses(self._levels[:, :, :m]):
+            r = rate[nodes] = self._block_rate(prof, phi=phi, nodes=nodes)
             if carry is None:
-                np.cumsum(r * self.dt, axis=1, out=cum[i:j, 1:])
+                np.cumsum(r * self.dt, axis=1, out=cum[nodes, 1:])
             else:
-                x = np.concatenate([carry[i:j, None], r * self.dt], axis=1)
-                cum[i:j] = np.cumsum(x, axis=1)
+                x = np.concatenate([carry[nodes, None], r * self.dt], axis=1)
+                cum[nodes] = np.cumsum(x, axis=1)
         self._rate.append(rate)
         self._cum.append(cum)
         return len(self._profiles) - 1

@@ -194,10 +194,7 @@ cdef class CounterSynth:
         out[28 * stride] = 2600.0 / self.speed[node] * exp(0.01 * _normal(base, 28))
 
     cdef int _check(self, long long node, double time) except -1:
-        if not (0 <= node < self.n_nodes):
-            raise ValueError(f"node must be in [0, {self.n_nodes}), got {node}")
-        if not (time >= 0.0):
-            raise ValueError(f"time must be >= 0, got {time!r}")
+        self._check_given(node, time)
         if <long long>py_floordiv(time, self.dt) >= self.horizon:
             raise IndexError(f"time {time!r} is beyond the background levels' horizon")
         if <long long>py_floordiv(time, self.dt) < self.base:
@@ -207,6 +204,7 @@ cdef class CounterSynth:
         return 0
 
     cdef int _check_given(self, long long node, double time) except -1:
+        # a reading's node and time (its levels given: no path step is read)
         if not (0 <= node < self.n_nodes):
             raise ValueError(f"node must be in [0, {self.n_nodes}), got {node}")
         if not (time >= 0.0):
