@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 import numpy as np
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from sim_bridge._cluster import PastPaths
     from sim_bridge._workloads import JobSpec
 
-__all__ = ["NO_LIVE", "Attempt", "Job", "Task", "shed_closed"]
+__all__ = ["NOT_LAUNCHED", "NO_LIVE", "Attempt", "Job", "OneFinished", "Task", "shed_closed"]
 
 
 class Attempt:
@@ -150,10 +151,13 @@ class Task:
         Base work (s on an idle nominal node, before noise).
     state : int
         0 blocked (its stage is not runnable yet), 1 waiting, 2 running, 3 done.
-    attempts : list[Attempt]
-        Every attempt in launch order.
+    attempts : Sequence[Attempt]
+        Every attempt in launch order: a list, except for a task never launched (the shared
+        empty tuple ``()``) and, in a streaming run, a done task whose one attempt finished
+        (a :class:`OneFinished`, rebuilt from its job's rows when read).
     live : dict[int, Attempt]
-        Running attempts by uid.
+        Running attempts by uid (read-only and shared before the first launch,
+        :data:`NOT_LAUNCHED`, and once done, :data:`NO_LIVE`).
     finish_time : float or None
     """
 
@@ -182,8 +186,10 @@ class Task:
         self.phase = phase
         self.work = work
         self.state = BLOCKED
-        self.attempts: list[Attempt] = []
-        self.live: dict[int, Attempt] = {}
+        # shared empty containers until the first launch (~120 bytes a task of a big job
+        # waiting to run: FB-2009's largest job has 112k tasks); _launch makes its own
+        self.attempts: Sequence[Attempt] = ()
+        self.live: dict[int, Attempt] = NOT_LAUNCHED
         self.finish_time: float | None = None
         self.first_launch: float | None = None
         self._u0 = u0
@@ -249,6 +255,7 @@ class Job:
         "_rng",
         "_seed",
         "_recs",
+        "_one",
     )
 
     # set by the engine when the job arrives (``Simulator._arrive``)
@@ -276,9 +283,13 @@ class Job:
     #: streaming runs: the launch records of its closed attempts, end to end (each attempt's
     #: ``_rec`` is then its offset here; :func:`shed_closed`)
     _recs: array | None
+    #: streaming runs: per task (by index) the uid, node and launch record's offset of a done
+    #: task's one finished attempt (:class:`OneFinished`); None until one is kept
+    _one: array | None
 
     def __init__(self) -> None:
         self._recs = None
+        self._one = None
 
     @property
     def rng(self) -> np.random.Generator:
@@ -312,21 +323,22 @@ class Job:
         >>> job.job_id, job.uid, job.finish_time = "j1", 0, 5.0
         >>> task = Task(0, job, 0, 0, "map", 1.0, 0.5)
         >>> job.tasks, job.stages, job.pending = [task], [[task], []], {}
-        >>> task.attempts.append(Attempt(0, task, 0, node=0, launch_time=0.0, start_fraction=0.0))
+        >>> task.attempts = [Attempt(0, task, 0, node=0, launch_time=0.0, start_fraction=0.0)]
         >>> job.release()
         >>> job.tasks, task.attempts, task.job is job
-        ([], [], True)
+        ([], (), True)
         """
         if self.finish_time is None:
             raise ValueError(f"job {self.job_id!r} is not done: it cannot be released")
         for task in self.tasks:
-            task.attempts = []
+            task.attempts = ()
         self.tasks = []
         self.stages = [[], []]
         self.pending = {}
         self.running = {}  # emptied, but a dict keeps the table it grew to
         self._m = []  # the originals' noise multipliers, read at their launches only
         self._recs = None
+        self._one = None
 
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""
@@ -344,9 +356,10 @@ class _NoLive(dict):
     instance, :data:`NO_LIVE`, instead of an empty dict per task)."""
 
     __slots__ = ()
+    _why = "a done task has no live attempts: its live mapping is read-only"
 
     def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("a done task has no live attempts: its live mapping is read-only")
+        raise TypeError(self._why)
 
     __setitem__ = _refuse  # type: ignore[assignment]
     update = _refuse  # type: ignore[assignment]
@@ -354,8 +367,90 @@ class _NoLive(dict):
     __ior__ = _refuse  # type: ignore[assignment]
 
 
+class _NotLaunched(_NoLive):
+    """:class:`_NoLive` for tasks never launched (:data:`NOT_LAUNCHED`)."""
+
+    __slots__ = ()
+    _why = "a task never launched has no live attempts: its live mapping is read-only"
+
+
 #: ``Task.live`` of a done task (it has no live attempt and never will): read-only, shared.
 NO_LIVE: dict[int, Attempt] = _NoLive()
+
+#: ``Task.live`` of a task never launched (the engine gives it a dict of its own at its first
+#: launch): read-only, shared.
+NOT_LAUNCHED: dict[int, Attempt] = _NotLaunched()
+
+
+class OneFinished(Sequence[Attempt]):
+    """``Task.attempts`` of a done task whose one attempt finished, in a streaming run.
+
+    Most tasks run one attempt. Once it finished, a streaming run (``keep_history=False``)
+    keeps what its trace row and its read-only fields need in its job's rows (``Job._one``:
+    its uid, node and launch record's offset; its launch and end are the task's
+    ``first_launch`` and ``finish_time``) and drops the :class:`Attempt` object, its
+    attempts list and their numbers: ~300 bytes a done task, which the jobs alive hold
+    until they end (millions of tasks in an FB-2010 day).
+
+    It is a read-only sequence of length 1. Each read rebuilds the attempt, equal in every
+    public field (``uid``, ``task``, ``index``, ``node``, ``launch_time``,
+    ``start_fraction``, ``state``, ``end_time``) to the one that ran, but not the same
+    object: a policy that needs an attempt's identity keeps the one its hooks were given.
+
+    Examples
+    --------
+    >>> job = Job()
+    >>> job.job_id, job.uid, job.n_tasks, job.finish_time = "j", 0, 2, None
+    >>> task = Task(0, job, 1, 0, "map", 10.0, 0.5)
+    >>> att = Attempt(7, task, 0, node=3, launch_time=2.0, start_fraction=0.0)
+    >>> task.attempts, task.first_launch = [att], att.launch_time
+    >>> att._rec, att.state, att.end_time = [1, 0.5, 0.25, 0.125], 1, 9.0
+    >>> shed_closed(att)
+    >>> task.finish_time = att.end_time
+    >>> type(task.attempts).__name__, len(task.attempts)
+    ('OneFinished', 1)
+    >>> a = task.attempts[0]
+    >>> (a.uid, a.node, a.launch_time, a.end_time, a.state, a.task is task, a._rec)
+    (7, 3, 2.0, 9.0, 1, True, 0)
+    """
+
+    __slots__ = ("task",)
+
+    def __init__(self, task: Task):
+        self.task = task
+
+    def _attempt(self) -> Attempt:
+        task = self.task
+        one = task.job._one
+        assert one is not None  # set with the view (shed_closed)
+        k = 3 * task.index
+        att = Attempt(one[k], task, 0, one[k + 1], task.first_launch, 0.0)  # type: ignore[arg-type]
+        att.state = A_FINISHED
+        att.end_time = att._end = task.finish_time  # type: ignore[assignment]
+        att._rec = one[k + 2]
+        return att
+
+    def __len__(self) -> int:
+        return 1
+
+    @overload
+    def __getitem__(self, i: int) -> Attempt: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Attempt]: ...
+
+    def __getitem__(self, i: int | slice) -> Attempt | list[Attempt]:
+        if isinstance(i, slice):
+            return [self._attempt()][i]
+        if i != 0 and i != -1:
+            raise IndexError(f"attempt index {i} out of range: the task ran one attempt")
+        return self._attempt()
+
+    def __iter__(self) -> Iterator[Attempt]:
+        return iter((self._attempt(),))
+
+    def __repr__(self) -> str:
+        return f"OneFinished([{self._attempt()!r}])"
 
 
 def shed_closed(att: Attempt) -> None:
@@ -365,9 +460,11 @@ def shed_closed(att: Attempt) -> None:
     ``_recs`` array (``_rec`` becomes its offset there; the trace sink reads it when the job
     is done); the rate memo of its progress reads goes (a cache: reads give the same values
     without it). A finished attempt's progress is 1 and is no longer computed, so its
-    segment state goes too, and its task (done: no attempt will be added) gets an exact-size
-    attempts list and drops its original's spent draw. A killed attempt keeps what its
-    progress at its end is read from.
+    segment state goes too, and its task (done: no attempt will be added) drops its original's
+    spent draw and gets an exact-size attempts list or, when that attempt was its only one
+    (started from scratch), a :class:`OneFinished`: the attempt then lives on as three
+    integers of its job's ``_one``. A killed attempt keeps what its progress at its end is
+    read from.
 
     Examples
     --------
@@ -398,5 +495,22 @@ def shed_closed(att: Attempt) -> None:
             att._end = att.end_time
         # its task is done: no attempt will be added, and its original's draw is spent
         task = att.task
-        task.attempts = task.attempts[:]  # exact size
         task._u0 = 0.0
+        atts = task.attempts
+        if (
+            len(atts) == 1
+            and att.start_fraction == 0.0
+            and task.first_launch is att.launch_time
+            and type(att._rec) is int
+        ):  # its one attempt: kept as its job's row (:class:`OneFinished`)
+            job = task.job
+            one = job._one
+            if one is None:
+                one = job._one = array("q", bytes(24 * job.n_tasks))
+            k = 3 * task.index
+            one[k] = att.uid
+            one[k + 1] = att.node
+            one[k + 2] = att._rec
+            task.attempts = OneFinished(task)
+        else:
+            task.attempts = atts[:]  # exact size

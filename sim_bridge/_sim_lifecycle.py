@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -148,7 +148,12 @@ class AttemptLifecycle:
             task.state = RUNNING
             if task.first_launch is None:
                 task.first_launch = now
-        attempts = task.attempts
+        # a task not done holds a list, or before its first launch the shared empty tuple
+        attempts = cast("list[Attempt]", task.attempts)
+        if not attempts:  # its first launch: its own list and dict (not the shared empties)
+            attempts = []
+            task.attempts = attempts
+            task.live = {}
         index = len(attempts)
         uid = self._attempt_uid
         self._attempt_uid = uid + 1

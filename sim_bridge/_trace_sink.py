@@ -9,7 +9,7 @@ chunk of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`, the ke
 :class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows, a few
 floats a job, stay in memory. A streamed run imports no pandas: the rows go from NumPy to
 Arrow (:func:`arrow_array`), and the job table is a DataFrame only when asked for
-(:meth:`TraceSink.jobs_table`). :func:`attempt_columns` reads the attempts' columns,
+(:meth:`TraceSink.jobs_table`). :mod:`sim_bridge._attempt_columns` reads the attempts' columns,
 :func:`columns_table` builds their rows (:func:`attempt_table` both at once) and
 :func:`job_table` the jobs'; both build their rows through :mod:`sim_bridge.trace` (the
 trace contract and the one table builder, which the in-memory engines use too). The file is
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._stream_summary import StreamSummary
 from sim_bridge._trace_columns import task_columns
@@ -128,45 +129,6 @@ def attempt_table(
         record_truth=truth is not None,
         node_names=node_names,
     )
-
-
-#: the per-row columns of :func:`attempt_columns`, in order
-_COLS = ("job_id", "workload", "submit_time", "node", "launch_time", "end_time", "state",
-         "attempt", "task_index", "phase", "input_work")  # fmt: skip
-
-
-def attempt_columns(atts: list) -> dict[str, np.ndarray]:
-    """The trace columns of closed attempts, read from the objects once (flat arrays; the
-    objects can then go): what :func:`columns_table` builds the rows from.
-
-    Examples
-    --------
-    >>> from sim_bridge._jobs import Attempt, Job, Task
-    >>> job = Job()
-    >>> job.job_id, job.workload, job.submit_time, job.uid = "j", "SYN", 0.5, 0
-    >>> att = Attempt(0, Task(0, job, 1, 0, "map", 4.0, 0.1), 0, 3, 1.0, 0.0)
-    >>> att.state, att.end_time = 1, 2.5
-    >>> cols = attempt_columns([att])
-    >>> cols["job_id"].tolist(), cols["node"].tolist(), cols["end_time"].tolist()
-    (['j'], [3], [2.5])
-    """
-    n = len(atts)
-    # attributes read with C-level getters, column by column (no per-row tuples)
-    tasks_of = list(map(attrgetter("task"), atts))
-    tjobs = list(map(attrgetter("job"), tasks_of))
-    return {
-        "job_id": np.array(list(map(attrgetter("job_id"), tjobs)), dtype=object),
-        "workload": np.array(list(map(attrgetter("workload"), tjobs)), dtype=object),
-        "submit_time": np.fromiter(map(attrgetter("submit_time"), tjobs), float, n),
-        "node": np.fromiter(map(attrgetter("node"), atts), np.int64, n),
-        "launch_time": np.fromiter(map(attrgetter("launch_time"), atts), float, n),
-        "end_time": np.fromiter(map(attrgetter("end_time"), atts), float, n),
-        "state": np.fromiter(map(attrgetter("state"), atts), np.int8, n),
-        "attempt": np.fromiter(map(attrgetter("index"), atts), np.int64, n),
-        "task_index": np.fromiter(map(attrgetter("index"), tasks_of), np.int64, n),
-        "phase": np.array(list(map(attrgetter("phase"), tasks_of)), dtype=object),
-        "input_work": np.fromiter(map(attrgetter("work"), tasks_of), float, n),
-    }
 
 
 def columns_table(
@@ -383,27 +345,27 @@ class TraceSink:
             self.release_received()
         if self._n_buf >= self.row_group_rows:
             self.flush()  # the previous job filled the buffer: written now it is released
-        atts = [a for task in job.tasks for a in task.attempts]
-        self._parts.append(attempt_columns(atts))
-        self._recs.append(self._launch_records(job, atts))
+        cols, offsets = job_attempt_columns(job)
+        self._parts.append(cols)
+        self._recs.append(self._launch_records(job, offsets))
         self._received.append(job)
         if self.record_counters and not self.launch_levels and job.submit_time < self._oldest:
             self._oldest = job.submit_time
             self.cluster.hold("trace_sink", job.submit_time)
-        self._n_att.append(len(atts))
+        n = len(cols["node"])
+        self._n_att.append(n)
         self._rows.append(_JobRow(job))
-        self._n_buf += len(atts)
+        self._n_buf += n
 
-    def _launch_records(self, job, atts: list) -> np.ndarray:
-        """The launch records of ``atts`` (n, width), in their order: from the job's flat
-        ``_recs`` when the engine shed its closed attempts (:func:`sim_bridge._jobs.shed_closed`),
-        else from each attempt's own list."""
-        n, width = len(atts), self._width
-        recs = job._recs
-        if recs is None:
-            return np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(n, width)
-        offsets = np.fromiter(map(attrgetter("_rec"), atts), np.int64, n)
-        out = np.frombuffer(recs, dtype=float).reshape(-1, width)[offsets // width]
+    def _launch_records(self, job, offsets: np.ndarray | None) -> np.ndarray:
+        """The launch records (n, width) at ``offsets`` in the job's flat ``_recs`` (where the
+        engine shed its closed attempts': :func:`sim_bridge._jobs.shed_closed`), or each
+        attempt's own list when ``offsets`` is None (an engine that did not shed them)."""
+        width = self._width
+        if offsets is None:
+            atts = [a for task in job.tasks for a in task.attempts]
+            return np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(-1, width)
+        out = np.frombuffer(job._recs, dtype=float).reshape(-1, width)[offsets // width]
         job._recs = None  # read once (the job is done): its flat records go before the flush
         return out
 
@@ -422,7 +384,7 @@ class TraceSink:
             if len(parts) == 1:  # one (big) job: no copy
                 cols, rec = parts[0], recs[0]
             else:
-                cols = {k: np.concatenate([p[k] for p in parts]) for k in _COLS}
+                cols = {k: np.concatenate([p[k] for p in parts]) for k in ATTEMPT_COLUMNS}
                 rec = np.concatenate(recs)
             del parts, recs
             self._write(cols, rec, sizes)

@@ -247,6 +247,8 @@ class AttemptPhysics:
                     mult = float(residual_noise(u, alpha))
                 elif index == 0:
                     mult = job._m[task.index]
+                    if not keep:  # read once: a streaming run drops the number
+                        job._m[task.index] = 1.0
                 else:
                     alpha = noise_alpha(job.alpha, self._tail[node], 0.0, 0.0)
                     mult = float(residual_noise(job.rng.random(), alpha))
