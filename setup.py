@@ -1,10 +1,11 @@
 """Build the compiled extensions; everything else is in pyproject.toml.
 
 ``sim_bridge._fifo_core`` is the compiled event loop, ``sim_bridge._counters_core`` the
-node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks and
-``sim_bridge._paths_core`` kernels of the contention paths. All are optional: without a C
-compiler the package still installs, ``sim_bridge.simulate`` runs every model on the
-pure-Python engine and counters and rates come from the NumPy/Python references.
+node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks,
+``sim_bridge._paths_core`` kernels of the contention paths, ``sim_bridge._progress_core`` the
+progress reads of a speculation scan. All are optional: without a C compiler the package
+still installs, ``sim_bridge.simulate`` runs every model on the pure-Python engine and
+counters, rates and progress come from the NumPy/Python references.
 """
 
 import sys
@@ -24,7 +25,13 @@ setup(
                 extra_compile_args=FLAGS,
                 optional=True,
             )
-            for name in ("_fifo_core", "_counters_core", "_tenants_core", "_paths_core")
+            for name in (
+                "_fifo_core",
+                "_counters_core",
+                "_tenants_core",
+                "_paths_core",
+                "_progress_core",
+            )
         ],
         compiler_directives={"language_level": 3},
     )

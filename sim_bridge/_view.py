@@ -7,18 +7,36 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim_bridge._cluster import COUNTER_NAMES
+from sim_bridge._cluster import _CHUNK_MIN, COUNTER_NAMES
 from sim_bridge._states import A_FINISHED, A_RUNNING
 
 if TYPE_CHECKING:
     from sim_bridge._engine import Attempt, Job, Simulator
 
-__all__ = ["FreeSlots", "SimView"]
+try:  # the progress loop in C (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._progress_core import progress_list as _progress_c
+    from sim_bridge._progress_core import set_attempt_type as _set_attempt_type
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _progress_c = None
+else:
+    from sim_bridge._jobs import Attempt as _Attempt
+
+    _set_attempt_type(_Attempt)  # its fields read from its slots
+
+__all__ = ["PROGRESS_IN_C", "FreeSlots", "SimView"]
+
+PROGRESS_IN_C = True
+"""Read :meth:`SimView.progress_many` through the compiled loop when it is built; False: the
+Python loop (:meth:`SimView._progress_list_py`), its reference. The values are the same bit
+for bit (``tests/test_progress_core.py``)."""
 
 FreeSlots = Mapping[int, int]
 """Read-only mapping node -> number of free slots (only nodes with a free slot appear), in
@@ -160,7 +178,37 @@ class SimView:
         return np.array(self._progress_list(attempts), dtype=float)
 
     def _progress_list(self, attempts) -> list[float]:
-        """:meth:`progress_many` as a list of Python floats (its loop).
+        """:meth:`progress_many` as a list of floats: the compiled loop
+        (``sim_bridge._progress_core``) when built, else :meth:`_progress_list_py`."""
+        if _progress_c is None or not PROGRESS_IN_C:
+            return self._progress_list_py(attempts)
+        sim = self._sim
+        now = sim.now
+        if self._cache_t != now:
+            self._cache_t = now
+            self._cache = {}
+        cluster = sim.cluster
+        dt = cluster.dt
+        k_now = int(now // dt)
+        if type(attempts) is not list:
+            attempts = list(attempts)
+        return _progress_c(
+            attempts,
+            now,
+            self.progress,
+            sim._work_done,
+            cluster,
+            self._cache,
+            not cluster.ideal and k_now < cluster.horizon_steps,
+            dt,
+            k_now,
+            cluster._trates,
+            _CHUNK_MIN,
+        )
+
+    def _progress_list_py(self, attempts) -> list[float]:
+        """:meth:`progress_many` as a list of floats (its loop in Python: the reference of
+        the compiled one).
 
         The clamp to [0, 1] is written as comparisons, which give what
         ``min(max(frac, 0.0), 1.0)`` gives for every float (``-0.0`` and NaN pass through

@@ -1,0 +1,160 @@
+"""The progress loop in C (``sim_bridge._progress_core``) equals its Python reference,
+``SimView._progress_list_py``: oracles, not pasted numbers.
+
+* At every scan of whole runs, the compiled loop and the Python loop read the same values,
+  bit for bit, over every branch: attempts not running, linear progress under a duration
+  override, reads under co-located demand inline and through the engine, and the
+  cumulative rates without demand (the tests count each branch, so a run that stopped
+  exercising one fails).
+* Whole runs with the compiled loop equal runs with the Python loop (tables and events),
+  streamed and in memory: the loop also books each read under demand (``_prog``), which
+  later reads go on from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+from _crowded import crowded_workload, run_tables
+
+import sim_bridge
+import sim_bridge._view as view_mod
+from sim_bridge._states import A_RUNNING
+from sim_bridge.policies import LATE
+
+pytestmark = pytest.mark.skipif(view_mod._progress_c is None, reason="not built")
+
+
+def _bits(values) -> list[int]:
+    return np.asarray(values, dtype=float).view(np.int64).tolist()
+
+
+def _branch(view, a) -> str:
+    """The branch of the loop that reads ``a`` (before the read)."""
+    if a.state != A_RUNNING:
+        return "closed"
+    if a._work <= 0.0:
+        return "override"
+    if a._dem is None:
+        return "rates"
+    memo, k_now = a._step_rate, int(view.now // view._sim.cluster.dt)
+    if a._prog is not None and memo is not None and memo[0] == k_now:
+        return "inline"
+    return "engine"
+
+
+def _state(a) -> tuple:
+    """What a progress read books on an attempt, comparable: its last read and rate memo."""
+    prog, memo = a._prog, a._step_rate
+    return (
+        None if prog is None else (prog[0], _bits([prog[1]])[0]),
+        None if memo is None else (memo[0], id(memo[1]), _bits([memo[2]])[0]),
+    )
+
+
+def _save(a) -> tuple:
+    memo = a._step_rate
+    return a._prog, memo, None if memo is None else list(memo)
+
+
+def _restore(a, saved: tuple) -> None:
+    prog, memo, contents = saved
+    a._prog = prog  # a tuple: replaced by a read, never changed
+    a._step_rate = memo
+    if memo is not None:  # a list the reads update in place
+        memo[:] = contents
+
+
+class _BothLoops(LATE):
+    """LATE whose scans read every live attempt and some closed ones through both loops,
+    the compiled one first or second in turn (a second read at the same instant adds
+    nothing to an attempt's work done), and check the values are the same bits."""
+
+    name = "_both_progress_loops"
+
+    def reset(self) -> None:
+        super().reset()
+        self.branches_: dict[str, int] = {}
+        self.closed_: list = []
+        self.scans_ = 0
+
+    def on_attempt_finished(self, view, attempt):
+        if len(self.closed_) < 50:
+            self.closed_.append(attempt)
+        return super().on_attempt_finished(view, attempt)
+
+    def on_tick(self, view):
+        atts = list(view.running_attempts()) + self.closed_[-5:]
+        for a in atts:
+            b = _branch(view, a)
+            self.branches_[b] = self.branches_.get(b, 0) + 1
+        # each loop books what it reads (_prog, and the rate memo): the second must start from
+        # the state the first started from, or it would only read back the first's values
+        before = [_save(a) for a in atts]
+        loops = [view._progress_list, view._progress_list_py]
+        if self.scans_ % 2:
+            loops.reverse()
+        first = loops[0](atts)
+        after = [_state(a) for a in atts]
+        for a, saved in zip(atts, before, strict=True):
+            _restore(a, saved)
+        second = loops[1](atts)
+        assert _bits(first) == _bits(second)
+        assert [_state(a) for a in atts] == after
+        self.scans_ += 1
+        return super().on_tick(view)
+
+
+CASES = {
+    # crowded nodes: most reads under co-located demand, inline or through the engine
+    "crowded": (lambda: crowded_workload(3, 30), dict(nodes=5, slots=8)),
+    # no co-located contention: every read from the cumulative rates
+    "no_tenancy": (lambda: crowded_workload(4, 25), dict(nodes=8, slots=4, interference=0.0)),
+    # an idle nominal cluster
+    "ideal": (lambda: crowded_workload(5, 20), dict(nodes=6, slots=4, ideal=True)),
+    # duration override: linear progress
+    "override": (
+        lambda: crowded_workload(6, 20),
+        dict(nodes=6, slots=4, duration_dist=scipy.stats.pareto(2.0)),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_scan_reads_the_same_values_through_both_loops(case):
+    make, kw = CASES[case]
+    pol = _BothLoops()
+    sim_bridge.simulate(make(), pol, seed=1, progress=False, **kw)
+    assert pol.scans_ > 20
+    seen = pol.branches_
+    assert seen.get("closed", 0) > 0
+    want = {
+        "crowded": ("inline", "engine"),
+        "no_tenancy": ("rates",),
+        "ideal": ("rates",),
+        "override": ("override",),
+    }[case]
+    assert all(seen.get(b, 0) > 10 for b in want), seen
+
+
+@pytest.mark.parametrize("case", ["crowded", "no_tenancy"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_runs_with_the_compiled_loop_equal_runs_with_the_python_loop(
+    case, stream, tmp_path, monkeypatch
+):
+    make, kw = CASES[case]
+
+    def run(tag):
+        sink = {"trace_sink": tmp_path / f"{tag}.parquet"} if stream else {}
+        return sim_bridge.simulate(make(), "late", seed=2, progress=False, **kw, **sink)
+
+    fast = run("c")
+    assert fast.summary["attempts"] > fast.summary["tasks"]  # it speculated
+    monkeypatch.setattr(view_mod, "PROGRESS_IN_C", False)
+    slow = run("py")
+    assert fast.summary["events"] == slow.summary["events"]
+    ta, tb = run_tables(fast), run_tables(slow)
+    assert ta.keys() == tb.keys()
+    for name, table in ta.items():
+        assert table.equals(tb[name]), name
