@@ -177,19 +177,28 @@ class SimView:
         """
         return np.array(self._progress_list(attempts), dtype=float)
 
+    def _scan_clock(self) -> tuple[float, dict, int, bool]:
+        """The clock of a progress read: ``now``, the cache of ``cum_at_nodes`` per profile
+        at ``now`` (reset when the clock moved), the step of ``now``, and whether a read in
+        the memoised step may be done inline: the step of ``now`` inside the paths
+        (``work_with`` would extend them otherwise) on a non-ideal cluster (``work_with``'s
+        ideal branch differs)."""
+        now = self._sim.now
+        if self._cache_t != now:
+            self._cache_t = now
+            self._cache = {}
+        cluster = self._sim.cluster
+        k_now = int(now // cluster.dt)
+        return now, self._cache, k_now, not cluster.ideal and k_now < cluster.horizon_steps
+
     def _progress_list(self, attempts) -> list[float]:
         """:meth:`progress_many` as a list of floats: the compiled loop
         (``sim_bridge._progress_core``) when built, else :meth:`_progress_list_py`."""
         if _progress_c is None or not PROGRESS_IN_C:
             return self._progress_list_py(attempts)
         sim = self._sim
-        now = sim.now
-        if self._cache_t != now:
-            self._cache_t = now
-            self._cache = {}
         cluster = sim.cluster
-        dt = cluster.dt
-        k_now = int(now // dt)
+        now, cache, k_now, inline = self._scan_clock()
         if type(attempts) is not list:
             attempts = list(attempts)
         return _progress_c(
@@ -198,9 +207,9 @@ class SimView:
             self.progress,
             sim._work_done,
             cluster,
-            self._cache,
-            not cluster.ideal and k_now < cluster.horizon_steps,
-            dt,
+            cache,
+            inline,
+            cluster.dt,
             k_now,
             cluster._trates,
             _CHUNK_MIN,
@@ -216,17 +225,9 @@ class SimView:
         (most attempts were last read by the same scan, at the same instant).
         """
         sim = self._sim
-        now = sim.now
-        if self._cache_t != now:
-            self._cache_t = now
-            self._cache = {}
-        cache = self._cache
         cluster = sim.cluster
         dt = cluster.dt
-        k_now = int(now // dt)
-        # the inline read needs the step of ``now`` inside the paths (work_with would extend
-        # them otherwise) and a non-ideal cluster (work_with's ideal branch differs)
-        inline = not cluster.ideal and k_now < cluster.horizon_steps
+        now, cache, k_now, inline = self._scan_clock()
         work_done = sim._work_done
         running = A_RUNNING
         # the last distinct last-read time seen: is it in the step of now, and now - it
