@@ -211,3 +211,54 @@ def progress_list(
         sf = _getd(a, F_SF, fast)
         out.append(sf + (1.0 - sf) * frac)
     return out
+
+
+def late_batch(object jobs, double now, double min_el, dict durs, object empty):
+    """LATE's first pass over the jobs alive (``LATE._ranked``), in one sweep of their live
+    attempts: the jobs that may yield a candidate -- an attempt of the runnable stage, alone
+    on its task, running for ``min_el`` -- with something to compare it with (their stage's
+    finished durations ``durs.get((job.uid, job.stage), empty)``).
+
+    Returns ``(batch, sizes, firsts, stats, launch, start)``: those jobs' live attempts of
+    the runnable stage end to end, per job their count, the index of its first possible
+    candidate and its durations, and each attempt's ``launch_time`` and ``start_fraction``
+    (lists, in batch order). The same jobs, attempts and order as the Python pass
+    (``LATE._pass_one_py``), its reference.
+    """
+    cdef list batch = [], sizes = [], firsts = [], stats = [], launch = [], start = []
+    cdef list live
+    cdef object job, running, a, task, stage, d, t_launch
+    cdef Py_ssize_t i, first, n
+    cdef bint fast
+    for job in jobs:
+        running = job.running
+        if not running:
+            continue
+        stage = job.stage
+        live = []
+        for a in (<dict>running).values():
+            fast = type(a) is _slotted
+            if _get(a, F_TASK, fast).stage == stage:
+                live.append(a)
+        first = -1
+        n = len(live)
+        for i in range(n):
+            a = live[i]
+            fast = type(a) is _slotted
+            if now - _getd(a, F_LAUNCH, fast) >= min_el and len(_get(a, F_TASK, fast).live) == 1:
+                first = i
+                break
+        if first < 0:
+            continue  # no candidate: the scan would rank nothing
+        d = durs.get((job.uid, job.stage), empty)
+        if n + len(d) < 2:
+            continue  # nothing to compare a lone task with
+        sizes.append(n)
+        firsts.append(first)
+        stats.append(d)
+        batch.extend(live)
+        for a in live:
+            fast = type(a) is _slotted
+            launch.append(_get(a, F_LAUNCH, fast))
+            start.append(_get(a, F_SF, fast))
+    return batch, sizes, firsts, stats, launch, start

@@ -1,5 +1,5 @@
-"""The progress loop in C (``sim_bridge._progress_core``) equals its Python reference,
-``SimView._progress_list_py``: oracles, not pasted numbers.
+"""The scan loops in C (``sim_bridge._progress_core``) equal their Python references
+(``SimView._progress_list_py``, ``LATE._pass_one_py``): oracles, not pasted numbers.
 
 * At every scan of whole runs, the compiled loop and the Python loop read the same values,
   bit for bit, over every branch: attempts not running, linear progress under a duration
@@ -9,6 +9,9 @@
 * Whole runs with the compiled loop equal runs with the Python loop (tables and events),
   streamed and in memory: the loop also books each read under demand (``_prog``), which
   later reads go on from.
+* LATE's first pass in C picks, at every scan, the same jobs, the same attempts in the same
+  order, and the same launch times and start fractions as the Python pass; runs with either
+  are equal.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import sim_bridge
 import sim_bridge._view as view_mod
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE
+from sim_bridge.policies import _speculation as speculation
+from sim_bridge.policies._speculation import _EMPTY
 
 pytestmark = pytest.mark.skipif(view_mod._progress_c is None, reason="not built")
 
@@ -158,3 +163,41 @@ def test_runs_with_the_compiled_loop_equal_runs_with_the_python_loop(
     assert ta.keys() == tb.keys()
     for name, table in ta.items():
         assert table.equals(tb[name]), name
+
+
+class _BothPasses(LATE):
+    """LATE that runs its first pass both ways at every scan and checks they agree."""
+
+    name = "_both_late_passes"
+
+    def reset(self) -> None:
+        super().reset()
+        self.scans_ = self.picked_ = 0
+
+    def _ranked(self, view):
+        c = speculation._late_batch(
+            view.active_jobs(), view.now, self.min_elapsed, self._durs, _EMPTY
+        )
+        py = self._pass_one_py(view)
+        assert len(c[0]) == len(py[0]) and all(a is b for a, b in zip(c[0], py[0], strict=True))
+        assert c[1:3] == py[1:3]  # sizes, firsts
+        assert all(a is b for a, b in zip(c[3], py[3], strict=True))  # the jobs' durations
+        assert _bits(c[4]) == _bits(py[4]) and _bits(c[5]) == _bits(py[5])
+        self.scans_ += 1
+        self.picked_ += len(c[1])
+        return super()._ranked(view)
+
+
+@pytest.mark.skipif(speculation._late_batch is None, reason="not built")
+@pytest.mark.parametrize("case", ["crowded", "no_tenancy"])
+def test_late_first_pass_in_c_equals_the_python_pass(case, monkeypatch):
+    make, kw = CASES[case]
+    pol = _BothPasses(min_elapsed=20.0)
+    checked = sim_bridge.simulate(make(), pol, seed=3, progress=False, **kw)
+    assert pol.scans_ > 20 and pol.picked_ > 50
+    plain = sim_bridge.simulate(make(), LATE(min_elapsed=20.0), seed=3, progress=False, **kw)
+    monkeypatch.setattr(speculation, "LATE_PASS_IN_C", False)
+    slow = sim_bridge.simulate(make(), LATE(min_elapsed=20.0), seed=3, progress=False, **kw)
+    assert plain.summary["attempts"] > plain.summary["tasks"]
+    for a, b in ((plain, slow), (plain, checked)):
+        assert a.tasks.equals(b.tasks) and a.jobs.equals(b.jobs)

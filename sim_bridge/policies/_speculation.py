@@ -8,6 +8,7 @@ and node history. None reads an attempt's future end time.
 from __future__ import annotations
 
 import math
+import os
 from array import array
 from bisect import bisect_left
 from typing import Any
@@ -23,6 +24,19 @@ from sim_bridge.policies.base import (
     check_fraction,
     check_positive,
 )
+
+try:  # LATE's first pass in C, with the progress loop (built by pip install; optional)
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    import sim_bridge._view  # noqa: F401  # sets the extension's Attempt type first
+    from sim_bridge._progress_core import late_batch as _late_batch
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _late_batch = None
+
+#: Run LATE's first pass through the compiled ``late_batch`` when it is built; False: the
+#: Python pass (``LATE._pass_one_py``), its reference. The same scans bit for bit
+#: (``tests/test_progress_core.py``).
+LATE_PASS_IN_C = True
 
 __all__ = [
     "BackupTasks",
@@ -383,23 +397,14 @@ class LATE(_StageStats):
                     return out
         return out
 
-    def _ranked(self, view) -> list[tuple[float, int, Any]]:
-        """The slow tasks' live attempts, ``(estimated time left, uid, attempt)``, longest
-        estimated time left first.
-
-        A job's candidates are the attempts of its runnable stage that run alone on their
-        task, for at least ``min_elapsed``, with a positive progress rate below the stage's
-        ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
-        without a possible candidate are skipped before any progress is read; the progress
-        of the others is read in one :meth:`SimView.progress_many` call, and their rates,
-        tests and estimates are computed on arrays (the same IEEE operations, element by
-        element, as the per-attempt formulas; ``tests/test_late_scan.py`` holds the ranking
-        equal to the obvious per-job scan at every scan of whole runs).
-        """
+    def _pass_one_py(self, view) -> tuple[list, list[int], list[int], list, list, list]:
+        """:meth:`_ranked`'s first pass in Python (the reference of the compiled
+        ``sim_bridge._progress_core.late_batch``): the jobs that may yield a candidate, their
+        live attempts of the runnable stage end to end (``batch``), per job their count, the
+        index of its first possible candidate and its stage's durations, and the attempts'
+        launch times and start fractions."""
         now = view.now
         min_el = self.min_elapsed
-        # pass 1: the jobs that may yield a candidate (an attempt of the runnable stage, alone
-        # on its task, running for min_elapsed); their live attempts' progress in one call
         sizes: list[int] = []
         firsts: list[int] = []  # per job: the index (in its live) of that first attempt
         stats: list[_Durations] = []
@@ -424,12 +429,43 @@ class LATE(_StageStats):
             firsts.append(first)
             stats.append(durs)
             batch += live
+        launch = [a.launch_time for a in batch]
+        start = [a.start_fraction for a in batch]
+        return batch, sizes, firsts, stats, launch, start
+
+    def _ranked(self, view) -> list[tuple[float, int, Any]]:
+        """The slow tasks' live attempts, ``(estimated time left, uid, attempt)``, longest
+        estimated time left first.
+
+        A job's candidates are the attempts of its runnable stage that run alone on their
+        task, for at least ``min_elapsed``, with a positive progress rate below the stage's
+        ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
+        without a possible candidate are skipped before any progress is read; the progress
+        of the others is read in one :meth:`SimView.progress_many` call, and their rates,
+        tests and estimates are computed on arrays (the same IEEE operations, element by
+        element, as the per-attempt formulas; ``tests/test_late_scan.py`` holds the ranking
+        equal to the obvious per-job scan at every scan of whole runs).
+        """
+        now = view.now
+        min_el = self.min_elapsed
+        # pass 1: the jobs that may yield a candidate (an attempt of the runnable stage, alone
+        # on its task, running for min_elapsed); their live attempts' progress in one call
+        if (
+            _late_batch is not None
+            and LATE_PASS_IN_C
+            and type(self)._stage_durations is _StageStats._stage_durations
+        ):
+            batch, sizes, firsts, stats, launch_l, start_l = _late_batch(
+                view.active_jobs(), now, min_el, self._durs, _EMPTY
+            )
+        else:
+            batch, sizes, firsts, stats, launch_l, start_l = self._pass_one_py(view)
         ranked: list[tuple[float, int, Any]] = []
         if not batch:
             return ranked
         prog = view.progress_many(batch)
-        launch = np.array([a.launch_time for a in batch], dtype=float)
-        start = np.array([a.start_fraction for a in batch], dtype=float)
+        launch = np.array(launch_l, dtype=float)
+        start = np.array(start_l, dtype=float)
         elapsed = now - launch
         started = now > launch
         with np.errstate(all="ignore"):  # the per-attempt formulas raise no warnings either
