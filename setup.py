@@ -3,7 +3,7 @@
 ``sim_bridge._fifo_core`` is the compiled event loop, ``sim_bridge._counters_core`` the
 node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks,
 ``sim_bridge._paths_core`` kernels of the contention paths, ``sim_bridge._progress_core`` the
-progress reads of a speculation scan. All are optional: without a C compiler the package
+loops of a speculation scan. All are optional: without a C compiler the package
 still installs, ``sim_bridge.simulate`` runs every model on the pure-Python engine and
 counters, rates and progress come from the NumPy/Python references.
 """

@@ -1,15 +1,16 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The loop of ``SimView.progress_many`` in C (optional extension, built by pip install).
+"""A speculation scan's loops in C (optional extension, built by pip install).
 
 A speculation scan reads the progress of every live attempt every few seconds: on an
 FB-2010 day at 33,000 nodes, that loop took over a quarter of a LATE run's CPU in the
-interpreter. :func:`progress_list` runs the same loop -- the same branches, the same IEEE
-operations in the same order (no fused multiply-add: ``-ffp-contract=off``), the same
-updates of each attempt's last read -- on the attempts' fields through the C API. Reads it
-cannot do inline (an attempt not running, or a read under co-located demand outside the
-memoised step) call back into the Python engine, as the Python loop does.
-``sim_bridge._view.SimView._progress_list_py`` is the reference it is tested against
-(``tests/test_progress_core.py``).
+interpreter. :func:`progress_list` runs ``SimView.progress_many``'s loop -- the same
+branches, the same IEEE operations in the same order (no fused multiply-add:
+``-ffp-contract=off``), the same updates of each attempt's last read -- on the attempts'
+fields, read straight from their slots (:func:`set_attempt_type`). Reads it cannot do here
+(an attempt not running, a long or unreadable walk under co-located demand) call back into
+the Python engine, as the Python loop does. :func:`late_batch` is LATE's first pass over the
+jobs alive. ``SimView._progress_list_py`` and ``LATE._pass_one_py`` are the references they
+are tested against (``tests/test_progress_core.py``).
 """
 
 from cpython.object cimport PyObject

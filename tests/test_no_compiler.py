@@ -38,7 +38,8 @@ def test_environment_variable_switches_the_extensions_off():
     code = (
         "import sim_bridge._cluster as c, sim_bridge._compiled as k, sim_bridge as s\n"
         "import sim_bridge.world._persistence as p, sim_bridge._view as v\n"
-        "assert v._progress_c is None\n"
+        "import sim_bridge.policies._speculation as sp\n"
+        "assert v._progress_c is None and sp._late_batch is None\n"
         "assert c.CounterSynth is None and c.TenantRates is None and not k.compiled_available()\n"
         "assert c._compiled_response is None and p.ar1_rows is p.expit_inplace is None\n"
         "r = s.simulate(workload='SYN', hours=0.05, seed=0)\n"
