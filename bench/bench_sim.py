@@ -262,6 +262,38 @@ CPU seconds of one run are inflated by up to ~20% against a quiet machine):
   GB at 71.7 simulated h: attempts whose co-located demand did not change for days keep their
   segment's start, and the paths grow by a day-block a day. Not flat; not under 4 GB.
 
+The session after (2026-11-24, evening; one or two replays ran beside each measurement, so
+CPU seconds are inflated by up to ~20%; memory is not):
+
+- A streamed run keeps each done task that ran one attempt (from scratch) as three integers
+  of its job's rows (``OneFinished``; ``Job._one``: uid, node, launch record's offset)
+  instead of an ``Attempt``, its list and their numbers; the trace sink reads them without
+  objects (``sim_bridge._attempt_columns``); tasks never launched share empty containers; an
+  original's noise draw goes once read. FB-2009 day streamed (``--skip-part1 --skip-fb2010
+  --ali2017-hours``): peak 270 MB (341 MB with the code before, on this machine's fresh
+  install; 290 MB with the default allocators; in memory 1,157 MB; all paths kept 294 MB;
+  day / 6 h 1.14), CPU 22.6 s (in memory 21.5 s). The 300 MB goal is met.
+- FB-2010 day without speculation on 33,000 x 10 (a census at job arrivals: the last mark is
+  23 h): 1 h 49 s CPU / 0.46M events / 3,495 MB; 6 h 296 s / 3.20M / 4,782 MB (5,416 with
+  the code before, same script); 12 h 828 s / 8.19M / 6,651 MB (8,398 last session); 23 h
+  1,785 s / 15.5M / 7,621 MB (11,860 MB at 24 h last session). Memory still grows with the
+  finished tasks of the jobs alive, ~530 bytes each (a ``Task`` and its numbers, the launch
+  record, the row), against ~870: 6 -> 23 h is 1.59x (goal <= 1.2). The drain after the day
+  reached 96 simulated hours at 14.4 GB (peak 15.7; 16.4 GB at 72 h last session).
+- The progress loop of a speculation scan and LATE's first pass run in C
+  (``sim_bridge._progress_core``, the Python loops their references). FB-2010 0.3 h on
+  33,000 x 10 with LATE (13.5M progress reads: 11.6M inline in the memoised step, 1.76M in a
+  new step, 0.12M from the cumulative rates): 873 -> 530 ns a read; ``LATE._ranked`` 22.5 ->
+  21.0 s with the first pass in C; the run's engine CPU 40.5 -> 36.2 s. In isolation (a
+  small crowded cluster, reads at one instant) a read is 166 -> 63 ns: at 230k live
+  attempts a scan is bound by memory latency (each read touches an attempt, its last read,
+  its rate memo and its demand, scattered over GBs), not by the interpreter.
+- The LATE day on 33,000 x 10 with all of the above (streamed, a sampler thread every 10 s;
+  stopped at 6 h to free the machine): 1.04 h 148 s CPU / 0.49M events / 3,670 MB; 6.02 h
+  1,226 s / 3.27M / 5,213 MB (peak 5,219). Last session, the first hour's jobs alone: 185 s
+  and 3,592 MB at 1.1 h. Not run to 24 h this session (two sessions ago the day took 2.7 h
+  of CPU): the 10-minute and 4 GB goals are not met.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
@@ -829,9 +861,11 @@ def main(argv=None) -> int:
             )
     summary["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    if "simpy_vs_engine" in summary:
+    wrote = [f"{out}/summary.json"]
+    if "simpy_vs_engine" in summary:  # the plot is part 1's
         _plot(summary["simpy_vs_engine"], out)
-    print(f"wrote {out}/summary.json and bench_sim.png")
+        wrote.append("bench_sim.png")
+    print("wrote " + " and ".join(wrote))
     return 0
 
 
