@@ -40,12 +40,14 @@ def _workload(n_jobs: int = 30, seed: int = 4) -> Workload:
     return Workload("FB2009", jobs)
 
 
-def _run(policy: str, keep_history: bool, on_job_done=None, **kw) -> Simulator:
+def _run(policy: str, keep_history: bool, check=None, **kw) -> Simulator:
+    """Run the workload; ``check(sim, job)`` is called with each job done."""
     pol, place = get_policy(policy), get_policy("fair")
     pol.reset()
     place.reset()
+    on_done = None if check is None else (lambda job: check(sim, job))
     sim = Simulator(Cluster(4, 2, 3), [_workload()], pol, place, seed=5,
-                    keep_history=keep_history, on_job_done=on_job_done, **kw)  # fmt: skip
+                    keep_history=keep_history, on_job_done=on_done, **kw)  # fmt: skip
     sim.run()
     return sim
 
@@ -78,18 +80,7 @@ def test_rebuilt_attempts_equal_the_ones_that_ran(policy, kw):
                         assert getattr(a, f) == getattr(old, f), (task, f)
                     assert list(atts)[i].uid == atts[-len(atts) + i].uid == a.uid
 
-    def on_done(job):
-        check(sim_box[0], job)
-
-    sim_box: list[Simulator] = []
-    # the simulator is built before it runs: hand the check its state through a box
-    pol, place = get_policy(policy), get_policy("fair")
-    pol.reset()
-    place.reset()
-    sim = Simulator(Cluster(4, 2, 3), [_workload()], pol, place, seed=5,
-                    keep_history=False, on_job_done=on_done, **kw)  # fmt: skip
-    sim_box.append(sim)
-    sim.run()
+    sim = _run(policy, False, check, **kw)
     assert sim.events == ref.events
     # most done tasks ran one attempt; jobs alive held some of them as rows
     assert seen["kept"] > 5 * max(seen["objects"], 1) or policy == "mantri"
@@ -103,7 +94,7 @@ def test_the_row_reader_equals_the_object_reader(policy, kw):
     checked = {"jobs": 0, "mixed": 0}
     width = 4 + 4 + 4 * bool(kw.get("record_truth"))  # tenancy on by default
 
-    def on_done(job):
+    def check(_sim, job):
         cols, offsets = job_attempt_columns(job)
         atts = [a for t in job.tasks for a in t.attempts]  # the kept ones rebuilt
         ref = attempt_columns(atts)
@@ -117,7 +108,7 @@ def test_the_row_reader_equals_the_object_reader(policy, kw):
         kinds = {type(t.attempts) for t in job.tasks}
         checked["mixed"] += len(kinds) > 1
 
-    _run(policy, False, on_job_done=on_done, **kw)
+    _run(policy, False, check, **kw)
     assert checked["jobs"] == 30 and checked["mixed"] > 0
 
 
