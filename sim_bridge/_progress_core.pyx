@@ -228,16 +228,17 @@ def late_batch(object jobs, double now, double min_el, dict durs, object empty):
     """
     cdef list batch = [], sizes = [], firsts = [], stats = [], launch = [], start = []
     cdef list live
-    cdef object job, running, a, task, stage, d, t_launch
+    cdef dict running
+    cdef object job, a, task, stage, d
     cdef Py_ssize_t i, first, n
     cdef bint fast
     for job in jobs:
-        running = job.running
+        running = job.running  # a dict (checked: a TypeError otherwise)
         if not running:
             continue
         stage = job.stage
         live = []
-        for a in (<dict>running).values():
+        for a in running.values():
             fast = type(a) is _slotted
             if _get(a, F_TASK, fast).stage == stage:
                 live.append(a)
