@@ -293,6 +293,17 @@ CPU seconds are inflated by up to ~20%; memory is not):
   1,226 s / 3.27M / 5,213 MB (peak 5,219). Last session, the first hour's jobs alone: 185 s
   and 3,592 MB at 1.1 h. Not run to 24 h this session (two sessions ago the day took 2.7 h
   of CPU): the 10-minute and 4 GB goals are not met.
+- Alibaba 2017 at full scale (1,300 x 176), LATE, the first hour's 516 jobs (487,092 tasks,
+  541,882 attempts) to the end (``--ali2017-hours 1 --ali2017-policies late``): 681,123
+  events, 3,161 s CPU, peak 2,588 MB (at 1 simulated h: 249 s, 128k events, 832 MB). The
+  largest slice run so far; the 0.25 h slice: 150 s, 506 MB (without speculation 43 s and
+  1,623 MB: its stragglers run to ~206 simulated hours, and below ~1,460 nodes the live
+  jobs hold the paths from their submission).
+- The paths' hold in a drain: the engine updated it every 1,024 events, and after the last
+  arrival events are rare, so the paths grew a day-block a day from the last hold. The loop
+  now updates it (at the heap's time) before a solve goes on past the end of the paths.
+  FB-2009's first 8 h of jobs on 150 x 2, launch levels forced, no speculation: largest
+  window 55.8 -> 29.1 h.
 
 Usage::
 
