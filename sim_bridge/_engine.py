@@ -195,10 +195,6 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             elif kind == EV_CHECK:  # obj: (attempt, where its solve stopped)
                 att, stop = obj
                 if att.state == A_RUNNING and att._ckpt is stop:
-                    if self._bounded:
-                        # the paths are about to grow: release what nothing reads first (in a
-                        # drain, events are too rare for the periodic check below to run)
-                        self._hold_paths(t)
                     self._go_on(att, stop, _seq)
                 continue  # nothing the model sees changed: no event, no placement pass
             elif kind == EV_TICK:
@@ -245,7 +241,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 "left tasks waiting"
             )
 
-    def _hold_paths(self, at: float | None = None) -> None:
+    def _hold_paths(self) -> None:
         """Tell the cluster the oldest time the jobs alive may still read (streaming runs).
 
         Every read of a live job is at or after the oldest live job's submission (its
@@ -260,14 +256,9 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         days holds only its attempts' last segments under demand, not the paths since its
         submission. That scan runs once per ``_HOLD_EVERY_S`` simulated seconds; a hold
         older than it could be only keeps more.
-
-        The loop calls it every ``_CHECK_EVERY`` events and, with ``at`` the heap's time,
-        before an attempt's solve goes on past the end of the paths (which extends them):
-        in a drain, events are too rare for the first. Everything still to happen happens at
-        or after that time, so it bounds the hold as ``now`` does.
         """
         active = self._active
-        now = self.now if at is None else at
+        now = self.now
         if not self._hold_live:
             self.cluster.hold("engine", next(iter(active.values())).submit_time if active else now)
             return

@@ -433,42 +433,6 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
     assert stream.summary["events"] == mem.summary["events"]
 
 
-def test_a_drain_with_rare_events_releases_the_paths_behind_it(tmp_path, monkeypatch):
-    """After the last arrival, a straggler running for days makes a few events a day: the
-    periodic hold (every ``_CHECK_EVERY`` events) would not run again, and the paths would
-    grow a day-block a day from the start. The loop updates the hold before each solve goes
-    on past the end of the paths (which extends them), so the window stays about a day; the
-    tables are the in-memory run's, bit for bit."""
-    day = 86400.0
-    jobs = [JobSpec("long", 0.0, [3.5 * day], [], workload="FB2009")]
-    jobs += [
-        JobSpec(f"s{i}", 60.0 * i, [30.0, 40.0, 35.0], [20.0], workload="FB2009")
-        for i in range(1, 30)
-    ]
-    w = Workload("FB2009", jobs)
-    made: list[sim_bridge.Cluster] = []
-
-    class Spy(sim_bridge.Cluster):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
-    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)  # 2 nodes
-    kw = dict(nodes=2, slots=2, seed=3, progress=False, engine="python")
-    mem = sim_bridge.simulate(w, "none", **kw)
-    path = tmp_path / "t.parquet"
-    stream = sim_bridge.simulate(w, "none", trace_sink=path, **kw)
-    assert stream.summary["events"] < 1024 < 3.5 * 1440  # fewer events than the check's period
-    assert float(mem.jobs["finish_time"].max()) > 3 * day
-    cluster = made[1]
-    assert cluster.max_window_steps * cluster.dt < 2 * day  # from the start: > 3.5 days
-    assert cluster.base_step * cluster.dt > 2 * day
-    got = _sorted(pd.read_parquet(path))
-    pd.testing.assert_frame_equal(got, _sorted(mem.tasks), check_dtype=False)
-    assert stream.summary["events"] == mem.summary["events"]
-
-
 def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_path, monkeypatch):
     """A streamed run books a killed attempt's work done when it closes (its paths may go):
     a policy reading the progress of killed attempts later gets the in-memory run's values,
