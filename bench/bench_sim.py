@@ -299,11 +299,17 @@ CPU seconds are inflated by up to ~20%; memory is not):
   largest slice run so far; the 0.25 h slice: 150 s, 506 MB (without speculation 43 s and
   1,623 MB: its stragglers run to ~206 simulated hours, and below ~1,460 nodes the live
   jobs hold the paths from their submission).
-- The paths' hold in a drain: the engine updated it every 1,024 events, and after the last
-  arrival events are rare, so the paths grew a day-block a day from the last hold. The loop
-  now updates it (at the heap's time) before a solve goes on past the end of the paths.
-  FB-2009's first 8 h of jobs on 150 x 2, launch levels forced, no speculation: largest
-  window 55.8 -> 29.1 h.
+- The FB-2010 day without speculation, the 10-s sampler: 1.1 h 60 s CPU / 0.50M events /
+  3,551 MB; 6.05 h 318 s / 3.24M / 4,795 MB; 12.05 h 845 s / 8.25M / 6,669 MB; 24 h 1,916 s
+  / 16.34M / 9,306 MB (peak 9,481; last session 11,860 and 12,047). The drain still grows by
+  a day-block (~3-4 GB) at each day: 10.7 GB at 72 h, 16.4 GB at 120 h, peak 23.3 GB by 137 h
+  (stopped there). The engine updates the paths' hold every 1,024 events, rare in a drain;
+  updating it also before each solve that extends the paths was tried and reverted: on
+  FB-2009's first 8 h on 150 x 2 it cut the largest window from 55.8 to 29.1 h, but in the
+  FB-2010 drain the window is held by attempts under unchanged co-located demand, and the
+  trims it allowed copy the multi-day window kept (peak 19.3 GB at 96 h, against 15.7 GB
+  without it in an earlier run sampled differently: not a controlled comparison, but no
+  gain either).
 
 Usage::
 
