@@ -6,7 +6,8 @@ FB-2010 day at 33,000 nodes, that loop took over a quarter of a LATE run's CPU i
 interpreter. :func:`progress_list` runs ``SimView.progress_many``'s loop -- the same
 branches, the same IEEE operations in the same order (no fused multiply-add:
 ``-ffp-contract=off``), the same updates of each attempt's last read -- on the attempts'
-fields, read straight from their slots (:func:`set_attempt_type`). Reads it cannot do here
+fields, read straight from their slots (:func:`set_attempt_type`, called on
+``sim_bridge._jobs.Attempt`` at import). Reads it cannot do here
 (an attempt not running, a long or unreadable walk under co-located demand) call back into
 the Python engine, as the Python loop does. :func:`late_batch` is LATE's first pass over the
 jobs alive. ``SimView._progress_list_py`` and ``LATE._pass_one_py`` are the references they
@@ -59,6 +60,11 @@ def set_attempt_type(cls):
         _off[i] = off
     _slotted = cls
     return True
+
+
+from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy
+
+set_attempt_type(_Attempt)
 
 
 cdef inline object _get(object a, int f, bint fast):

@@ -23,13 +23,8 @@ try:  # the progress loop in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
     from sim_bridge._progress_core import progress_list as _progress_c
-    from sim_bridge._progress_core import set_attempt_type as _set_attempt_type
 except ImportError:  # pragma: no cover - an install without a C compiler
     _progress_c = None
-else:
-    from sim_bridge._jobs import Attempt as _Attempt
-
-    _set_attempt_type(_Attempt)  # its fields read from its slots
 
 __all__ = ["PROGRESS_IN_C", "FreeSlots", "SimView"]
 

@@ -28,7 +28,6 @@ from sim_bridge.policies.base import (
 try:  # LATE's first pass in C, with the progress loop (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
-    import sim_bridge._view  # noqa: F401  # sets the extension's Attempt type first
     from sim_bridge._progress_core import late_batch as _late_batch
 except ImportError:  # pragma: no cover - an install without a C compiler
     _late_batch = None
