@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge._jobs import OneFinished
+from sim_bridge._jobs import ONE_ROW, OneFinished
 
 __all__ = ["ATTEMPT_COLUMNS", "attempt_columns", "job_attempt_columns"]
 
@@ -105,7 +105,7 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
     objs = attempt_columns(atts)
     kept_tasks = [t for t, k in zip(tasks, kept.tolist(), strict=True) if k]
     m = len(kept_tasks)
-    rows = np.frombuffer(one, np.int64).reshape(-1, 3)
+    rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset
     index = np.fromiter(map(attrgetter("index"), kept_tasks), np.int64, m)
     kept_cols: dict[str, Any] = {
         "node": rows[index, 1],

@@ -32,7 +32,20 @@ if TYPE_CHECKING:
     from sim_bridge._cluster import PastPaths
     from sim_bridge._workloads import JobSpec
 
-__all__ = ["NOT_LAUNCHED", "NO_LIVE", "Attempt", "Job", "OneFinished", "Task", "shed_closed"]
+__all__ = [
+    "NOT_LAUNCHED",
+    "NO_LIVE",
+    "ONE_ROW",
+    "Attempt",
+    "Job",
+    "OneFinished",
+    "Task",
+    "shed_closed",
+]
+
+#: Integers a task's row holds in ``Job._one`` (:class:`OneFinished`): its one attempt's uid,
+#: node and launch record's offset, in that order.
+ONE_ROW = 3
 
 
 class Attempt:
@@ -423,7 +436,7 @@ class OneFinished(Sequence[Attempt]):
         task = self.task
         one = task.job._one
         assert one is not None  # set with the view (shed_closed)
-        k = 3 * task.index
+        k = ONE_ROW * task.index
         att = Attempt(one[k], task, 0, one[k + 1], task.first_launch, 0.0)  # type: ignore[arg-type]
         att.state = A_FINISHED
         att.end_time = att._end = task.finish_time  # type: ignore[assignment]
@@ -506,8 +519,8 @@ def shed_closed(att: Attempt) -> None:
             job = task.job
             one = job._one
             if one is None:
-                one = job._one = array("q", bytes(24 * job.n_tasks))
-            k = 3 * task.index
+                one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
+            k = ONE_ROW * task.index
             one[k] = att.uid
             one[k + 1] = att.node
             one[k + 2] = att._rec
