@@ -30,3 +30,19 @@ def run_tables(res) -> dict[str, pd.DataFrame]:
     if res.jobs is not None:
         out["jobs"] = res.jobs
     return out
+
+
+def mapreduce_workload(
+    n_jobs: int, seed: int, gap: float, max_maps: int, map_mu: float
+) -> Workload:
+    """``n_jobs`` FB2009-labelled jobs of 1 to ``max_maps - 1`` maps (lognormal ``map_mu``,
+    0.8) and 0-3 reduces (lognormal 3.0, 0.5), arriving every ``gap`` s on average: on a
+    small cluster they queue, so jobs stay alive with done tasks while later ones run."""
+    rng = np.random.default_rng(seed)
+    jobs, t = [], 0.0
+    for i in range(n_jobs):
+        t += float(rng.exponential(gap))
+        maps = rng.lognormal(map_mu, 0.8, int(rng.integers(1, max_maps)))
+        reds = rng.lognormal(3.0, 0.5, int(rng.integers(0, 4)))
+        jobs.append(JobSpec(f"j{i}", t, maps, reds, workload="FB2009"))
+    return Workload("FB2009", jobs)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _crowded import mapreduce_workload
 
 import sim_bridge._jobs
 from sim_bridge import Cluster, JobSpec, Workload
@@ -30,14 +31,7 @@ PUBLIC = ("uid", "index", "node", "launch_time", "start_fraction", "state", "end
 def _workload(n_jobs: int = 30, seed: int = 4) -> Workload:
     """Jobs of 1 to ~50 tasks arriving faster than 4 x 2 slots serve them (jobs stay alive
     with done tasks while later ones run)."""
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0.0
-    for i in range(n_jobs):
-        t += float(rng.exponential(30.0))
-        maps = rng.lognormal(3.3, 0.8, int(rng.integers(1, 50)))
-        reds = rng.lognormal(3.0, 0.5, int(rng.integers(0, 4)))
-        jobs.append(JobSpec(f"j{i}", t, maps, reds, workload="FB2009"))
-    return Workload("FB2009", jobs)
+    return mapreduce_workload(n_jobs, seed, gap=30.0, max_maps=50, map_mu=3.3)
 
 
 def _run(policy: str, keep_history: bool, check=None, **kw) -> Simulator:

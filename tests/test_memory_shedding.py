@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from _crowded import mapreduce_workload
 
 import sim_bridge
 import sim_bridge._sim_lifecycle
-from sim_bridge import Cluster, JobSpec, Workload
+from sim_bridge import Cluster, Workload
 from sim_bridge._engine import Simulator
 from sim_bridge._jobs import NO_LIVE
 from sim_bridge._states import A_FINISHED, A_RUNNING
@@ -27,14 +28,7 @@ from sim_bridge.policies import get_policy
 
 def _workload(n_jobs: int = 40, seed: int = 2) -> Workload:
     """Jobs of a few to ~60 tasks, arriving faster than 4 x 2 slots serve them."""
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0.0
-    for i in range(n_jobs):
-        t += float(rng.exponential(40.0))
-        maps = rng.lognormal(3.5, 0.8, int(rng.integers(1, 60)))
-        reds = rng.lognormal(3.0, 0.5, int(rng.integers(0, 4)))
-        jobs.append(JobSpec(f"j{i}", t, maps, reds, workload="FB2009"))
-    return Workload("FB2009", jobs)
+    return mapreduce_workload(n_jobs, seed, gap=40.0, max_maps=60, map_mu=3.5)
 
 
 def _stream(policy: str, *, row_group_rows: int = 64, check=None, **kw):
