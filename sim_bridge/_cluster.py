@@ -21,7 +21,9 @@ The paths are drawn a block at a time (``_BLOCK`` = 1,440 steps, a day at ``dt =
 when a read needs a step past them: the horizon (:attr:`Cluster.horizon_steps`) is the
 smallest whole number of blocks that holds every step read so far (one block more after a
 single-step read of a block's last step, below), so it stays at most two blocks, and mostly
-less than one, ahead of the furthest step any read needed. Solves read only the steps their
+less than one, ahead of the furthest step any read needed. A cluster may draw its blocks a
+part at a time (``extend_steps``, a divisor of the block): the same values, the horizon then
+counted in parts. Solves read only the steps their
 work needs (a co-located solve, :meth:`Cluster.end_with`, reads a chunk of steps at a time
 but draws no block for the part of a chunk past the work's end). A single-step read of the
 last step (:meth:`Cluster.rate_with`) draws the next block.
@@ -207,6 +209,15 @@ class Cluster:
         (default: ``$STRAGGLER_KEEP_PATHS`` is ``1``). Otherwise only a window is kept: from
         the oldest step any reader holds (:meth:`hold`) to the furthest step read ahead;
         a read before it raises ``IndexError``. Results are the same either way.
+    extend_steps : int, optional
+        Steps the paths grow by at a time (default ``_BLOCK``, a day): a divisor of
+        ``_BLOCK``. A block is still one draw (its values do not depend on this), but drawn
+        a part at a time: with a window (:meth:`hold`) the paths then hold the steps from the
+        oldest one read to the clock and a part, not to the end of the clock's day (on
+        33,000 nodes a day-block of levels, rates and sums is 2.9 GB). Each part of a
+        synthetic block draws the whole block's stream again
+        (:meth:`~sim_bridge.world.PersistentLevels.block_part`). Results are the same for
+        every value; the ``markov`` source draws whole blocks only.
 
     Examples
     --------
@@ -236,6 +247,7 @@ class Cluster:
         response_eps: float = RESPONSE_EPS,
         persistence: PersistenceParams = DEFAULT_PERSISTENCE,
         keep_paths: bool | None = None,
+        extend_steps: int | None = None,
     ):
         if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
             raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
@@ -247,11 +259,29 @@ class Cluster:
             )
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"parameter dt must be > 0, got {dt!r}")
+        if extend_steps is None:
+            extend_steps = _BLOCK
+        if not (
+            isinstance(extend_steps, (int, np.integer))
+            and 1 <= extend_steps <= _BLOCK
+            and _BLOCK % extend_steps == 0
+        ):
+            raise ValueError(
+                f"parameter extend_steps must be a divisor of {_BLOCK}, got {extend_steps!r}"
+            )
+        if extend_steps != _BLOCK and source == "markov" and not ideal:
+            raise ValueError(
+                f"parameter extend_steps={extend_steps!r}: the markov source draws whole "
+                f"blocks ({_BLOCK} steps)"
+            )
+        #: steps the paths grow by at a time (a divisor of a block, see the parameter)
+        self.extend_steps = int(extend_steps)
         #: what rebuilds this cluster's paths from the start (a profile registered late)
         self._init_args: dict[str, Any] = dict(
             n_nodes=n_nodes, slots=slots, seed=seed, source=source, data_dir=data_dir,
             ideal=ideal, dt=dt, kappa=kappa, mean_hold=mean_hold,
             bad_node_share=bad_node_share, response_eps=response_eps, persistence=persistence,
+            extend_steps=extend_steps,
         )  # fmt: skip
         if keep_paths is None:
             keep_paths = os.environ.get(KEEP_PATHS_ENV, "") == "1"
@@ -332,7 +362,13 @@ class Cluster:
         self._lists: tuple[list[list[float]], list[list[float]], list[float]] | None = None
         self._rate: list[np.ndarray] = []
         self._cum: list[np.ndarray] = []
-        self._blocks = 0
+        #: per profile, at ``_rhorizon``: the running sum at the start of its block and the
+        #: sum of the block's steps rated since (a block's sums are its start's plus its own
+        #: running sum, whether its steps are rated at once or a part at a time)
+        self._block_start: list[np.ndarray] = []
+        self._block_sum: list[np.ndarray] = []
+        self._drawn = 0  # steps of levels drawn (the horizon of the paths ever drawn)
+        self._cap_rows: np.ndarray | None = None  # the drawing block's degraded capacities
         self._extend()
 
     # ----------------------------------------------------------------- contention paths
@@ -412,9 +448,14 @@ class Cluster:
             self._trates.set_levels(self._levels, self._base)
 
     def _new_block(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The next block's levels, written into ``out`` when given (see :meth:`_extend`)."""
+        """The next part's levels (:attr:`extend_steps` steps), written into ``out`` when
+        given (see :meth:`_extend`)."""
+        b, lo = divmod(self._drawn, _BLOCK)
+        m = self.extend_steps
         if self._persist is not None:
-            return self._persist.block(self._blocks, _BLOCK, out=out)  # drawn in place
+            if m == _BLOCK:
+                return self._persist.block(b, _BLOCK, out=out)  # drawn in place
+            return self._persist.block_part(b, _BLOCK, lo, m, out=out)
         block = self._draw_block()
         if out is None:
             return block
@@ -422,11 +463,12 @@ class Cluster:
         return out
 
     def _draw_block(self) -> np.ndarray:
-        n, b = self.n_nodes, self._blocks
+        n, m = self.n_nodes, self.extend_steps
+        b, lo = divmod(self._drawn, _BLOCK)
         if self.ideal:
-            return np.zeros((4, n, _BLOCK))
+            return np.zeros((4, n, m))
         if self._replay is not None:
-            idx = self.offset[:, None] + b * _BLOCK + np.arange(_BLOCK)[None, :]
+            idx = self.offset[:, None] + b * _BLOCK + lo + np.arange(m)[None, :]
             idx %= self._replay.shape[2]
             return self._replay[:, self.machine[:, None], idx]
         rng = np.random.default_rng([self.seed, 202, b + 1])  # no trailing zero word
@@ -443,13 +485,24 @@ class Cluster:
         return np.clip(out + jitter.transpose(1, 2, 0), 0.0, 1.0)
 
     def _next_levels(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The next block of levels (blocks are drawn in order, each from its own seed and
-        the state the previous one ended in); ``out``: written there, degraded in place."""
+        """The next part of levels (:attr:`extend_steps` steps; blocks are drawn in order,
+        each from its own seed and the state the previous one ended in); ``out``: written
+        there, degraded in place."""
         block = self._new_block(out)
-        if self.bad.share > 0:
-            capacity = self.bad.capacity_block(self._blocks, block.shape[2], self.dt)
+        b, lo = divmod(self._drawn, _BLOCK)
+        if self.bad.share > 0 and self.extend_steps == _BLOCK:
+            capacity = self.bad.capacity_block(b, block.shape[2], self.dt)
             block = degrade_levels(block, self.bad, capacity, inplace=out is not None)
-        self._blocks += 1
+        elif self.bad.share > 0:  # the block's degraded rows, drawn at its first part
+            if lo == 0:
+                self._cap_rows = None  # the last block's go first
+                self._cap_rows = self.bad.capacity_block(b, _BLOCK, self.dt, bad_only=True)
+            assert self._cap_rows is not None
+            capacity = self._cap_rows[:, lo : lo + block.shape[2]]
+            block = degrade_levels(
+                block, self.bad, capacity, inplace=out is not None, bad_rows=True
+            )
+        self._drawn += block.shape[2]
         return block
 
     def _extend(self) -> None:
@@ -468,7 +521,7 @@ class Cluster:
         # before the block is drawn (one window and a chunk at the peak, not the old and the
         # new window, the block and its degraded copy)
         keep = self._levels.shape[2] - drop
-        levels = np.empty((4, self.n_nodes, keep + _BLOCK))
+        levels = np.empty((4, self.n_nodes, keep + self.extend_steps))
         levels[:, :, :keep] = self._levels[:, :, drop:]
         self._levels = levels
         self._base += drop
@@ -477,9 +530,10 @@ class Cluster:
             self._synth.set_levels(self._levels, self._base)
         if self._trates is not None:
             self._trates.set_levels(self._levels, self._base)
+        k0 = self._horizon - self.extend_steps  # the part's first step
         block = self._next_levels(out=levels[:, :, keep:])
         if not lazy:
-            self._append_rates(block, drop, [False] * len(self._profiles))
+            self._append_rates(block, drop, k0)
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
@@ -494,14 +548,14 @@ class Cluster:
                 self._extend()  # not lazy: the rates come with it
                 continue
             j = self._rhorizon - self._base
-            block = self._levels[:, :, j : j + _BLOCK]
-            # a profile registered with these steps goes on step by step from its running sum
-            self._append_rates(block, 0, [self._rhorizon < to for to in self._seq_to])
+            block = self._levels[:, :, j : j + self.extend_steps]
+            self._append_rates(block, 0, self._rhorizon)
             self._rhorizon += block.shape[2]
 
-    def _append_rates(self, block: np.ndarray, drop: int, seq: list[bool]) -> None:
-        """Append every profile's rates and running sum over the levels ``block`` to
-        ``_rate``/``_cum``, dropping their first ``drop`` kept steps.
+    def _append_rates(self, block: np.ndarray, drop: int, k0: int) -> None:
+        """Append every profile's rates and running sum over the levels ``block`` (steps
+        ``k0`` on, within one block) to ``_rate``/``_cum``, dropping their first ``drop``
+        kept steps.
 
         The block is computed in chunks of nodes (a few MiB of responses each), written into
         the new arrays: its extra memory is one chunk's, not the block's responses, loads,
@@ -509,14 +563,20 @@ class Cluster:
         levels on a big cluster). Every value is the whole block's, bit for bit: the response
         is element by element, a node's load is its own row of the ``einsum`` (as
         :meth:`_node_ahead` reads one node), and the running sums go along each row. A
-        profile with ``seq[pid]`` adds its steps one at a time onto its running sum (it was
-        registered with these steps); the others add their block's sum to it.
+        profile registered with these steps (``k0`` before its ``_seq_to``) adds them one at
+        a time onto its running sum; the others add to the sum at their block's start the
+        block's own running sum (:meth:`_sum_part`: a block rated in parts gets the same
+        sums as at once).
         """
         n, m = self.n_nodes, block.shape[2]
         carries = []
+        seq = [k0 < to for to in self._seq_to]
         for pid in range(len(self._profiles)):
             rate, cum = self._rate[pid], self._cum[pid]
             carries.append(cum[:, -1:].copy())
+            if k0 % _BLOCK == 0:  # a new block: its sums start from the running sum
+                self._block_start[pid] = carries[pid][:, 0].copy()
+                self._block_sum[pid] = np.zeros(n)
             kr, kc = rate.shape[1] - drop, cum.shape[1] - drop
             new = np.empty((n, kr + m))
             new[:, :kr] = rate[:, drop:]
@@ -536,8 +596,21 @@ class Cluster:
                     x = np.concatenate([carries[pid][nodes], rate * self.dt], axis=1)
                     self._cum[pid][nodes, -m:] = np.cumsum(x, axis=1)[:, 1:]
                 else:
-                    add = np.cumsum(rate * self.dt, axis=1)
-                    self._cum[pid][nodes, -m:] = carries[pid][nodes] + add
+                    self._cum[pid][nodes, -m:] = self._sum_part(
+                        self._block_start[pid][nodes], self._block_sum[pid], nodes, rate
+                    )
+
+    def _sum_part(
+        self, start: np.ndarray, block_sum: np.ndarray, nodes: slice, rate: np.ndarray
+    ) -> np.ndarray:
+        """The running sums ``start + s`` of a part's ``rate`` rows, ``s`` the block's own
+        running sum going on from ``block_sum[nodes]`` (updated to the part's end): the
+        values of ``start + cumsum(block's rate * dt)``, bit for bit (``0 + x`` is ``x``,
+        and a cumulative sum adds one step at a time)."""
+        x = np.concatenate([np.reshape(block_sum[nodes], (-1, 1)), rate * self.dt], axis=1)
+        add = np.cumsum(x, axis=1)[:, 1:]
+        block_sum[nodes] = add[:, -1]
+        return np.reshape(start, (-1, 1)) + add
 
     def _chunk_responses(self, levels: np.ndarray):
         """``(nodes, response)`` over the levels ``(4, n_nodes, steps)`` in chunks of nodes
@@ -548,12 +621,25 @@ class Cluster:
             nodes = slice(i, min(i + step, self.n_nodes))
             yield nodes, self._response(np.ascontiguousarray(levels[:, nodes]))
 
-    def _node_ahead(self, pid: int, node: int, r: int, carry: float):
-        """Rates and running sum ``(rate, cum)`` of ``node`` over the block from step ``r``
-        (not yet in ``_rate``), from the cumulative work ``carry`` at ``r``: the values the
-        whole block's computation gives this node, bit for bit."""
+    def _ahead_state(self, pid: int, node: int) -> tuple[float, float, float]:
+        """Where :meth:`_node_ahead` starts for ``node``: ``(carry, block_start, block_sum)``
+        at ``_rhorizon`` (the running sum there, at its block's start and the block's own)."""
+        return (
+            float(self._cum[pid][node, -1]),
+            float(self._block_start[pid][node]),
+            float(self._block_sum[pid][node]),
+        )
+
+    def _node_ahead(self, pid: int, node: int, r: int, state: tuple[float, float, float]):
+        """Rates and running sum ``(rate, cum, state)`` of ``node`` over the part from step
+        ``r`` (not yet in ``_rate``), from ``state`` at ``r`` (:meth:`_ahead_state`, or the
+        previous part's): the values the whole block's computation gives this node, bit
+        for bit, and the state at the part's end."""
+        carry, start, block_sum = state
+        if r % _BLOCK == 0:
+            start, block_sum = carry, 0.0
         j = r - self._base
-        lv = self._levels[:, node : node + 1, j : j + _BLOCK]
+        lv = self._levels[:, node : node + 1, j : j + self.extend_steps]
         load = np.einsum(
             "r,nr,rnk->nk",
             self._profiles[pid],
@@ -561,12 +647,14 @@ class Cluster:
             contention_response(lv, self.response_eps),
         )
         rate = 1.0 / (self.speed[node : node + 1, None] * (1.0 + self.kappa * load))
-        c = np.array([[carry]])
         if r < self._seq_to[pid]:
+            c = np.array([[carry]])
             cum = np.cumsum(np.concatenate([c, rate * self.dt], axis=1), axis=1)[:, 1:]
         else:
-            cum = c + np.cumsum(rate * self.dt, axis=1)
-        return rate[0], cum[0]
+            box = np.array([block_sum])
+            cum = self._sum_part(np.array([start]), box, slice(0, 1), rate)
+            block_sum = float(box[0])
+        return rate[0], cum[0], (float(cum[0, -1]), start, block_sum)
 
     def cum_end(self, pid: int, node: int) -> float:
         """:meth:`cum_at` of ``node`` at the end of the paths (:attr:`horizon_steps`).
@@ -582,13 +670,15 @@ class Cluster:
         >>> c.cum_end(0, 1) == float(c._cum[0][1, -1]) == w.cum_end(0, 1)
         True
         """
-        cum = float(self._cum[pid][node, -1])
+        state = self._ahead_state(pid, node)
+        cum = state[0]
         key = (pid, node, self._horizon)
         hit = self._ahead_cache.get(key)
         if hit is not None:
             return hit
-        for r in range(self._rhorizon, self._horizon, _BLOCK):
-            cum = float(self._node_ahead(pid, node, r, cum)[1][-1])
+        for r in range(self._rhorizon, self._horizon, self.extend_steps):
+            state = self._node_ahead(pid, node, r, state)[2]
+            cum = state[0]
         if self._rhorizon < self._horizon:
             if len(self._ahead_cache) > 65536:
                 self._ahead_cache.clear()
@@ -648,7 +738,9 @@ class Cluster:
             return len(self._profiles) - 1
         if self._trates is not None:
             self._trates.set_profiles(np.array(self._profiles))
-        self._seq_to.append(self._horizon)
+        # the steps to the end of the block drawn last are added one at a time (as when
+        # blocks were drawn whole: the horizon was then the end of that block)
+        self._seq_to.append(-(-self._horizon // _BLOCK) * _BLOCK)
         # the rates and running sums of the steps rated so far, in chunks of nodes (as
         # _append_rates: one chunk's responses at a time, not the window's, ~2x its levels
         # on a big cluster; the same values bit for bit)
@@ -666,6 +758,9 @@ class Cluster:
                 cum[nodes] = np.cumsum(x, axis=1)
         self._rate.append(rate)
         self._cum.append(cum)
+        # set at the first block rated with the block's sum (seq_to is a block's start)
+        self._block_start.append(np.zeros(n))
+        self._block_sum.append(np.zeros(n))
         return len(self._profiles) - 1
 
     def _ensure_step(self, k: int) -> None:
@@ -819,18 +914,18 @@ class Cluster:
         target = c0 + work
         cum = self._cum[pid]
         if target >= cum[node, -1] and self._lazy():  # ahead: this node's rates only
-            r, carry = self._rhorizon, float(cum[node, -1])
+            r, state = self._rhorizon, self._ahead_state(pid, node)
             while True:
                 while r >= self._horizon:
                     if within:
                         return PastPaths(self._horizon * dt, (t0, k0, r0, c0, work))
                     self._extend()
-                rate, row = self._node_ahead(pid, node, r, carry)
+                rate, row, after = self._node_ahead(pid, node, r, state)
                 if target < row[-1]:
-                    seg = np.concatenate([[carry], row])
+                    seg = np.concatenate([[state[0]], row])
                     j = int(seg.searchsorted(target, side="right")) - 1
                     return float((r + j) * dt + (target - seg[j]) / rate[j])
-                r, carry = r + _BLOCK, float(row[-1])
+                r, state = r + self.extend_steps, after
         while target >= cum[node, -1]:
             if within and self._rhorizon >= self._horizon:
                 return PastPaths(self._horizon * dt, (t0, k0, r0, c0, work))
@@ -1068,7 +1163,9 @@ class Cluster:
             self._ensure_step(int(stop.at // self.dt))
             return self.end_from(node, pid, *stop.state, within=True)
         k, m, left = stop.state
-        self._ensure_step(k + m - 1)
+        # a part more (not the whole chunk: the chunk's steps within the paths give the
+        # same values as all of them, and a new PastPaths says when they are not enough)
+        self._ensure_step(int(stop.at // self.dt))
         return self._end_chunks(node, pid, k, m, left, demand, True)
 
     def _end_chunks(

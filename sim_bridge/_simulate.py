@@ -66,6 +66,29 @@ _P = TypeVar("_P", bound=Policy)
 #: levels a day: peak 323 MB with the records, 314 MB without them; an FB-2010 day on
 #: 33,000 nodes holds 1.5 GB of levels a day-block, with rates and sums ~2.9 GB).
 LAUNCH_LEVELS_MIN_BYTES = 64 << 20
+#: A streamed run draws the contention paths in parts of at most this many bytes of levels
+#: when a day-block is bigger (:func:`path_part_steps`): its window then ends a part past the
+#: clock, not at the end of the clock's day. On 33,000 nodes a day of levels, rates and
+#: sums is 2.9 GB; parts of 240 steps (4 h, 254 MB of levels) cost six draws of each
+#: block's stream (~6 s each there) and keep one part, not a day, ahead of the clock.
+PATH_PART_BYTES = 256 << 20
+
+
+def path_part_steps(n_nodes: int, max_bytes: int | None = None) -> int:
+    """The steps a streamed run's paths grow by on ``n_nodes`` nodes: the largest divisor of
+    the day-block whose levels (4 resources x 8 bytes a node and step) fit in ``max_bytes``
+    (default :data:`PATH_PART_BYTES`), the whole block when it fits, one step at least.
+
+    Examples
+    --------
+    >>> path_part_steps(600), path_part_steps(33_000), path_part_steps(33_000, 1)
+    (1440, 240, 1)
+    """
+    if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
+        return _BLOCK  # the cluster says what is wrong with it
+    cap = PATH_PART_BYTES if max_bytes is None else max_bytes
+    fit = [d for d in range(1, _BLOCK + 1) if _BLOCK % d == 0 and 32 * n_nodes * d <= cap]
+    return max(fit, default=1)
 
 
 class SimulationResult:
@@ -367,6 +390,7 @@ def simulate(
         isinstance(cluster_seed, (int, np.integer)) and cluster_seed >= 0
     ):
         raise ValueError(f"parameter cluster_seed must be an integer >= 0, got {cluster_seed!r}")
+    streamed = trace_sink is not None and not use_compiled
     cluster = Cluster(
         nodes,
         slots,
@@ -376,9 +400,10 @@ def simulate(
         ideal=ideal or duration_dist is not None,  # the node model is not used then
         kappa=kappa,
         bad_node_share=bad_node_share,
+        extend_steps=path_part_steps(nodes) if streamed and counters != "markov" else None,
     )
     sink = None
-    if trace_sink is not None and not use_compiled:
+    if streamed:
         sink = TraceSink(
             cluster,
             path=trace_sink,

@@ -56,12 +56,18 @@ def _sorted(tasks: pd.DataFrame) -> pd.DataFrame:
         # a big cluster's launch levels and live-attempt hold, forced on these 6 nodes
         ("late", {"levels": True}),
         ("none", {"record_truth": True, "levels": True}),
+        # and paths drawn two steps at a time (a big cluster's parts of a day-block)
+        ("late", {"levels": True, "parts": True}),
+        ("mantri", {"record_truth": True, "levels": True, "parts": True}),
     ],
 )
 def test_streaming_run_equals_the_in_memory_run(tmp_path, monkeypatch, policy, kw):
     kw = dict(kw)
     if kw.pop("levels", False):
         monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)
+    if kw.pop("parts", False):
+        monkeypatch.setattr(sim_bridge._simulate, "PATH_PART_BYTES", 32 * 6 * 2)
+        assert sim_bridge._simulate.path_part_steps(6) == 2
     w = _workload()
     common = dict(nodes=6, slots=2, seed=5, progress=False, engine="python", **kw)
     mem = sim_bridge.simulate(w, policy, **common)

@@ -82,20 +82,35 @@ class BadNodes:
         self.c0 = np.where(bad, rng.uniform(lo, hi, n), 1.0)
         self._x = rng.standard_normal(n)  # the drift's state (stationary start)
 
-    def capacity_block(self, b: int, n_steps: int, dt: float) -> np.ndarray:
-        """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (b = 0, 1, ... in order).
+    def capacity_block(
+        self, b: int, n_steps: int, dt: float, *, bad_only: bool = False
+    ) -> np.ndarray:
+        """Capacity fractions ``(n_nodes, n_steps)`` of block ``b`` (b = 0, 1, ... in order);
+        ``bad_only``: only the degraded nodes' rows, ``(len(bad_nodes), n_steps)`` in the
+        order of :attr:`bad_nodes` (the others are 1), the same values without the healthy
+        nodes' rows (a block of 33,000 nodes is 380 MB, its degraded rows 38 MB).
 
         The block's normals are one stream over (node, step) in C order, drawn and turned
         into capacities in chunks of node rows of about ``_CHUNK_BYTES``: NumPy's normals
         carry no state between calls but the bit generator's, each row's AR(1) and the
         element-wise steps are the row's own, so the values are those of the whole block at
         once, bit for bit, with one chunk's temporaries (not five block-sized arrays, ~1.1 GB
-        beside the levels on 33,000 nodes)."""
+        beside the levels on 33,000 nodes).
+
+        Examples
+        --------
+        >>> b, b2 = BadNodes(50, (3,)), BadNodes(50, (3,))
+        >>> rows = b2.capacity_block(0, 30, 60.0, bad_only=True)
+        >>> bool((b.capacity_block(0, 30, 60.0)[b.bad_nodes] == rows).all())
+        True
+        """
         rng = np.random.default_rng([*self.seed_words, b + 1])
         phi = float(np.exp(-dt / (3600.0 * self.drift_hours)))
         scale = np.sqrt(1.0 - phi * phi)
         n = self.n_nodes
-        c = np.empty((n, n_steps))
+        healthy = self.resource == -1
+        where = np.cumsum(~healthy) - 1  # the row of each degraded node in the bad_only array
+        c = np.empty((int((~healthy).sum()) if bad_only else n, n_steps))
         last = np.empty(n)
         rows = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
         for i in range(0, n, rows):
@@ -103,17 +118,37 @@ class BadNodes:
             e = rng.standard_normal((j - i, n_steps)) * scale
             x = ar1_inplace(e, phi, self._x[i:j])  # lfilter's AR(1), bit for bit
             last[i:j] = x[:, -1]
-            np.clip(self.c0[i:j, None] * np.exp(self.drift * x), 0.05, 1.0, out=c[i:j])
+            if not bad_only:
+                np.clip(self.c0[i:j, None] * np.exp(self.drift * x), 0.05, 1.0, out=c[i:j])
+                continue
+            keep = np.flatnonzero(~healthy[i:j])
+            if keep.size:
+                x = x[keep]
+                c[where[i + keep]] = np.clip(
+                    self.c0[i + keep, None] * np.exp(self.drift * x), 0.05, 1.0
+                )
         self._x = phi * last / phi if phi > 0 else last  # as from lfilter's zf / phi
-        c[self.resource == -1] = 1.0
+        if not bad_only:
+            c[healthy] = 1.0
         return c
+
+    @property
+    def bad_nodes(self) -> np.ndarray:
+        """The degraded nodes, in increasing order."""
+        return np.flatnonzero(self.resource >= 0)
 
 
 def degrade_levels(
-    levels: np.ndarray, bad: BadNodes, capacity: np.ndarray, *, inplace: bool = False
+    levels: np.ndarray,
+    bad: BadNodes,
+    capacity: np.ndarray,
+    *,
+    inplace: bool = False,
+    bad_rows: bool = False,
 ) -> np.ndarray:
     """Levels ``(4, n, k)`` as a task meets them: ``1 - c (1 - l)`` on each bad node's resource
-    (``inplace``: written over ``levels``, same values, no copy).
+    (``inplace``: written over ``levels``, same values, no copy; ``bad_rows``: ``capacity``
+    holds only the degraded nodes' rows, in the order of :attr:`BadNodes.bad_nodes`).
 
     Examples
     --------
@@ -124,7 +159,7 @@ def degrade_levels(
     [0.2, 0.6]
     """
     out = levels if inplace else levels.copy()
-    for node in np.flatnonzero(bad.resource >= 0):
+    for i, node in enumerate(bad.bad_nodes):
         r = bad.resource[node]
-        out[r, node] = 1.0 - capacity[node] * (1.0 - levels[r, node])
+        out[r, node] = 1.0 - capacity[i if bad_rows else node] * (1.0 - levels[r, node])
     return out

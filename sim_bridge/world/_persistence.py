@@ -661,6 +661,68 @@ class PersistentLevels:
         _expit(latent, out=latent)
         return np.clip(latent, 0.0, 1.0, out=latent)
 
+    def block_part(
+        self, b: int, n_steps: int, lo: int, m: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Steps ``lo`` to ``lo + m`` of block ``b`` of ``n_steps`` steps: the levels
+        ``block(b, n_steps)[:, :, lo:lo + m]``, bit for bit, without the rest of the block
+        in memory (``out`` as in :meth:`block`, of ``m`` steps).
+
+        The stream is ordered by row, then step, so every part draws and filters the whole
+        block's stream again (a block in ``k`` parts costs ``k`` blocks' draws) but keeps
+        one chunk of rows and the part. Parts may come in any order once block ``b - 1``'s
+        end is known; the part that reaches the block's end records block ``b``'s (the next
+        block's start).
+
+        Examples
+        --------
+        >>> from sim_bridge.world import DEFAULT_PERSISTENCE
+        >>> a, c = (PersistentLevels(DEFAULT_PERSISTENCE, 3, (7,)) for _ in range(2))
+        >>> whole = a.block(0, 12)
+        >>> parts = [c.block_part(0, 12, lo, 4) for lo in (0, 4, 8)]
+        >>> bool((np.concatenate(parts, axis=2) == whole).all())
+        True
+        >>> bool((c.block(1, 12) == a.block(1, 12)).all())  # the next block goes on alike
+        True
+        """
+        if b - 1 not in self._end:
+            raise ValueError(f"block {b} needs block {b - 1} first (blocks come in order)")
+        if not (0 <= lo and m >= 0 and lo + m <= n_steps):
+            raise ValueError(f"part [{lo}, {lo + m}) is not within a block of {n_steps} steps")
+        n = self.n_nodes
+        state = self._end[b - 1]
+        rng = np.random.default_rng([*self.seed_words, b + 1])
+        if out is None:
+            latent = np.empty((4, n, m))
+        elif out.shape != (4, n, m):
+            raise ValueError(f"parameter out must have shape {(4, n, m)}, got {out.shape}")
+        else:
+            latent = out
+        latent[...] = self.node_mean[:, :, None]
+        last = lo + m == n_steps
+        end = state.copy()
+        rows = latent.reshape(4 * n, m)
+        if m and not np.shares_memory(rows, latent):
+            raise ValueError("parameter out: its (resource, node) axes must merge into one")
+        chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
+        for c in range(2):  # as block(): the slow component first
+            a = [float(x) for x in self._a[c]]
+            gain = [float(self._sd[c, r]) * math.sqrt(1.0 - a[r] * a[r]) for r in range(4)]
+            a_rows, gain_rows = np.repeat(a, n), np.repeat(gain, n)
+            start, stop = state[c].reshape(4 * n), end[c].reshape(4 * n)
+            for i in range(0, 4 * n if n_steps else 0, chunk):
+                j = min(i + chunk, 4 * n)
+                y = rng.standard_normal((j - i, n_steps))
+                y *= gain_rows[i:j, None]
+                ar1_inplace(y, a_rows[i:j], start[i:j])
+                rows[i:j] += y[:, lo : lo + m]
+                stop[i:j] = y[:, -1]
+                del y
+        if last:
+            self._end[b] = end
+        _expit(latent, out=latent)
+        return np.clip(latent, 0.0, 1.0, out=latent)
+
 
 # fit_persistence on the Alibaba 2018 subset (alibaba-v2018-machine-usage-subset, 16 machines,
 # 8 days, dt = 60 s), rounded to 2 significant figures; tests/test_world_persistence.py re-runs
