@@ -311,10 +311,37 @@ CPU seconds are inflated by up to ~20%; memory is not):
   without it in an earlier run sampled differently: not a controlled comparison, but no
   gain either).
 
+2026-11-25: a streamed run on a big cluster draws its contention paths a part of a day-block
+at a time (``Cluster(extend_steps=...)``, chosen by ``sim_bridge._simulate.path_part_steps``:
+the largest divisor of the block whose levels fit in 256 MiB, 240 steps on 33,000 nodes).
+Each part redraws its block's random stream (the synthetic source's normals are ordered by
+row, then step) and keeps only the part; a block's running sums go on from its start and
+its own running sum. The values are the whole block's, bit for bit (``tests/test_path_parts.py``;
+a battery of streamed runs with launch levels forced, 60-step parts against day-blocks:
+every table and summary equal). Measured with a sampler thread every 10 s of wall time
+(``dayhold.py``, outside the repo; the 10-s marks fall a little after the hour), one other
+replay beside it:
+
+- FB-2010 without speculation on 33,000 x 10, before -> after (RSS in MB): set-up 3,205 ->
+  819; 1 h 3,551 -> 1,118; 6 h 4,799 -> 2,807; 12 h 6,658 -> 4,677; 18 h 7,515 -> 5,875;
+  24 h 9,306 (last session) -> 6,912, peak 9,481 -> 7,733 (the copy of a 1,092-step window
+  when the next part is drawn). CPU at 24 h 1,916 -> 2,004 s (16.34M events both): the six
+  draws of each block's stream cost ~40 s a day. The hold then trails the clock by 3 h at
+  6 h and 14 h at 24 h (an attempt under unchanged co-located demand since 9.8 h), so the
+  window is 5-18 h of steps instead of one or two days.
+- FB-2010 with LATE, 33,000 x 10: 1 h 129 s CPU / 0.49M events / 1,297 MB (3,670 before);
+  6 h 1,103 s / 3.27M / 3,269 MB (5,213).
+- What grows now: at 4 h (2,391 MB RSS) the 640 live jobs hold 1.84M finished tasks: their
+  ``Task`` objects (229 MB), the numbers they point to (uid, index, work, finish time; 183
+  MB), ``OneFinished`` (70 MB), the flat launch records (167 MB) and rows (43 MB): ~430
+  bytes a finished task of a live job, against ~0.9 GB of paths. Flat memory from 6 to 24 h
+  (2.46x now) needs those tasks out of Python objects, a change of the policy API.
+- FB-2009 day streamed: unchanged (600 nodes draw whole blocks): peak 270 MB, CPU 22.3 s.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
-    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~7-12 GB, see above;
+    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~7-8 GB, see above;
     #   --fb2010-hours 6 replays the first 6 hours' jobs)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # two slices of FB-2010 only
