@@ -625,41 +625,9 @@ class PersistentLevels:
         >>> bool((a.block(0, 10) == buf[:, :, 5:]).all()), bool((buf[:, :, :5] == 0).all())
         (True, True)
         """
-        if b - 1 not in self._end:
-            raise ValueError(f"block {b} needs block {b - 1} first (blocks come in order)")
         if n_steps < 0:
             raise ValueError(f"n_steps must be >= 0, got {n_steps!r}")
-        n = self.n_nodes
-        state = self._end[b - 1]
-        rng = np.random.default_rng([*self.seed_words, b + 1])
-        if out is None:
-            latent = np.empty((4, n, n_steps))
-        elif out.shape != (4, n, n_steps):
-            raise ValueError(f"parameter out must have shape {(4, n, n_steps)}, got {out.shape}")
-        else:
-            latent = out
-        latent[...] = self.node_mean[:, :, None]
-        end = state.copy()
-        rows = latent.reshape(4 * n, n_steps)  # row r * n + node, a view
-        if n_steps and not np.shares_memory(rows, latent):
-            raise ValueError("parameter out: its (resource, node) axes must merge into one")
-        chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
-        for c in range(2):  # the slow component is added first, as the stream orders them
-            a = [float(x) for x in self._a[c]]
-            gain = [float(self._sd[c, r]) * math.sqrt(1.0 - a[r] * a[r]) for r in range(4)]
-            a_rows, gain_rows = np.repeat(a, n), np.repeat(gain, n)
-            start, stop = state[c].reshape(4 * n), end[c].reshape(4 * n)
-            for i in range(0, 4 * n if n_steps else 0, chunk):
-                j = min(i + chunk, 4 * n)
-                y = rng.standard_normal((j - i, n_steps))
-                y *= gain_rows[i:j, None]
-                ar1_inplace(y, a_rows[i:j], start[i:j])
-                rows[i:j] += y
-                stop[i:j] = y[:, -1]
-                del y  # before the next chunk is drawn: one chunk alive at a time
-        self._end[b] = end
-        _expit(latent, out=latent)
-        return np.clip(latent, 0.0, 1.0, out=latent)
+        return self.block_part(b, n_steps, 0, n_steps, out=out)
 
     def block_part(
         self, b: int, n_steps: int, lo: int, m: int, out: np.ndarray | None = None
@@ -705,7 +673,7 @@ class PersistentLevels:
         if m and not np.shares_memory(rows, latent):
             raise ValueError("parameter out: its (resource, node) axes must merge into one")
         chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
-        for c in range(2):  # as block(): the slow component first
+        for c in range(2):  # the slow component is added first, as the stream orders them
             a = [float(x) for x in self._a[c]]
             gain = [float(self._sd[c, r]) * math.sqrt(1.0 - a[r] * a[r]) for r in range(4)]
             a_rows, gain_rows = np.repeat(a, n), np.repeat(gain, n)
@@ -717,7 +685,7 @@ class PersistentLevels:
                 ar1_inplace(y, a_rows[i:j], start[i:j])
                 rows[i:j] += y[:, lo : lo + m]
                 stop[i:j] = y[:, -1]
-                del y
+                del y  # before the next chunk is drawn: one chunk alive at a time
         if last:
             self._end[b] = end
         _expit(latent, out=latent)
