@@ -347,6 +347,11 @@ class Cluster:
         #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
         self._base = 0
         self._holds: dict[str, int] = {}  # reader -> the oldest step it may still read
+        #: reader -> the oldest step of the rates and running sums it may still read, when
+        #: later than its hold (:meth:`hold`'s ``rates_from``)
+        self._rholds: dict[str, int] = {}
+        #: absolute step of the first column kept of ``_rate`` and ``_cum`` (>= ``_base``)
+        self._rbase = 0
         #: steps covered by ``_rate``/``_cum``: the horizon, or with a window (a reader holds
         #: steps) as far as the rates of every node were read; beyond it a node's rates are
         #: computed from its levels when read (:meth:`cum_end`, :meth:`end_from`)
@@ -386,11 +391,19 @@ class Cluster:
         """Path steps held in memory now (``horizon_steps - base_step``)."""
         return self._horizon - self._base
 
-    def hold(self, reader: str, t: float | None) -> None:
+    def hold(self, reader: str, t: float | None, *, rates_from: float | None = None) -> None:
         """Declare that ``reader`` will read nothing before time ``t`` (None: nothing at all);
         steps no reader holds are dropped (unless :attr:`keep_paths`): at the next extension
         of the paths, or at once when they are at least half the window. A hold may only move
         forward: steps once released are gone.
+
+        ``rates_from`` (a time after ``t``): the reader reads only levels before it, not the
+        profiles' rates and running sums (:meth:`cum_at`, :meth:`launch_point`,
+        :meth:`pressure`, :meth:`step_rates`, :meth:`end_from`), which are then kept from
+        the oldest such step any reader holds (:attr:`rates_base_step`). A streamed run's
+        engine reads the levels from its attempts' segments under co-located demand on, and
+        the rates only now: on 33,000 nodes the rates and sums of two profiles are another
+        day-block's worth of memory (1 MB a step).
 
         Examples
         --------
@@ -407,17 +420,31 @@ class Cluster:
         >>> c.cum_at(0, 0, 60.0)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        IndexError: contention paths: step 1 (t=60.0) was dropped (kept from step 180); ...
+        IndexError: contention rates: step 1 (t=60.0) was dropped (kept from step 180); ...
         """
         if t is None:
             self._holds.pop(reader, None)
+            self._rholds.pop(reader, None)
         else:
-            self._holds[reader] = int(t // self.dt)
+            k = self._holds[reader] = int(t // self.dt)
+            if rates_from is None:
+                self._rholds.pop(reader, None)
+            else:
+                self._rholds[reader] = max(k, int(rates_from // self.dt))
         if self.keep_paths or self.ideal or not self._holds:
             return
         drop = self._release_to() - self._base
-        if drop >= _TRIM_STEPS and 2 * drop >= self._horizon - self._base:
-            self._trim(drop)
+        rdrop = self._release_rates_to() - self._rbase
+        trim = drop >= _TRIM_STEPS and 2 * drop >= self._horizon - self._base
+        rtrim = rdrop >= _TRIM_STEPS and 2 * rdrop >= self._rhorizon - self._rbase
+        if trim or rtrim:
+            self._trim(drop if trim else 0, rdrop if rtrim else 0)
+
+    @property
+    def rates_base_step(self) -> int:
+        """The oldest step whose rates and running sums are still kept (>= :attr:`base_step`;
+        see :meth:`hold`'s ``rates_from``)."""
+        return self._rbase
 
     def _release_to(self) -> int:
         """The first step some reader still holds (clamped to the horizon)."""
@@ -425,27 +452,46 @@ class Cluster:
             return self._base
         return max(self._base, min(min(self._holds.values()), self._horizon))
 
-    def _dropped(self, k: int, t: float | None = None) -> IndexError:
+    def _release_rates_to(self) -> int:
+        """The first step of the rates some reader still holds (clamped to the steps rated:
+        the running sum at ``_rhorizon`` is the next steps' carry)."""
+        if self.keep_paths or not self._holds:
+            return self._rbase
+        held = min(self._rholds.get(r, k) for r, k in self._holds.items())
+        return max(self._rbase, self._release_to(), min(held, self._rhorizon))
+
+    def _dropped(self, k: int, t: float | None = None, *, rates: bool = False) -> IndexError:
         at = f" (t={t!r})" if t is not None else ""
+        what, base = ("rates", self._rbase) if rates else ("paths", self._base)
         return IndexError(
-            f"contention paths: step {k}{at} was dropped (kept from step {self._base}); "
+            f"contention {what}: step {k}{at} was dropped (kept from step {base}); "
             "a reader that needs older steps must hold them (Cluster.hold)"
         )
 
-    def _trim(self, drop: int) -> None:
-        """Drop the first ``drop`` kept steps (one copy of each path, one at a time)."""
-        if drop <= 0:
+    def _trim(self, drop: int, rdrop: int = 0) -> None:
+        """Drop the first ``drop`` kept steps of the levels and ``rdrop`` of the rates and
+        running sums (one copy of each path, one at a time)."""
+        if drop <= 0 and rdrop <= 0:
             return
-        self._ensure_rates(self._base + drop - 1)
-        self._levels = self._levels[:, :, drop:].copy()
+        self._ensure_rates(max(self._base + drop, self._rbase + rdrop) - 1)
+        rdrop = max(rdrop, self._base + drop - self._rbase)  # rates stay within the levels
+        if rdrop > 0:
+            self._drop_rates(rdrop)
+        if drop > 0:
+            self._levels = self._levels[:, :, drop:].copy()
+            self._base += drop
+            if self._synth is not None:
+                self._synth.set_levels(self._levels, self._base)
+            if self._trates is not None:
+                self._trates.set_levels(self._levels, self._base)
+
+    def _drop_rates(self, rdrop: int) -> None:
+        """Drop the first ``rdrop`` kept steps of every profile's rates and running sums
+        (rated already: the running sum at the first step kept stays)."""
         for pid in range(len(self._rate)):
-            self._rate[pid] = self._rate[pid][:, drop:].copy()
-            self._cum[pid] = self._cum[pid][:, drop:].copy()
-        self._base += drop
-        if self._synth is not None:
-            self._synth.set_levels(self._levels, self._base)
-        if self._trates is not None:
-            self._trates.set_levels(self._levels, self._base)
+            self._rate[pid] = self._rate[pid][:, rdrop:].copy()
+            self._cum[pid] = self._cum[pid][:, rdrop:].copy()
+        self._rbase += rdrop
 
     def _new_block(self, out: np.ndarray | None = None) -> np.ndarray:
         """The next part's levels (:attr:`extend_steps` steps), written into ``out`` when
@@ -512,11 +558,11 @@ class Cluster:
         lazy = self._lazy()
         if not lazy and self._rhorizon < self._horizon:  # the window was given up
             self._ensure_rates(self._horizon - 1)
-        if lazy and drop and self._profiles:
-            self._ensure_rates(self._base + drop - 1)
-            for pid in range(len(self._rate)):
-                self._rate[pid] = self._rate[pid][:, drop:].copy()
-                self._cum[pid] = self._cum[pid][:, drop:].copy()
+        if lazy:
+            rdrop = max(self._release_rates_to(), self._base + drop) - self._rbase
+            if rdrop > 0:
+                self._ensure_rates(self._rbase + rdrop - 1)
+                self._drop_rates(rdrop)
         # the kept steps, then the new block drawn in place after them: the old levels go
         # before the block is drawn (one window and a chunk at the peak, not the old and the
         # new window, the block and its degraded copy)
@@ -716,12 +762,12 @@ class Cluster:
         fresh = Cluster(**self._init_args, keep_paths=True)
         carry = np.zeros(self.n_nodes)
         start, levels = 0, fresh._levels
-        while start < self._base:
-            m = min(levels.shape[2], self._base - start)
+        while start < self._rbase:
+            m = min(levels.shape[2], self._rbase - start)
             x = self._block_rate(prof, levels[:, :, :m]) * self.dt
             carry = np.cumsum(np.concatenate([carry[:, None], x], axis=1), axis=1)[:, -1]
             start += m
-            if start < self._base:
+            if start < self._rbase:
                 levels = fresh._next_levels()
         return carry
 
@@ -744,12 +790,13 @@ class Cluster:
         # the rates and running sums of the steps rated so far, in chunks of nodes (as
         # _append_rates: one chunk's responses at a time, not the window's, ~2x its levels
         # on a big cluster; the same values bit for bit)
-        n, m = self.n_nodes, self._rhorizon - self._base
+        n, m = self.n_nodes, self._rhorizon - self._rbase
         rate = np.empty((n, m))
         # steps were dropped: the running sum goes on from theirs, step by step
-        carry = None if self._base == 0 else self._cum_before_window(prof)
+        carry = None if self._rbase == 0 else self._cum_before_window(prof)
         cum = np.zeros((n, m + 1)) if carry is None else np.empty((n, m + 1))
-        for nodes, phi in self._chunk_responses(self._levels[:, :, :m]):
+        j = self._rbase - self._base
+        for nodes, phi in self._chunk_responses(self._levels[:, :, j : j + m]):
             r = rate[nodes] = self._block_rate(prof, phi=phi, nodes=nodes)
             if carry is None:
                 np.cumsum(r * self.dt, axis=1, out=cum[nodes, 1:])
@@ -778,9 +825,9 @@ class Cluster:
         k = int(t // dt)
         if k >= self._rhorizon:
             self._ensure_rates(k)
-        j = k - self._base
+        j = k - self._rbase
         if j < 0:
-            raise self._dropped(k, t)
+            raise self._dropped(k, t, rates=True)
         return float(self._cum[pid][node, j] + (t - k * dt) * self._rate[pid][node, j])
 
     def cum_at_nodes(self, pid: int, t: float) -> np.ndarray:
@@ -790,9 +837,9 @@ class Cluster:
         dt = self.dt
         k = int(t // dt)
         self._ensure_rates(k)
-        j = k - self._base
+        j = k - self._rbase
         if j < 0:
-            raise self._dropped(k, t)
+            raise self._dropped(k, t, rates=True)
         return self._cum[pid][:, j] + (t - k * dt) * self._rate[pid][:, j]
 
     def pressure(self, node: int, pid: int, t: float) -> float:
@@ -803,9 +850,9 @@ class Cluster:
         k = int(t // self.dt)
         if k >= self._rhorizon:
             self._ensure_rates(k)
-        if k < self._base:
-            raise self._dropped(k, t)
-        return float(1.0 - self._rate[pid][node, k - self._base] * self.speed[node])
+        if k < self._rbase:
+            raise self._dropped(k, t, rates=True)
+        return float(1.0 - self._rate[pid][node, k - self._rbase] * self.speed[node])
 
     def step_rates(self, pid: int, k: int) -> np.ndarray:
         """The rates ``(n_nodes,)`` of profile ``pid`` on every node in step ``k``.
@@ -819,9 +866,9 @@ class Cluster:
         """
         if k >= self._rhorizon:
             self._ensure_rates(k)
-        if k < self._base:
-            raise self._dropped(k)
-        return self._rate[pid][:, k - self._base]
+        if k < self._rbase:
+            raise self._dropped(k, rates=True)
+        return self._rate[pid][:, k - self._rbase]
 
     def work_between(self, node: int, pid: int, t0: float, t1: float) -> float:
         """Nominal work done on ``node`` between ``t0`` and ``t1``."""
@@ -841,9 +888,9 @@ class Cluster:
         k = int(t // self.dt)
         if k >= self._rhorizon:
             self._ensure_rates(k)
-        j = k - self._base
+        j = k - self._rbase
         if j < 0:
-            raise self._dropped(k, t)
+            raise self._dropped(k, t, rates=True)
         r = float(self._rate[pid][node, j])
         return k, r, float(self._cum[pid][node, j] + (t - k * self.dt) * r)
 
@@ -933,7 +980,9 @@ class Cluster:
             cum = self._cum[pid]
         row = cum[node]
         j = int(row.searchsorted(target, side="right")) - 1
-        return float((j + self._base) * dt + (target - row[j]) / self._rate[pid][node, j])
+        if j < 0:  # the end lies before the rates kept
+            raise self._dropped(self._rbase - 1, rates=True)
+        return float((j + self._rbase) * dt + (target - row[j]) / self._rate[pid][node, j])
 
     # ----------------------------------------------------------------- co-located tenants
     def rate_with(self, node: int, pid: int, k: int, demand) -> float:

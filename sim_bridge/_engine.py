@@ -254,8 +254,11 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         now only (``_c0`` holds the sum at its segment's start), and a killed attempt's
         progress is the value booked when it closed (:meth:`_close`). Then a job alive for
         days holds only its attempts' last segments under demand, not the paths since its
-        submission. That scan runs once per ``_HOLD_EVERY_S`` simulated seconds; a hold
-        older than it could be only keeps more.
+        submission. The segments under demand read levels only: the profiles' rates and
+        running sums are held from now (``Cluster.hold``'s ``rates_from``; a launch, a
+        progress read, a resumed solve and a booking read them at the clock). That scan runs
+        once per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only
+        keeps more.
         """
         active = self._active
         now = self.now
@@ -271,7 +274,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 s = a._seg_t
                 if s < t and a._dem is not None:
                     t = s
-        self.cluster.hold("engine", t)
+        self.cluster.hold("engine", t, rates_from=now)
 
     def _check_stuck(self) -> None:
         if self._n_arrivals_left or self._n_wakes or self._n_running:

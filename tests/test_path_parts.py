@@ -140,3 +140,53 @@ def test_solves_in_a_window_are_the_same_floats(steps, ops):
         else:
             out = [c.work_with(node, p, clock, t0 + 1.0, (0.2, 0.1, 0.0, 0.0)) for c in both]
         assert out[0] == out[1], (kind, out)
+
+
+class _Spy(Cluster):
+    """A cluster that records the first step kept of its levels and of its rates at each
+    hold."""
+
+    made: list[_Spy] = []
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.seen: list[tuple[int, int]] = []
+        _Spy.made.append(self)
+
+    def hold(self, reader, t, *, rates_from=None):
+        super().hold(reader, t, rates_from=rates_from)
+        self.seen.append((self.base_step, self.rates_base_step))
+
+
+@pytest.mark.parametrize("policy", ["late", "mantri", "none", "dolly", "sda"])
+def test_a_streamed_run_keeps_rates_from_the_clock_only(tmp_path, monkeypatch, policy):
+    """A big cluster's streamed run holds the levels from its oldest segment under
+    co-located demand and the rates from the clock: they are dropped before the levels, no
+    read needs them (a read of a dropped step raises), and the trace is the in-memory
+    run's."""
+    import pandas as pd
+    from _crowded import mapreduce_workload
+
+    import sim_bridge
+    import sim_bridge._simulate as simulate_module
+
+    monkeypatch.setattr(simulate_module, "LAUNCH_LEVELS_MIN_BYTES", 0)
+    monkeypatch.setattr(simulate_module, "PATH_PART_BYTES", 32 * 4 * 30)  # 30-step parts
+    monkeypatch.setattr(simulate_module, "Cluster", _Spy)
+    # ~5 h of arrivals on 4 x 2 slots: jobs queue and live for hours
+    w = mapreduce_workload(60, 7, gap=300.0, max_maps=30, map_mu=5.0)
+    common = dict(nodes=4, slots=2, seed=2, progress=False, engine="python")
+    mem = sim_bridge.simulate(w, policy, **common)
+    _Spy.made.clear()
+    path = tmp_path / "t.parquet"
+    st_ = sim_bridge.simulate(w, policy, trace_sink=path, row_group_rows=40, **common)
+    (cl,) = _Spy.made
+    assert cl.extend_steps == 30
+    key = ["job_id", "task_id", "attempt"]
+    got = pd.read_parquet(path).sort_values(key).reset_index(drop=True)
+    want = mem.tasks.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    pd.testing.assert_frame_equal(st_.jobs, mem.jobs, check_exact=True)
+    # the rates went ahead of the levels, and both were dropped well before the end
+    assert any(r > b for b, r in cl.seen)
+    assert cl.rates_base_step >= cl.base_step > 0
