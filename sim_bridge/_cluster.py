@@ -344,7 +344,8 @@ class Cluster:
                 self.sens, self.speed, self.kappa, self.response_eps, self.dt
             )
         self._horizon = 0  # steps covered by the paths (``_base + _levels.shape[2]``)
-        #: absolute step of the first column kept of ``_levels``, ``_rate`` and ``_cum``
+        #: absolute step of the first column kept of ``_levels`` (and of ``_rate``/``_cum``
+        #: unless a reader holds the rates apart: ``_rbase``)
         self._base = 0
         self._holds: dict[str, int] = {}  # reader -> the oldest step it may still read
         #: reader -> the oldest step of the rates and running sums it may still read, when
@@ -421,6 +422,14 @@ class Cluster:
         Traceback (most recent call last):
         ...
         IndexError: contention rates: step 1 (t=60.0) was dropped (kept from step 180); ...
+
+        A reader of the levels from time 0 that reads the rates only from 3 h on:
+
+        >>> r = Cluster(3, 1, seed=2, keep_paths=False)
+        >>> r.hold("me", 0.0, rates_from=3 * 3600.0)
+        >>> _ = r.levels_at([0], [1440 * 60.0])
+        >>> r.base_step, r.rates_base_step
+        (0, 180)
         """
         if t is None:
             self._holds.pop(reader, None)
