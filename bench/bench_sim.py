@@ -337,6 +337,13 @@ replay beside it:
   bytes a finished task of a live job, against ~0.9 GB of paths. Flat memory from 6 to 24 h
   (2.46x now) needs those tasks out of Python objects, a change of the policy API.
 - FB-2009 day streamed: unchanged (600 nodes draw whole blocks): peak 270 MB, CPU 22.3 s.
+- Then the engine holds the profiles' rates and running sums from the clock, the levels from
+  its oldest segment under co-located demand (``Cluster.hold(rates_from=)``; segments under
+  demand read levels only). FB-2010 without speculation, parts -> parts and rates hold: 6 h
+  2,807 -> 2,527 MB; 12 h 4,677 -> 4,520; 18 h 5,875 -> 5,385; 24 h 6,912 -> 6,299, peak
+  7,733 -> 6,893; CPU at 24 h 2,058 s. Peak 24 h / 6 h is 2.6 (goal <= 1.2). LATE: 6 h
+  1,189 s / 2,950 MB (peak 3,096); 8 h 2,115 s / 5.58M events / 3,909 MB (peak 4,347),
+  stopped there: ~450 s of CPU a simulated hour by then, so the day is hours of CPU.
 
 Usage::
 
