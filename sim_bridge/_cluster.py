@@ -505,12 +505,9 @@ class Cluster:
     def _new_block(self, out: np.ndarray | None = None) -> np.ndarray:
         """The next part's levels (:attr:`extend_steps` steps), written into ``out`` when
         given (see :meth:`_extend`)."""
-        b, lo = divmod(self._drawn, _BLOCK)
-        m = self.extend_steps
-        if self._persist is not None:
-            if m == _BLOCK:
-                return self._persist.block(b, _BLOCK, out=out)  # drawn in place
-            return self._persist.block_part(b, _BLOCK, lo, m, out=out)
+        if self._persist is not None:  # drawn in place
+            b, lo = divmod(self._drawn, _BLOCK)
+            return self._persist.block_part(b, _BLOCK, lo, self.extend_steps, out=out)
         block = self._draw_block()
         if out is None:
             return block
@@ -545,19 +542,18 @@ class Cluster:
         there, degraded in place."""
         block = self._new_block(out)
         b, lo = divmod(self._drawn, _BLOCK)
-        if self.bad.share > 0 and self.extend_steps == _BLOCK:
-            capacity = self.bad.capacity_block(b, block.shape[2], self.dt)
-            block = degrade_levels(block, self.bad, capacity, inplace=out is not None)
-        elif self.bad.share > 0:  # the block's degraded rows, drawn at its first part
+        m = block.shape[2]
+        if self.bad.share > 0:  # the block's degraded rows, drawn at its first part
             if lo == 0:
-                self._cap_rows = None  # the last block's go first
                 self._cap_rows = self.bad.capacity_block(b, _BLOCK, self.dt, bad_only=True)
             assert self._cap_rows is not None
-            capacity = self._cap_rows[:, lo : lo + block.shape[2]]
+            capacity = self._cap_rows[:, lo : lo + m]
             block = degrade_levels(
                 block, self.bad, capacity, inplace=out is not None, bad_rows=True
             )
-        self._drawn += block.shape[2]
+            if lo + m == _BLOCK:
+                self._cap_rows = None  # the block's last part
+        self._drawn += m
         return block
 
     def _extend(self) -> None:
@@ -568,7 +564,7 @@ class Cluster:
         if not lazy and self._rhorizon < self._horizon:  # the window was given up
             self._ensure_rates(self._horizon - 1)
         if lazy:
-            rdrop = max(self._release_rates_to(), self._base + drop) - self._rbase
+            rdrop = self._release_rates_to() - self._rbase  # at or past the levels' release
             if rdrop > 0:
                 self._ensure_rates(self._rbase + rdrop - 1)
                 self._drop_rates(rdrop)
@@ -588,7 +584,7 @@ class Cluster:
         k0 = self._horizon - self.extend_steps  # the part's first step
         block = self._next_levels(out=levels[:, :, keep:])
         if not lazy:
-            self._append_rates(block, drop, k0)
+            self._append_rates(block, k0)  # nothing is released without a window
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
 
@@ -604,13 +600,12 @@ class Cluster:
                 continue
             j = self._rhorizon - self._base
             block = self._levels[:, :, j : j + self.extend_steps]
-            self._append_rates(block, 0, self._rhorizon)
+            self._append_rates(block, self._rhorizon)
             self._rhorizon += block.shape[2]
 
-    def _append_rates(self, block: np.ndarray, drop: int, k0: int) -> None:
+    def _append_rates(self, block: np.ndarray, k0: int) -> None:
         """Append every profile's rates and running sum over the levels ``block`` (steps
-        ``k0`` on, within one block) to ``_rate``/``_cum``, dropping their first ``drop``
-        kept steps.
+        ``k0`` on, within one block) to ``_rate``/``_cum``.
 
         The block is computed in chunks of nodes (a few MiB of responses each), written into
         the new arrays: its extra memory is one chunk's, not the block's responses, loads,
@@ -632,13 +627,13 @@ class Cluster:
             if k0 % _BLOCK == 0:  # a new block: its sums start from the running sum
                 self._block_start[pid] = carries[pid][:, 0].copy()
                 self._block_sum[pid] = np.zeros(n)
-            kr, kc = rate.shape[1] - drop, cum.shape[1] - drop
+            kr, kc = rate.shape[1], cum.shape[1]
             new = np.empty((n, kr + m))
-            new[:, :kr] = rate[:, drop:]
+            new[:, :kr] = rate
             self._rate[pid] = new
             del rate, new  # the old rates go before the running sums are copied
             new = np.empty((n, kc + m))
-            new[:, :kc] = cum[:, drop:]
+            new[:, :kc] = cum
             self._cum[pid] = new
             del cum, new
         if not self._profiles or not m:

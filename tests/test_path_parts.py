@@ -10,10 +10,14 @@ tables are the same.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from _crowded import mapreduce_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sim_bridge
+import sim_bridge._simulate as simulate_module
 from sim_bridge import Cluster
 from sim_bridge._cluster import _BLOCK, PastPaths
 from sim_bridge._simulate import path_part_steps
@@ -164,12 +168,6 @@ def test_a_streamed_run_keeps_rates_from_the_clock_only(tmp_path, monkeypatch, p
     co-located demand and the rates from the clock: they are dropped before the levels, no
     read needs them (a read of a dropped step raises), and the trace is the in-memory
     run's."""
-    import pandas as pd
-    from _crowded import mapreduce_workload
-
-    import sim_bridge
-    import sim_bridge._simulate as simulate_module
-
     monkeypatch.setattr(simulate_module, "LAUNCH_LEVELS_MIN_BYTES", 0)
     monkeypatch.setattr(simulate_module, "PATH_PART_BYTES", 32 * 4 * 30)  # 30-step parts
     monkeypatch.setattr(simulate_module, "Cluster", _Spy)
