@@ -24,7 +24,6 @@ from sim_bridge._simulate import path_part_steps
 from sim_bridge.world import DEFAULT_PERSISTENCE, PersistentLevels
 from sim_bridge.world._bad_nodes import BadNodes
 
-PARTS = [d for d in range(1, _BLOCK) if _BLOCK % d == 0 and d >= 30]
 PROFILES = ((0.5, 0.2, 1.0, 0.3), (1.0, 0.0, 0.1, 0.0), (0.0, 0.7, 0.0, 0.9))
 
 
@@ -65,11 +64,11 @@ def test_levels_rates_and_sums_are_the_whole_blocks(source, steps, shared_data_d
         pytest.skip("no Alibaba 2018 machine usage in ../shared/data")
     whole, part = _both(steps, **kw)
     assert part.horizon_steps == steps and whole.horizon_steps == _BLOCK
-    pids = [c.profile_id(PROFILES[0]) for c in (whole, part)]
+    assert [c.profile_id(PROFILES[0]) for c in (whole, part)] == [0, 0]
     # a profile registered mid-block (its first steps go on one at a time, to the block's end)
     for c in (whole, part):
         c.levels_at([0], [(_BLOCK + steps + 3) * 60.0])
-    pids += [c.profile_id(PROFILES[1]) for c in (whole, part)]
+    assert [c.profile_id(PROFILES[1]) for c in (whole, part)] == [1, 1]
     for c in (whole, part):
         c.levels_at([0], [(3 * _BLOCK - 1) * 60.0])  # three blocks
     assert whole.horizon_steps == part.horizon_steps == 3 * _BLOCK
