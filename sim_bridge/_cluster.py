@@ -348,6 +348,12 @@ class Cluster:
         #: unless a reader holds the rates apart: ``_rbase``)
         self._base = 0
         self._holds: dict[str, int] = {}  # reader -> the oldest step it may still read
+        #: reader -> {node: the oldest step of that node's levels it may still read}, for
+        #: single nodes read before the reader's hold (:meth:`hold`'s ``nodes``)
+        self._pins: dict[str, dict[int, int]] = {}
+        #: node -> (first step, its levels ``(4, steps)`` from there to ``_base``): the steps
+        #: before the window that a pin keeps of that node (:meth:`_keep_aside`)
+        self._aside: dict[int, tuple[int, np.ndarray]] = {}
         #: reader -> the oldest step of the rates and running sums it may still read, when
         #: later than its hold (:meth:`hold`'s ``rates_from``)
         self._rholds: dict[str, int] = {}
@@ -392,11 +398,27 @@ class Cluster:
         """Path steps held in memory now (``horizon_steps - base_step``)."""
         return self._horizon - self._base
 
-    def hold(self, reader: str, t: float | None, *, rates_from: float | None = None) -> None:
+    def hold(
+        self,
+        reader: str,
+        t: float | None,
+        *,
+        rates_from: float | None = None,
+        nodes: dict[int, float] | None = None,
+    ) -> None:
         """Declare that ``reader`` will read nothing before time ``t`` (None: nothing at all);
         steps no reader holds are dropped (unless :attr:`keep_paths`): at the next extension
         of the paths, or at once when they are at least half the window. A hold may only move
         forward: steps once released are gone.
+
+        ``nodes`` (``{node: time}``, times before ``t``): the reader also reads those nodes'
+        levels from those times on. When the window drops their steps, those of each such
+        node are kept aside (4 floats a step, not the whole cluster's 4 per node), and
+        :meth:`rate_with`, :meth:`work_with`, :meth:`end_with` and :meth:`end_resume` read
+        them from there, to the same floats. A streamed run's engine pins the few nodes
+        whose attempts have run for hours under unchanged co-located demand, so that the
+        window follows the clock and not its oldest attempt. Each call replaces the reader's
+        pins; a pin may only move forward, like a hold.
 
         ``rates_from`` (a time after ``t``): the reader reads only levels before it, not the
         profiles' rates and running sums (:meth:`cum_at`, :meth:`launch_point`,
@@ -430,16 +452,44 @@ class Cluster:
         >>> _ = r.levels_at([0], [1440 * 60.0])
         >>> r.base_step, r.rates_base_step
         (0, 180)
+
+        A reader of the levels from 3 h on, and of node 2's from 1 h on:
+
+        >>> p = Cluster(3, 1, seed=2, keep_paths=False)
+        >>> pid = p.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> full = Cluster(3, 1, seed=2)
+        >>> _ = full.profile_id((0.5, 0.2, 1.0, 0.3))
+        >>> p.hold("me", 3 * 3600.0, nodes={2: 3600.0})
+        >>> _ = p.levels_at([0], [1440 * 60.0])
+        >>> p.base_step
+        180
+        >>> dem = (0.1, 0.0, 0.3, 0.0)
+        >>> p.work_with(2, pid, 3600.0, 5 * 3600.0, dem) == full.work_with(
+        ...     2, pid, 3600.0, 5 * 3600.0, dem)
+        True
+        >>> p.work_with(1, pid, 3600.0, 5 * 3600.0, dem)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        IndexError: contention paths: step 60 was dropped (kept from step 180); ...
         """
         if t is None:
             self._holds.pop(reader, None)
             self._rholds.pop(reader, None)
+            self._pins.pop(reader, None)
         else:
             k = self._holds[reader] = int(t // self.dt)
             if rates_from is None:
                 self._rholds.pop(reader, None)
             else:
                 self._rholds[reader] = max(k, int(rates_from // self.dt))
+            dt = self.dt
+            pins = {int(n): int(tn // dt) for n, tn in (nodes or {}).items() if tn // dt < k}
+            if pins:
+                self._pins[reader] = pins
+            else:
+                self._pins.pop(reader, None)
+        if self._aside:  # what no pin holds any more goes
+            self._keep_aside(self._base)
         if self.keep_paths or self.ideal or not self._holds:
             return
         drop = self._release_to() - self._base
@@ -469,6 +519,57 @@ class Cluster:
         held = min(self._rholds.get(r, k) for r, k in self._holds.items())
         return max(self._rbase, self._release_to(), min(held, self._rhorizon))
 
+    def _pinned(self) -> dict[int, int]:
+        """Every reader's pins together: per node, the oldest step some reader holds of it."""
+        pins = self._pins
+        if not pins:
+            return {}
+        if len(pins) == 1:
+            return next(iter(pins.values()))
+        out: dict[int, int] = {}
+        for by_node in pins.values():
+            for node, k in by_node.items():
+                if k < out.get(node, k + 1):
+                    out[node] = k
+        return out
+
+    def _keep_aside(self, new_base: int) -> None:
+        """Before the window's first step moves to ``new_base``: keep aside, for each pinned
+        node, its levels from its pin to ``new_base`` (what it kept aside already, and the
+        window's steps about to go); drop what no pin holds."""
+        aside: dict[int, tuple[int, np.ndarray]] = {}
+        base = self._base
+        for node, p in self._pinned().items():
+            if p >= new_base:
+                continue
+            parts = []
+            first = max(p, base)
+            old = self._aside.get(node)
+            if old is not None and p < base:
+                s0, arr = old
+                first = max(p, s0)
+                parts.append(arr[:, first - s0 :])
+            parts.append(self._levels[:, node, max(p, base) - base : new_base - base])
+            kept = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+            if kept.shape[1]:
+                aside[node] = (first, np.array(kept))  # its own copy: the window goes
+        self._aside = aside
+
+    def _node_levels(self, node: int, k0: int, m: int) -> np.ndarray:
+        """``node``'s levels ``(4, m)`` of the steps from ``k0`` (within the horizon): a view
+        of the window, or those kept aside before it followed by the window's."""
+        j = k0 - self._base
+        if j >= 0:
+            return self._levels[:, node, j : j + m]
+        old = self._aside.get(node)
+        if old is None or k0 < old[0]:
+            raise self._dropped(k0)
+        s0, arr = old
+        head = arr[:, k0 - s0 : k0 - s0 + m]
+        if head.shape[1] == m:
+            return head
+        return np.concatenate([head, self._levels[:, node, : m - head.shape[1]]], axis=1)
+
     def _dropped(self, k: int, t: float | None = None, *, rates: bool = False) -> IndexError:
         at = f" (t={t!r})" if t is not None else ""
         what, base = ("rates", self._rbase) if rates else ("paths", self._base)
@@ -487,6 +588,7 @@ class Cluster:
         if rdrop > 0:
             self._drop_rates(rdrop)
         if drop > 0:
+            self._keep_aside(self._base + drop)
             self._levels = self._levels[:, :, drop:].copy()
             self._base += drop
             if self._synth is not None:
@@ -572,6 +674,8 @@ class Cluster:
         # before the block is drawn (one window and a chunk at the peak, not the old and the
         # new window, the block and its degraded copy)
         keep = self._levels.shape[2] - drop
+        if drop > 0:
+            self._keep_aside(self._base + drop)
         levels = np.empty((4, self.n_nodes, keep + self.extend_steps))
         levels[:, :, :keep] = self._levels[:, :, drop:]
         self._levels = levels
@@ -1020,9 +1124,10 @@ class Cluster:
         extending them, or a dropped step, raising)."""
         if k >= self._horizon - 1:  # the last step: the next block too (see the module doc)
             self._ensure_step(k + 1)
-        if k < self._base:
-            raise self._dropped(k)
-        lv = self._levels[:, node, k - self._base].tolist()
+        if k < self._base:  # a pinned node's step kept aside, or dropped (raises)
+            lv = self._node_levels(node, k, 1)[:, 0].tolist()
+        else:
+            lv = self._levels[:, node, k - self._base].tolist()
         lists = self._lists
         if lists is None or len(lists[0]) != len(self._profiles):
             lists = self._lists = (
@@ -1048,10 +1153,7 @@ class Cluster:
         :func:`~sim_bridge.world.contention_response`)."""
         if k0 + m > self._horizon:
             self._ensure_step(k0 + m - 1)
-        j = k0 - self._base
-        if j < 0:
-            raise self._dropped(k0)
-        lv = self._levels[:, node, j : j + m] + np.asarray(demand, dtype=float)[:, None]
+        lv = self._node_levels(node, k0, m) + np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
         load = (self._profiles[pid] * self.sens[node]) @ phi
         return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
@@ -1264,11 +1366,8 @@ class Cluster:
         have = min(m, self._horizon - k0)
         if have == m:
             return self.rates_with(node, pid, k0, m, demand)
-        j = k0 - self._base
-        if j < 0:
-            raise self._dropped(k0)
         lv = np.zeros((4, m))
-        lv[:, :have] = self._levels[:, node, j : j + have]
+        lv[:, :have] = self._node_levels(node, k0, have)
         lv += np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
         load = (self._profiles[pid] * self.sens[node]) @ phi

@@ -33,6 +33,7 @@ from typing import Any
 
 from sim_bridge._gc import gc_paused
 from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._path_holds import scan_holds
 from sim_bridge._sim_actions import PolicyActions
 from sim_bridge._sim_arrivals import JobArrivals
 from sim_bridge._sim_lifecycle import AttemptLifecycle
@@ -58,6 +59,10 @@ _CHECK_EVERY = 1024  # events between checks of the stop request and the wall-cl
 #: simulated seconds between two scans of the live attempts for the oldest step they may
 #: read (:meth:`Simulator._hold_paths`); a hold older than it could be only keeps more
 _HOLD_EVERY_S = 600.0
+#: an attempt that may read its node's levels from longer ago than this pins that node
+#: (``Cluster.hold``'s ``nodes``: its levels are kept aside, 32 bytes a step) instead of
+#: holding the whole cluster's (32 bytes a step per node: 1 MB a step on 33,000 nodes)
+_PIN_AFTER_S = 1800.0
 
 
 class SimulationStopped(RuntimeError):
@@ -259,6 +264,9 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         progress read, a resumed solve and a booking read them at the clock). That scan runs
         once per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only
         keeps more.
+
+        An attempt that may read from more than ``_PIN_AFTER_S`` ago pins its node instead
+        (:func:`sim_bridge._path_holds.scan_holds`).
         """
         active = self._active
         now = self.now
@@ -268,13 +276,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         if now - self._held_at < _HOLD_EVERY_S:
             return
         self._held_at = now
-        t = now
-        for job in active.values():
-            for a in job.running.values():
-                s = a._seg_t
-                if s < t and a._dem is not None:
-                    t = s
-        self.cluster.hold("engine", t, rates_from=now)
+        t, pins = scan_holds(active.values(), now, self.cluster.dt, _PIN_AFTER_S)
+        self.cluster.hold("engine", t, rates_from=now, nodes=pins)
 
     def _check_stuck(self) -> None:
         if self._n_arrivals_left or self._n_wakes or self._n_running:

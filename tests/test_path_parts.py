@@ -156,8 +156,8 @@ class _Spy(Cluster):
         self.seen: list[tuple[int, int]] = []
         _Spy.made.append(self)
 
-    def hold(self, reader, t, *, rates_from=None):
-        super().hold(reader, t, rates_from=rates_from)
+    def hold(self, reader, t, *, rates_from=None, nodes=None):
+        super().hold(reader, t, rates_from=rates_from, nodes=nodes)
         self.seen.append((self.base_step, self.rates_base_step))
 
 
