@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 from sim_bridge._cluster import Cluster
-from sim_bridge._jobs import Job, Task
+from sim_bridge._jobs import Job, Task, task_indices
 from sim_bridge._states import WAITING
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._workloads import JobSpec, Workload
@@ -79,28 +79,28 @@ class JobArrivals:
         # jobs alive hold them)
         u0, wk, job._m = self._draws.job(i)
         n_m = len(spec.map_work)
+        n_r = len(spec.reduce_work)
         tuid = self._task_uid
         ph0 = spec.phases[0]
-        first = [Task(tuid + k, job, k, 0, ph0, wk[k], u0[k]) for k in range(n_m)]
+        idx = task_indices(n_m + n_r)  # shared index objects
+        first = [Task(tuid + k, job, idx[k], 0, ph0, wk[k], u0[k]) for k in range(n_m)]
         for t in first:
             t.state = WAITING
-        if spec.reduce_work.size:
-            n_r = len(spec.reduce_work)
+        if n_r:
             ph1 = spec.phases[1]
             second = [
-                Task(tuid + n_m + k, job, n_m + k, 1, ph1, wk[n_m + k], u0[n_m + k])
+                Task(tuid + n_m + k, job, idx[n_m + k], 1, ph1, wk[n_m + k], u0[n_m + k])
                 for k in range(n_r)
             ]
             job.tasks = first + second
         else:
-            n_r = 0
             second = []
             job.tasks = first
         self._task_uid = tuid + n_m + n_r
         job.stages = [first, second]
         job.stage = 0
         job.stage_left = [n_m, n_r]
-        job.pending = dict(enumerate(first))  # the first stage is waiting
+        job.pending = dict(zip(idx, first, strict=False))  # the first stage waits (n_m items)
         job._pdel = 0
         job.running = {}
         job.n_done = 0

@@ -150,3 +150,16 @@ def test_a_task_never_launched_shares_read_only_empties():
     sim._finish(t1.attempts[0])
     assert t1.live is NO_LIVE and type(t1.attempts) is OneFinished
     assert t1.attempts[0].state == A_FINISHED and t1.attempts[0].end_time == sim.now
+
+
+def test_jobs_share_their_task_indices():
+    """Every job's task ``index`` objects are the same ints (``task_indices``): past 256 an
+    int is an object of its own, 32 bytes a task alive; the values are the indices."""
+    specs = [JobSpec(f"j{i}", 10.0 * i, [5.0] * 300, [3.0] * 20) for i in range(2)]
+    sim = Simulator(
+        Cluster(2, 1, seed=0), [Workload("SYN", specs)], get_policy("none"), get_policy("fifo")
+    )
+    a, b = sim._arrive(0), sim._arrive(1)
+    assert [t.index for t in a.tasks] == list(range(320)) == [t.index for t in b.tasks]
+    assert all(x.index is y.index for x, y in zip(a.tasks, b.tasks, strict=True))
+    assert list(a.pending) == list(range(300)) and a.tasks[299].index is next(reversed(b.pending))
