@@ -255,11 +255,12 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         streamed run: its trace sink computes the counters from the levels each launch
         recorded) the bound is the live attempts' instead. An attempt under co-located
         demand integrates its work from its segment's start on (``_seg_t``: its launch, or
-        where its work done was last booked); one without reads its profile's running sum
-        now only (``_c0`` holds the sum at its segment's start), and a killed attempt's
-        progress is the value booked when it closed (:meth:`_close`). Then a job alive for
-        days holds only its attempts' last segments under demand, not the paths since its
-        submission. The segments under demand read levels only: the profiles' rates and
+        where its work done was last booked), or from its last progress read in the segment
+        (:func:`~sim_bridge._path_holds.levels_read_from`); one without reads its profile's
+        running sum now only (``_c0`` holds the sum at its segment's start), and a killed
+        attempt's progress is the value booked when it closed (:meth:`_close`). Then a job
+        alive for days holds only its attempts' last segments under demand, not the paths
+        since its submission. The segments under demand read levels only: the profiles' rates and
         running sums are held from now (``Cluster.hold``'s ``rates_from``; a launch, a
         progress read, a resumed solve and a booking read them at the clock). That scan runs
         once per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only
