@@ -120,8 +120,8 @@ def test_a_streamed_trace_does_not_depend_on_keeping_rows(monkeypatch):
         return sim, *sink.close()
 
     sim, jobs, tasks = stream()
-    # the view never taken: each done task keeps its attempt objects (an exact-size list)
-    monkeypatch.setattr(sim_bridge._jobs, "OneFinished", lambda task: list(task.attempts))
+    # no row kept: each done task keeps its attempt objects (an exact-size list)
+    monkeypatch.setattr(sim_bridge._jobs, "ONE_AS_ROW", False)
     sim0, jobs0, tasks0 = stream()
     assert sim.events == sim0.events and len(tasks) > 500
     assert tasks.equals(tasks0) and jobs.equals(jobs0)
