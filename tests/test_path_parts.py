@@ -10,14 +10,11 @@ tables are the same.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
-from _crowded import mapreduce_workload
+from _streamed_pair import streamed_equals_in_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sim_bridge
-import sim_bridge._simulate as simulate_module
 from sim_bridge import Cluster
 from sim_bridge._cluster import _BLOCK, PastPaths
 from sim_bridge._simulate import path_part_steps
@@ -167,23 +164,7 @@ def test_a_streamed_run_keeps_rates_from_the_clock_only(tmp_path, monkeypatch, p
     co-located demand and the rates from the clock: they are dropped before the levels, no
     read needs them (a read of a dropped step raises), and the trace is the in-memory
     run's."""
-    monkeypatch.setattr(simulate_module, "LAUNCH_LEVELS_MIN_BYTES", 0)
-    monkeypatch.setattr(simulate_module, "PATH_PART_BYTES", 32 * 4 * 30)  # 30-step parts
-    monkeypatch.setattr(simulate_module, "Cluster", _Spy)
-    # ~5 h of arrivals on 4 x 2 slots: jobs queue and live for hours
-    w = mapreduce_workload(60, 7, gap=300.0, max_maps=30, map_mu=5.0)
-    common = dict(nodes=4, slots=2, seed=2, progress=False, engine="python")
-    mem = sim_bridge.simulate(w, policy, **common)
-    _Spy.made.clear()
-    path = tmp_path / "t.parquet"
-    st_ = sim_bridge.simulate(w, policy, trace_sink=path, row_group_rows=40, **common)
-    (cl,) = _Spy.made
-    assert cl.extend_steps == 30
-    key = ["job_id", "task_id", "attempt"]
-    got = pd.read_parquet(path).sort_values(key).reset_index(drop=True)
-    want = mem.tasks.sort_values(key).reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
-    pd.testing.assert_frame_equal(st_.jobs, mem.jobs, check_exact=True)
+    cl = streamed_equals_in_memory(tmp_path, monkeypatch, policy, _Spy)
     # the rates went ahead of the levels, and both were dropped well before the end
     assert any(r > b for b, r in cl.seen)
     assert cl.rates_base_step >= cl.base_step > 0

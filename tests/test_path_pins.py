@@ -10,15 +10,12 @@ raises, so a missed reader fails loudly instead of reading something else.
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
-from _crowded import mapreduce_workload
+from _streamed_pair import streamed_equals_in_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sim_bridge
 import sim_bridge._engine as engine_module
-import sim_bridge._simulate as simulate_module
 from sim_bridge import Cluster
 
 PROFILE = (0.5, 0.2, 1.0, 0.3)
@@ -113,23 +110,8 @@ def test_a_streamed_run_that_pins_every_old_reader_gives_the_in_memory_trace(
     (``_PIN_AFTER_S`` 0: the whole cluster's window follows the clock alone) on 30-step
     parts: the trace and the job table are the in-memory run's, bit for bit, and levels
     kept aside were read."""
-    monkeypatch.setattr(simulate_module, "LAUNCH_LEVELS_MIN_BYTES", 0)
-    monkeypatch.setattr(simulate_module, "PATH_PART_BYTES", 32 * 4 * 30)  # 30-step parts
-    monkeypatch.setattr(simulate_module, "Cluster", _Spy)
     monkeypatch.setattr(engine_module, "_PIN_AFTER_S", 0.0)
     monkeypatch.setattr(engine_module, "_HOLD_EVERY_S", 60.0)
-    # ~5 h of arrivals on 4 x 2 slots: jobs queue and live for hours
-    w = mapreduce_workload(60, 7, gap=300.0, max_maps=30, map_mu=5.0)
-    common = dict(nodes=4, slots=2, seed=2, progress=False, engine="python")
-    mem = sim_bridge.simulate(w, policy, **common)
-    _Spy.made.clear()
-    path = tmp_path / "t.parquet"
-    streamed = sim_bridge.simulate(w, policy, trace_sink=path, row_group_rows=40, **common)
-    (cl,) = _Spy.made
-    key = ["job_id", "task_id", "attempt"]
-    got = pd.read_parquet(path).sort_values(key).reset_index(drop=True)
-    want = mem.tasks.sort_values(key).reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
-    pd.testing.assert_frame_equal(streamed.jobs, mem.jobs, check_exact=True)
+    cl = streamed_equals_in_memory(tmp_path, monkeypatch, policy, _Spy)
     assert cl.pinned > 0 and cl.base_step > 0
     assert cl.aside_reads > 0
