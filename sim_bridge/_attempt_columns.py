@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge._jobs import ONE_ROW, OneFinished
+from sim_bridge._jobs import DONE_F, ONE_ROW, OneFinished
 
 __all__ = ["ATTEMPT_COLUMNS", "attempt_columns", "job_attempt_columns"]
 
@@ -105,17 +105,19 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
     objs = attempt_columns(atts)
     kept_tasks = [t for t, k in zip(tasks, kept.tolist(), strict=True) if k]
     m = len(kept_tasks)
-    rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset
+    rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset, task uid
+    # work, first launch, finish time
+    floats = np.frombuffer(job._done_f, np.float64).reshape(-1, DONE_F)
     index = np.fromiter(map(attrgetter("index"), kept_tasks), np.int64, m)
     kept_cols: dict[str, Any] = {
         "node": rows[index, 1],
-        "launch_time": np.fromiter(map(attrgetter("first_launch"), kept_tasks), float, m),
-        "end_time": np.fromiter(map(attrgetter("finish_time"), kept_tasks), float, m),
+        "launch_time": floats[index, 1],
+        "end_time": floats[index, 2],
         "state": _A_FINISHED,
         "attempt": 0,
         "task_index": index,
         "phase": list(map(attrgetter("phase"), kept_tasks)),
-        "input_work": np.fromiter(map(attrgetter("work"), kept_tasks), float, m),
+        "input_work": floats[index, 0],
     }
     cols = {
         "job_id": np.full(n, job.job_id, dtype=object),

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from sim_bridge._workloads import JobSpec
 
 __all__ = [
+    "DONE_F",
     "NOT_LAUNCHED",
     "NO_LIVE",
     "ONE_ROW",
@@ -46,8 +47,12 @@ __all__ = [
 ]
 
 #: Integers a task's row holds in ``Job._one`` (:class:`OneFinished`): its one attempt's uid,
-#: node and launch record's offset, in that order.
-ONE_ROW = 3
+#: node and launch record's offset, and the task's uid, in that order.
+ONE_ROW = 4
+
+#: Floats a task's row holds in ``Job._done_f`` (:class:`DoneOne`): its work, first launch and
+#: finish time (NaN until set), in that order.
+DONE_F = 3
 
 #: the task indices every job shares (:func:`task_indices`)
 _INDICES: list[int] = []
@@ -274,6 +279,7 @@ class Job:
         "_seed",
         "_recs",
         "_one",
+        "_done_f",
     )
 
     # set by the engine when the job arrives (``Simulator._arrive``)
@@ -302,12 +308,17 @@ class Job:
     #: ``_rec`` is then its offset here; :func:`shed_closed`)
     _recs: array | None
     #: streaming runs: per task (by index) the uid, node and launch record's offset of a done
-    #: task's one finished attempt (:class:`OneFinished`); None until one is kept
+    #: task's one finished attempt (:class:`OneFinished`) and the task's uid; None until one
+    #: is kept
     _one: array | None
+    #: streaming runs: per task (by index) the work, first launch and finish time of a
+    #: :class:`DoneOne` (``DONE_F`` floats a task); allocated with ``_one``
+    _done_f: array | None
 
     def __init__(self) -> None:
         self._recs = None
         self._one = None
+        self._done_f = None
 
     @property
     def rng(self) -> np.random.Generator:
@@ -357,6 +368,7 @@ class Job:
         self._m = []  # the originals' noise multipliers, read at their launches only
         self._recs = None
         self._one = None
+        self._done_f = None
 
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""
@@ -472,33 +484,41 @@ class OneFinished(Sequence[Attempt]):
         return f"OneFinished([{self._attempt()!r}])"
 
 
-#: the ``Task.attempts`` slot itself (:class:`DoneOne` shadows it with a property)
-_ATTEMPTS_SLOT: Any = Task.__dict__["attempts"]
+#: the slots :class:`DoneOne` shadows with properties (their values move to its job's rows)
+_SLOT = {name: Task.__dict__[name] for name in ("attempts", "uid", "work", "first_launch",
+                                                "finish_time")}  # fmt: skip
+_ATTEMPTS_SLOT: Any = _SLOT["attempts"]
 
 
 class DoneOne(Task):
     """A done :class:`Task` of a streaming run whose one attempt finished.
 
-    Its ``attempts`` is a :class:`OneFinished` built when read (its slot holds nothing): a
-    streaming run turns such a task into this subclass (``__class__`` assignment: the same
-    layout, no field added) instead of keeping a view object per task, ~40 bytes a done
-    task of a live job (8.4M of them at 24 h of an FB-2010 day). Setting ``attempts`` (as
-    :meth:`Job.release` does) makes it a plain :class:`Task` again.
+    A streaming run turns such a task into this subclass (``__class__`` assignment: the same
+    layout, no field added) and moves its numbers into its job's rows: its ``uid`` to
+    ``Job._one``, its ``work``, ``first_launch`` and ``finish_time`` to ``Job._done_f``.
+    They read the same values (ints and floats are read back exactly), and ``attempts`` is
+    a :class:`OneFinished` built when read. A done task of a live job then holds no number
+    objects and no view: ~140 bytes less each, and the jobs alive hold millions of them
+    (8.5M at 24 h of an FB-2010 day). Setting ``attempts`` (as :meth:`Job.release` does)
+    makes it a plain :class:`Task` again, its numbers back in its slots.
 
     Examples
     --------
     >>> job = Job()
     >>> job.job_id, job.uid, job.n_tasks, job.finish_time = "j", 0, 1, None
-    >>> task = Task(0, job, 0, 0, "map", 10.0, 0.5)
+    >>> task = Task(5, job, 0, 0, "map", 10.0, 0.5)
     >>> att = Attempt(3, task, 0, node=1, launch_time=2.0, start_fraction=0.0)
     >>> task.attempts, task.first_launch = [att], att.launch_time
     >>> att._rec, att.state, att.end_time = [1.0], 1, 9.0
     >>> shed_closed(att)
+    >>> task.finish_time = 9.0  # the engine sets it once the attempt is closed
     >>> type(task).__name__, isinstance(task, Task), task.attempts[0].uid
     ('DoneOne', True, 3)
+    >>> task.uid, task.work, task.first_launch, task.finish_time
+    (5, 10.0, 2.0, 9.0)
     >>> task.attempts = ()
-    >>> type(task).__name__, task.attempts
-    ('Task', ())
+    >>> type(task).__name__, task.attempts, task.uid, task.finish_time
+    ('Task', (), 5, 9.0)
     """
 
     __slots__ = ()
@@ -509,8 +529,34 @@ class DoneOne(Task):
 
     @attempts.setter
     def attempts(self, value: Sequence[Attempt]) -> None:
+        uid, work, first, finish = self.uid, self.work, self.first_launch, self.finish_time
         self.__class__ = Task  # type: ignore[assignment]
+        _SLOT["uid"].__set__(self, uid)
+        _SLOT["work"].__set__(self, work)
+        _SLOT["first_launch"].__set__(self, first)
+        _SLOT["finish_time"].__set__(self, finish)
         _ATTEMPTS_SLOT.__set__(self, value)
+
+    @property
+    def uid(self) -> int:  # type: ignore[override]  # read-only once done
+        return self.job._one[ONE_ROW * self.index + 3]  # type: ignore[index]
+
+    @property
+    def work(self) -> float:  # type: ignore[override]  # read-only once done
+        return self.job._done_f[DONE_F * self.index]  # type: ignore[index]
+
+    @property
+    def first_launch(self) -> float:  # type: ignore[override]  # read-only once done
+        return self.job._done_f[DONE_F * self.index + 1]  # type: ignore[index]
+
+    @property  # type: ignore[override]
+    def finish_time(self) -> float | None:
+        t = self.job._done_f[DONE_F * self.index + 2]  # type: ignore[index]
+        return None if t != t else t  # NaN: not set yet
+
+    @finish_time.setter
+    def finish_time(self, t: float | None) -> None:
+        self.job._done_f[DONE_F * self.index + 2] = math.nan if t is None else t  # type: ignore[index]
 
 
 #: keep a done task's one finished attempt as its job's row (:class:`DoneOne`); off, it keeps
@@ -573,11 +619,23 @@ def shed_closed(att: Attempt) -> None:
             one = job._one
             if one is None:
                 one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
+                job._done_f = array("d", bytes(8 * DONE_F * job.n_tasks))
+            done_f = job._done_f
+            assert done_f is not None  # allocated with _one
             k = ONE_ROW * task.index
             one[k] = att.uid
             one[k + 1] = att.node
             one[k + 2] = att._rec
-            _ATTEMPTS_SLOT.__set__(task, ())  # the list goes; reads build the view
+            one[k + 3] = task.uid
+            f = DONE_F * task.index
+            done_f[f] = task.work
+            done_f[f + 1] = task.first_launch  # type: ignore[assignment]  # is launch_time
+            fin = task.finish_time
+            done_f[f + 2] = math.nan if fin is None else fin
+            # the list and the numbers go: reads build the view and read the rows
+            for slot in _SLOT.values():
+                slot.__set__(task, None)
+            _ATTEMPTS_SLOT.__set__(task, ())
             task.__class__ = DoneOne
         else:
             task.attempts = atts[:]  # exact size

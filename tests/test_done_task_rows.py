@@ -20,12 +20,13 @@ import sim_bridge._jobs
 from sim_bridge import Cluster, JobSpec, Workload
 from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
 from sim_bridge._engine import Simulator
-from sim_bridge._jobs import NO_LIVE, NOT_LAUNCHED, OneFinished
+from sim_bridge._jobs import NO_LIVE, NOT_LAUNCHED, DoneOne, OneFinished, Task
 from sim_bridge._states import A_FINISHED, A_RUNNING, DONE
 from sim_bridge._trace_sink import TraceSink
 from sim_bridge.policies import get_policy
 
 PUBLIC = ("uid", "index", "node", "launch_time", "start_fraction", "state", "end_time")
+TASK_FIELDS = ("uid", "index", "stage", "phase", "work", "state", "first_launch", "finish_time")
 
 
 def _workload(n_jobs: int = 30, seed: int = 4) -> Workload:
@@ -52,11 +53,18 @@ def _run(policy: str, keep_history: bool, check=None, **kw) -> Simulator:
 def test_rebuilt_attempts_equal_the_ones_that_ran(policy, kw):
     ref = _run(policy, True, **kw)
     by_uid = {a.uid: a for a in ref.attempts}
+    ref_tasks = {t.uid: t for j in ref.jobs for t in j.tasks}
     seen = {"kept": 0, "objects": 0, "live_jobs_kept": 0}
 
     def check(sim, done_job):
         for job in [*sim._active.values(), done_job]:
             for task in job.tasks:
+                if task.state == DONE:  # its fields read from the rows: the same values
+                    old_t = ref_tasks[task.uid]
+                    assert type(task) is (DoneOne if type(task.attempts) is OneFinished else Task)
+                    for f in TASK_FIELDS:
+                        assert getattr(task, f) == getattr(old_t, f), (task, f)
+                        assert type(getattr(task, f)) is type(getattr(old_t, f)), (task, f)
                 atts = task.attempts
                 if type(atts) is OneFinished:
                     seen["kept"] += 1
