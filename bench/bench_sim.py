@@ -345,10 +345,42 @@ replay beside it:
   1,189 s / 2,950 MB (peak 3,096); 8 h 2,115 s / 5.58M events / 3,909 MB (peak 4,347),
   stopped there: ~450 s of CPU a simulated hour by then, so the day is hours of CPU.
 
+Measured on 2026-11-25 (b), the same sampler (``dayhold.py``), two replays at once on the
+2 cores, all bit-exact (the equality battery outside the repo: every table, job table and
+summary of 13 cases in memory, streamed, with launch levels and on 60-step parts equal to
+the start commit's, and again with every old reader pinned):
+
+- Single nodes' levels kept aside (``Cluster.hold(nodes=)``): an attempt that may read its
+  node's levels from more than 30 minutes ago (``sim_bridge._engine._PIN_AFTER_S``; its
+  last progress read in the segment, else its segment's start, or a pending solve's start:
+  ``sim_bridge._path_holds``) pins its node, 32 bytes a step, instead of holding 33,000
+  nodes' (1 MB a step). The hold now trails the clock by 0.2-0.7 h instead of 3-14 h, with
+  200-1,600 nodes pinned and under 1 MB kept aside.
+- A done task of a live job whose one attempt finished becomes a ``DoneOne`` (a ``Task``
+  subclass, the same object): no ``OneFinished`` object, and its uid, work, first launch
+  and finish time live in its job's rows (``Job._one``, ``Job._done_f``); every job shares
+  its task index objects (``task_indices``). The census at 24 h (start commit, no
+  speculation, 6,204 MB RSS) had 8.65M tasks in 1,315 live jobs, 8.47M of them done:
+  ``Task`` objects 1,057 MB, their uid 231, index 224, work 198 and finish time 193 MB,
+  ``OneFinished`` 320 MB, launch records 751 MB and rows 192 MB. About 1.2 GB of that goes.
+- FB-2010 without speculation, start commit -> now (RSS in MB, peak in brackets): 1 h 1,122
+  -> 1,082; 6 h 2,527 (2,644) -> 2,014 (2,151); 12 h 4,520 (4,534) -> 3,544 (3,571); 18 h
+  5,385 (5,647) -> 4,025 (4,228); 24 h 6,299 (6,893) -> 4,419 (4,444). CPU at 24 h 2,058 ->
+  2,135 s (16.4M events; the runs shared the machine differently). Peak 24 h / 6 h: 2.6 ->
+  2.07 (goal <= 1.2, not met). After the day the drain now shrinks (3,775 MB at 26.8 h)
+  instead of growing with the clock.
+- FB-2010 with LATE: 6 h 1,189 s / 2,950 MB (peak 3,096) -> 1,286 s / 2,666 (2,808); 8 h
+  2,115 s / 5.58M events / 3,909 (4,347) -> 2,228 s / 5.59M / 3,715 (3,741); stopped there.
+- FB-2009 day streamed (LATE), the start commit and this one back to back: 26.2 -> 26.6 s
+  CPU, peak 270 -> 260 MB.
+- What is left at 24 h: the done tasks' ``Task`` objects (~1.06 GB: their identity is the
+  policy API's) and launch records (~0.75 GB, 12 doubles an attempt, read by the trace sink
+  when the job ends), and the running work.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
-    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~7-8 GB, see above;
+    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~4.5 GB, see above;
     #   --fb2010-hours 6 replays the first 6 hours' jobs)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # two slices of FB-2010 only
