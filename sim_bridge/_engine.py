@@ -164,6 +164,9 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         ai = 0
         max_events = self.max_events
         next_check = self.events + _CHECK_EVERY
+        # a streamed run holding the paths by its live attempts also scans them when the
+        # clock moved _HOLD_EVERY_S since the last scan: a drain has few events a day
+        hold_by_clock = self._bounded and self._hold_live
         wall_limit = (
             None if self.max_wall_seconds is None else time.perf_counter() + self.max_wall_seconds
         )
@@ -232,6 +235,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     raise SimulationStopped(self.stop_reason)
                 if wall_limit is not None and time.perf_counter() > wall_limit:
                     raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
+            elif hold_by_clock and self.now - self._held_at >= _HOLD_EVERY_S:
+                self._hold_paths()
             if max_events is not None and self.events >= max_events:
                 raise SimulationStopped(
                     f"max_events={max_events}",

@@ -485,8 +485,8 @@ class OneFinished(Sequence[Attempt]):
 
 
 #: the slots :class:`DoneOne` shadows with properties (their values move to its job's rows)
-_SLOT = {name: Task.__dict__[name] for name in ("attempts", "uid", "work", "first_launch",
-                                                "finish_time")}  # fmt: skip
+_SHADOWED = ("attempts", "uid", "work", "first_launch", "finish_time")
+_SLOT: dict[str, Any] = {name: Task.__dict__[name] for name in _SHADOWED}
 _ATTEMPTS_SLOT: Any = _SLOT["attempts"]
 
 
@@ -635,7 +635,6 @@ def shed_closed(att: Attempt) -> None:
             # the list and the numbers go: reads build the view and read the rows
             for slot in _SLOT.values():
                 slot.__set__(task, None)
-            _ATTEMPTS_SLOT.__set__(task, ())
             task.__class__ = DoneOne
         else:
             task.attempts = atts[:]  # exact size

@@ -115,3 +115,13 @@ def test_a_streamed_run_that_pins_every_old_reader_gives_the_in_memory_trace(
     cl = streamed_equals_in_memory(tmp_path, monkeypatch, policy, _Spy)
     assert cl.pinned > 0 and cl.base_step > 0
     assert cl.aside_reads > 0
+
+
+def test_the_hold_follows_the_clock_when_events_are_few(tmp_path, monkeypatch):
+    """A drain has few events a day: the engine scans its live attempts for the hold when
+    the clock moved ``_HOLD_EVERY_S``, not only every ``_CHECK_EVERY`` events. With the
+    event count never reaching a check, the window still moves, and the trace is the
+    in-memory run's."""
+    monkeypatch.setattr(engine_module, "_CHECK_EVERY", 10**12)
+    cl = streamed_equals_in_memory(tmp_path, monkeypatch, "none", _Spy)
+    assert cl.base_step > 0
