@@ -265,8 +265,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         running sum now only (``_c0`` holds the sum at its segment's start), and a killed
         attempt's progress is the value booked when it closed (:meth:`_close`). Then a job
         alive for days holds only its attempts' last segments under demand, not the paths
-        since its submission. The segments under demand read levels only: the profiles' rates and
-        running sums are held from now (``Cluster.hold``'s ``rates_from``; a launch, a
+        since its submission. The segments under demand read levels only: the profiles'
+        rates and running sums are held from now (``Cluster.hold``'s ``rates_from``; a launch, a
         progress read, a resumed solve and a booking read them at the clock). That scan runs
         once per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only
         keeps more.

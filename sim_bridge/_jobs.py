@@ -529,12 +529,10 @@ class DoneOne(Task):
 
     @attempts.setter
     def attempts(self, value: Sequence[Attempt]) -> None:
-        uid, work, first, finish = self.uid, self.work, self.first_launch, self.finish_time
+        numbers = [(_SLOT[name], getattr(self, name)) for name in _SHADOWED[1:]]
         self.__class__ = Task  # type: ignore[assignment]
-        _SLOT["uid"].__set__(self, uid)
-        _SLOT["work"].__set__(self, work)
-        _SLOT["first_launch"].__set__(self, first)
-        _SLOT["finish_time"].__set__(self, finish)
+        for slot, v in numbers:
+            slot.__set__(self, v)
         _ATTEMPTS_SLOT.__set__(self, value)
 
     @property
