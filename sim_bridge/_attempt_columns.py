@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge._jobs import DONE_F, ONE_ROW, OneFinished
+from sim_bridge._jobs import DONE_F, ONE_ROW, DoneOne
 
 __all__ = ["ATTEMPT_COLUMNS", "attempt_columns", "job_attempt_columns"]
 
@@ -92,23 +92,30 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
         if job._recs is None:
             return cols, None
         return cols, np.fromiter(map(attrgetter("_rec"), atts), np.int64, len(atts))
-    n_t = len(tasks)
-    lists = list(map(attrgetter("attempts"), tasks))
-    kept = np.fromiter((type(x) is OneFinished for x in lists), bool, n_t)
-    counts = np.fromiter(map(len, lists), np.int64, n_t)
+    # a streaming run's storage (sim_bridge._task_list.TaskList): a dropped done task is
+    # None there, read from the rows like a DoneOne and not built again
+    items = getattr(tasks, "_items", tasks)
+    n_t = len(items)
+    kept_l = [x is None or type(x) is DoneOne for x in items]
+    kept = np.fromiter(kept_l, bool, n_t)
+    counts = np.fromiter(
+        (1 if k else len(x.attempts) for x, k in zip(items, kept_l, strict=True)), np.int64, n_t
+    )
     n = int(counts.sum())
     start = np.cumsum(counts) - counts
     at_kept = start[kept]  # the row of each kept task's one attempt
     obj_rows = np.ones(n, bool)
     obj_rows[at_kept] = False
-    atts = [a for x, k in zip(lists, kept.tolist(), strict=True) if not k for a in x]
+    atts = [a for x, k in zip(items, kept_l, strict=True) if not k for a in x.attempts]
     objs = attempt_columns(atts)
-    kept_tasks = [t for t, k in zip(tasks, kept.tolist(), strict=True) if k]
-    m = len(kept_tasks)
+    index = np.flatnonzero(kept)  # a task's index is its position in the job's tasks
+    m = len(index)
+    n0 = len(job.stages[0])
+    k0 = int(np.searchsorted(index, n0))  # kept tasks of the first stage
+    phases = job.spec.phases
     rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset, task uid
     # work, first launch, finish time
     floats = np.frombuffer(job._done_f, np.float64).reshape(-1, DONE_F)
-    index = np.fromiter(map(attrgetter("index"), kept_tasks), np.int64, m)
     kept_cols: dict[str, Any] = {
         "node": rows[index, 1],
         "launch_time": floats[index, 1],
@@ -116,7 +123,7 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
         "state": _A_FINISHED,
         "attempt": 0,
         "task_index": index,
-        "phase": list(map(attrgetter("phase"), kept_tasks)),
+        "phase": [phases[0]] * k0 + [phases[1]] * (m - k0),
         "input_work": floats[index, 0],
     }
     cols = {

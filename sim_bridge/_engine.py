@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from array import array
 from typing import Any
 
 from sim_bridge._gc import gc_paused
@@ -48,6 +49,7 @@ from sim_bridge._states import (
     EV_SOLVE,
     EV_TICK,
 )
+from sim_bridge._task_list import drop_unheld
 from sim_bridge._view import FreeSlots, SimView
 from sim_bridge.policies.base import PolicyError
 from sim_bridge.world._attempts import AttemptPhysics
@@ -227,6 +229,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 next_check = self.events + _CHECK_EVERY
                 if self._bounded:
                     self._hold_paths()
+                if self._drop_q:  # a streaming run's done tasks nobody else holds go
+                    self._drop_q, self._drop_tries = drop_unheld(self._drop_q, self._drop_tries)
                 if progress_bar is not None:
                     n_fin = self.n_arrived - len(self._active)
                     progress_bar.update(n_fin - finished_before)
@@ -242,6 +246,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     f"max_events={max_events}",
                     f"simulation stopped after max_events={self.max_events} events",
                 )
+        self._drop_q, self._drop_tries = [], array("B")  # its jobs are done: nothing to drop
         if progress_bar is not None:
             progress_bar.update(n_jobs - finished_before)
         if self._active:

@@ -242,8 +242,12 @@ class Job:
     submit_time : float
     deadline : float
         Absolute deadline (s) used for PoCD and by deadline-aware policies.
-    tasks : list[Task]
-    stages : list[list[Task]]
+    tasks : Sequence[Task]
+        In task index order: a list, or in a streaming run a
+        :class:`~sim_bridge._task_list.TaskList` (a read-only sequence that builds a done
+        task nobody held again when read: the same fields, a new object).
+    stages : list[Sequence[Task]]
+        The tasks of each stage (the same kind as ``tasks``).
     stage : int
         The stage now runnable.
     pending : dict[int, Task]
@@ -289,8 +293,8 @@ class Job:
     workload: str
     submit_time: float
     deadline: float
-    tasks: list[Task]
-    stages: list[list[Task]]
+    tasks: Sequence[Task]
+    stages: list[Sequence[Task]]
     stage: int
     stage_left: list[int]
     pending: dict[int, Task]
@@ -359,8 +363,11 @@ class Job:
         """
         if self.finish_time is None:
             raise ValueError(f"job {self.job_id!r} is not done: it cannot be released")
-        for task in self.tasks:
-            task.attempts = ()
+        # a streaming run's tasks are views of one storage (sim_bridge._task_list.TaskList):
+        # its dropped done tasks (None) are not built again to be released
+        for task in getattr(self.tasks, "_items", self.tasks):
+            if task is not None:
+                task.attempts = ()
         self.tasks = []
         self.stages = [[], []]
         self.pending = {}
@@ -437,6 +444,7 @@ class OneFinished(Sequence[Attempt]):
     >>> task.attempts, task.first_launch = [att], att.launch_time
     >>> att._rec, att.state, att.end_time = [1, 0.5, 0.25, 0.125], 1, 9.0
     >>> shed_closed(att)
+    True
     >>> task.finish_time = att.end_time
     >>> type(task.attempts).__name__, len(task.attempts)
     ('OneFinished', 1)
@@ -511,6 +519,7 @@ class DoneOne(Task):
     >>> task.attempts, task.first_launch = [att], att.launch_time
     >>> att._rec, att.state, att.end_time = [1.0], 1, 9.0
     >>> shed_closed(att)
+    True
     >>> task.finish_time = 9.0  # the engine sets it once the attempt is closed
     >>> type(task).__name__, isinstance(task, Task), task.attempts[0].uid
     ('DoneOne', True, 3)
@@ -562,7 +571,7 @@ class DoneOne(Task):
 ONE_AS_ROW = True
 
 
-def shed_closed(att: Attempt) -> None:
+def shed_closed(att: Attempt) -> bool:
     """Streaming runs (``keep_history=False``): shrink a closed attempt to what is still read.
 
     Its launch record (``_rec``, a list of floats) moves to the end of its job's flat
@@ -573,7 +582,7 @@ def shed_closed(att: Attempt) -> None:
     spent draw and gets an exact-size attempts list or, when that attempt was its only one
     (started from scratch), a :class:`OneFinished`: the attempt then lives on as three
     integers of its job's ``_one``. A killed attempt keeps what its progress at its end is
-    read from.
+    read from. Returns whether its task became a :class:`DoneOne`.
 
     Examples
     --------
@@ -583,6 +592,7 @@ def shed_closed(att: Attempt) -> None:
     >>> att = Attempt(0, task, 0, node=1, launch_time=2.0, start_fraction=0.0)
     >>> att._rec, att._step_rate, att.state = [1, 0.5, 0.25, 0.125], [3, None, 0.9], 1
     >>> shed_closed(att)
+    False
     >>> att._rec, att._step_rate, job._recs.tolist()
     (0, None, [1.0, 0.5, 0.25, 0.125])
     """
@@ -634,8 +644,9 @@ def shed_closed(att: Attempt) -> None:
             for slot in _SLOT.values():
                 slot.__set__(task, None)
             task.__class__ = DoneOne
-        else:
-            task.attempts = atts[:]  # exact size
+            return True
+        task.attempts = atts[:]  # exact size
+    return False
 
 
 def task_indices(n: int) -> list[int]:

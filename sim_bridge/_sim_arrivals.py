@@ -24,6 +24,7 @@ from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Job, Task, task_indices
 from sim_bridge._states import WAITING
 from sim_bridge._task_draws import TaskDraws
+from sim_bridge._task_list import set_task_lists
 from sim_bridge._workloads import JobSpec, Workload
 
 __all__ = ["JobArrivals"]
@@ -92,12 +93,16 @@ class JobArrivals:
                 Task(tuid + n_m + k, job, idx[n_m + k], 1, ph1, wk[n_m + k], u0[n_m + k])
                 for k in range(n_r)
             ]
-            job.tasks = first + second
+            tasks = first + second
         else:
             second = []
-            job.tasks = first
+            tasks = first
         self._task_uid = tuid + n_m + n_r
-        job.stages = [first, second]
+        if self.keep_history:
+            job.tasks = tasks
+            job.stages = [first, second]
+        else:  # views of one list, whose done tasks may go (sim_bridge._task_list)
+            set_task_lists(job, tasks, n_m)
         job.stage = 0
         job.stage_left = [n_m, n_r]
         job.pending = dict(zip(idx, first, strict=False))  # the first stage waits (n_m items)

@@ -38,6 +38,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from sim_bridge import _task_list
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
 from sim_bridge._states import (
@@ -67,6 +68,7 @@ class AttemptLifecycle:
     _on_job_done: Any
     _hook_launched: bool
     _just_launched: list[Attempt]
+    _drop_q: list[Task]
     _free: dict[int, int]
     _n_free: int
     _n_running: int
@@ -223,7 +225,8 @@ class AttemptLifecycle:
         free[node] = 1 if c is None else c + 1
         self._n_free += 1
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
-            shed_closed(att)
+            if shed_closed(att) and _task_list.DROP_DONE:
+                self._drop_q.append(att.task)  # its object may go: drop_unheld
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)

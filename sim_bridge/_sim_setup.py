@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from sim_bridge._cluster import Cluster
-from sim_bridge._jobs import Attempt, Job
+from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._view import SimView
 from sim_bridge._workloads import JobSpec, Workload
@@ -80,6 +80,11 @@ class SimulatorSetup:
         self._bounded = not self.keep_history
         if self._bounded:  # nothing of the paths may go before the loop says so
             cluster.hold("engine", 0.0)
+        #: streaming runs: done tasks whose one attempt finished, to drop from their job's
+        #: storage once nothing else holds them (:func:`sim_bridge._task_list.drop_unheld`),
+        #: and how many sweeps each was tried
+        self._drop_q: list[Task] = []
+        self._drop_tries = array("B")
         #: the simulated time of the last scan of the live attempts' oldest read
         self._held_at = -math.inf
         if not self.keep_history and on_job_done is None:

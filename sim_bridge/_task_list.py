@@ -1,0 +1,177 @@
+"""A streaming run's ``job.tasks`` and ``job.stages``: done tasks nobody holds become rows.
+
+A streamed FB-2010 day keeps 8.5M done tasks of live jobs at 24 h (a job lives until its last
+task ends). A done task whose one attempt finished is already a :class:`DoneOne` whose
+numbers live in its job's rows (``Job._one``, ``Job._done_f``); its object still costs 128
+bytes. :class:`TaskList` lets the engine drop that object when nothing but the job refers to
+it (:func:`drop_unheld`, by reference count), and builds an equal one when it is read again
+(kept from then on). A task a policy, an attempt or a heap entry still refers to is never
+dropped, so ``job.tasks[i] is t`` holds for every ``t`` anyone kept: only the ``id`` of a
+task nobody holds can change.
+
+Examples
+--------
+>>> from sim_bridge._jobs import DONE_F, ONE_ROW, DoneOne, Job, Task
+>>> job = Job()
+>>> job.job_id, job.uid, job.n_tasks, job.finish_time = "j", 0, 2, None
+>>> job.spec = type("Spec", (), {"phases": ("map", "reduce")})()
+>>> tasks = [Task(5, job, 0, 0, "map", 10.0, 0.5), Task(6, job, 1, 1, "reduce", 3.0, 0.5)]
+>>> set_task_lists(job, tasks, 1)
+>>> len(job.tasks), len(job.stages[0]), job.stages[1][0] is tasks[1]
+(2, 1, True)
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from sim_bridge._jobs import _SHADOWED, _SLOT, NO_LIVE, DoneOne, Job, Task, task_indices
+from sim_bridge._states import DONE
+
+__all__ = ["DROP_DONE", "TaskList", "drop_unheld", "set_task_lists"]
+
+#: let a streaming run drop the done tasks nobody holds (:func:`drop_unheld`); off, it keeps
+#: every task object (the same trace: ``tests/test_task_list.py``)
+DROP_DONE = True
+
+#: how many sweeps a queued task that is still held is tried again before it is kept for good
+#: (a finished attempt's stale heap entry holds its task until the clock reaches it)
+_TRIES = 64
+
+
+class TaskList(Sequence[Task]):
+    """``n`` tasks of a job from position ``lo`` of the job's shared storage (``items``), in a
+    streaming run: an item is a :class:`Task`, or None for a done task dropped as a row, which
+    a read builds again (a :class:`DoneOne` equal in every field) and keeps.
+
+    ``job.tasks`` is the whole storage, ``job.stages[0]`` and ``job.stages[1]`` its two
+    parts: three views of one list (a list each took 8 bytes a task).
+    """
+
+    __slots__ = ("_items", "_job", "_lo", "_n", "_n0")
+
+    def __init__(self, job: Job, items: list[Task | None], lo: int, n: int, n0: int):
+        self._job = job
+        self._items = items
+        self._lo = lo
+        self._n = n
+        self._n0 = n0  # tasks of the first stage (positions 0 .. n0 - 1 of the storage)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _at(self, k: int) -> Task:
+        """The task at storage position ``k``, built again (and kept) if it was dropped."""
+        t = self._items[k]
+        if t is None:
+            t = self._items[k] = revive(self._job, k, self._n0)
+        return t
+
+    @overload
+    def __getitem__(self, i: int) -> Task: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Task]: ...
+
+    def __getitem__(self, i: int | slice) -> Task | list[Task]:
+        n = self._n
+        if isinstance(i, slice):
+            return [self._at(self._lo + k) for k in range(*i.indices(n))]
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
+            raise IndexError(f"task index {i} out of range: the list holds {n} tasks")
+        return self._at(self._lo + k)
+
+    def __iter__(self) -> Iterator[Task]:
+        items = self._items
+        for k in range(self._lo, self._lo + self._n):
+            t = items[k]
+            yield self._at(k) if t is None else t
+
+    def __repr__(self) -> str:
+        return f"TaskList({self._n} tasks of job {self._job.job_id})"
+
+
+def set_task_lists(job: Job, tasks: list[Any], n0: int) -> None:
+    """Give ``job`` its ``tasks`` (the first ``n0`` of the first stage) as :class:`TaskList`
+    views of one storage list (``tasks`` itself, which the job then owns)."""
+    n = len(tasks)
+    job.tasks = TaskList(job, tasks, 0, n, n0)  # type: ignore[assignment]
+    job.stages = [TaskList(job, tasks, 0, n0, n0), TaskList(job, tasks, n0, n - n0, n0)]  # type: ignore[list-item]
+
+
+def revive(job: Job, k: int, n0: int) -> DoneOne:
+    """The done task at position ``k`` of ``job``, built from its rows: what the dropped
+    :class:`DoneOne` held (its numbers are read from the job's rows, as before)."""
+    t = DoneOne.__new__(DoneOne)
+    stage = 0 if k < n0 else 1
+    t.job = job
+    t.index = task_indices(k + 1)[k]  # the shared int, as at arrival
+    t.stage = stage
+    t.phase = job.spec.phases[stage]  # the same str object as at arrival
+    t.state = DONE
+    t.live = NO_LIVE
+    t._u0 = 0.0  # spent (shed_closed)
+    for name in _SHADOWED:  # its numbers are in the job's rows
+        _SLOT[name].__set__(t, None)
+    return t
+
+
+def _free_refs() -> int:
+    """References a task held by its job's storage alone has in :func:`drop_unheld`'s loop
+    (the storage, the queue, the loop's name and ``getrefcount``'s argument), measured on a
+    probe laid out the same way rather than assumed."""
+    probe: Any = object()
+    queue, storage = [probe], [probe]
+    del probe
+    for i in range(len(queue)):
+        x = queue[i]
+        return sys.getrefcount(x) + 0 * len(storage)  # storage: alive, as a job's is
+    raise AssertionError("unreachable")
+
+
+_FREE = _free_refs()
+
+
+def drop_unheld(queue: list[Task], tries: array) -> tuple[list[Task], array]:
+    """Drop the queued done tasks that only their job's storage holds (set their item to
+    None); return the tasks still held, to be tried at a later sweep, and their tries.
+
+    A task of a finished job is left (its job releases it); one held for more than
+    ``_TRIES`` sweeps is kept for good.
+
+    Examples
+    --------
+    >>> from sim_bridge._jobs import Job, Task
+    >>> job = Job()
+    >>> job.job_id, job.uid, job.n_tasks, job.finish_time = "j", 0, 2, None
+    >>> job.spec = type("Spec", (), {"phases": ("map", "reduce")})()
+    >>> set_task_lists(job, [Task(0, job, 0, 0, "map", 1.0, 0.5),
+    ...                      Task(1, job, 1, 0, "map", 1.0, 0.5)], 2)
+    >>> for t in job.tasks:
+    ...     t.__class__ = DoneOne  # as shed_closed leaves a task whose one attempt finished
+    >>> held = job.tasks[1]
+    >>> left, tries = drop_unheld(list(job.tasks), array("B"))
+    >>> job.tasks._items[0] is None, left == [held], tries.tolist()
+    (True, True, [1])
+    """
+    carry: list[Task] = []
+    carry_tries = array("B")
+    n_old = len(tries)
+    getrc = sys.getrefcount
+    for i in range(len(queue)):
+        task = queue[i]  # held as _free_refs' probe is: no other name refers to it
+        job = task.job
+        if job.finish_time is not None or type(task) is not DoneOne:
+            continue  # released with its job, or no longer a row (Job.release)
+        if getrc(task) == _FREE:
+            job.tasks._items[task.index] = None  # type: ignore[attr-defined]
+            continue
+        n = (tries[i] if i < n_old else 0) + 1
+        if n < _TRIES:
+            carry.append(task)
+            carry_tries.append(n)
+    return carry, carry_tries
