@@ -284,6 +284,7 @@ class Job:
         "_recs",
         "_one",
         "_done_f",
+        "_nspill",
     )
 
     # set by the engine when the job arrives (``Simulator._arrive``)
@@ -318,11 +319,15 @@ class Job:
     #: streaming runs: per task (by index) the work, first launch and finish time of a
     #: :class:`DoneOne` (``DONE_F`` floats a task); allocated with ``_one``
     _done_f: array | None
+    #: streaming runs: the first floats of its launch records, moved to a file
+    #: (:class:`sim_bridge._record_spill.RecordSpill`; offsets count them)
+    _nspill: int
 
     def __init__(self) -> None:
         self._recs = None
         self._one = None
         self._done_f = None
+        self._nspill = 0
 
     @property
     def rng(self) -> np.random.Generator:
@@ -602,7 +607,7 @@ def shed_closed(att: Attempt) -> bool:
         recs = job._recs
         if recs is None:
             recs = job._recs = array("d")
-        att._rec = len(recs)
+        att._rec = job._nspill + len(recs)  # its offset (after the ones on disk, if any)
         recs.extend(rec)
     att._step_rate = None
     if att.state == A_FINISHED:

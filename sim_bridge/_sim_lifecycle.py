@@ -41,6 +41,7 @@ import numpy as np
 from sim_bridge import _task_list
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
+from sim_bridge._record_spill import RecordSpill
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
@@ -69,6 +70,7 @@ class AttemptLifecycle:
     _hook_launched: bool
     _just_launched: list[Attempt]
     _drop_q: list[Task]
+    _spill: RecordSpill | None
     _free: dict[int, int]
     _n_free: int
     _n_running: int
@@ -227,6 +229,12 @@ class AttemptLifecycle:
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
             if shed_closed(att) and _task_list.DROP_DONE:
                 self._drop_q.append(att.task)  # its object may go: drop_unheld
+            spill = self._spill
+            if spill is not None:  # its job's launch records past spill.chunk go to disk
+                job = att.task.job
+                recs = job._recs
+                if recs is not None and len(recs) >= spill.chunk:
+                    spill.put(job)
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)

@@ -34,6 +34,7 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._record_spill import RecordSpill
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._view import SimView
 from sim_bridge._workloads import JobSpec, Workload
@@ -85,6 +86,9 @@ class SimulatorSetup:
         #: and how many sweeps each was tried
         self._drop_q: list[Task] = []
         self._drop_tries = array("B")
+        #: streaming runs: where the live jobs' launch records past a small buffer go (set
+        #: by ``simulate`` with its trace sink's)
+        self._spill: RecordSpill | None = None
         #: the simulated time of the last scan of the live attempts' oldest read
         self._held_at = -math.inf
         if not self.keep_history and on_job_done is None:

@@ -438,6 +438,7 @@ def simulate(
         big = cluster.n_nodes * 4 * 8 * _BLOCK >= LAUNCH_LEVELS_MIN_BYTES
         sim._hold_live = not cluster.ideal and (big or not record_counters)
         sim._launch_levels = sink.launch_levels = record_counters and sim._hold_live
+        sim._spill = sink.spill  # live jobs' launch records past 64 KiB a job go to disk
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None

@@ -31,6 +31,7 @@ import numpy as np
 
 from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
 from sim_bridge._cluster import COUNTER_NAMES
+from sim_bridge._record_spill import RecordSpill
 from sim_bridge._stream_summary import StreamSummary
 from sim_bridge._trace_columns import task_columns
 from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
@@ -303,6 +304,11 @@ class TraceSink:
                     f"parameter trace_sink: directory {self.path.parent} does not exist"
                 )
             self._tmp = self.path.with_name(f".{self.path.name}.part")
+        #: where the engine moves its live jobs' launch records past 64 KiB a job (a hidden
+        #: directory beside the file, made at the first spill and removed by :meth:`finish`)
+        self.spill = RecordSpill(
+            None if self.path is None else self.path.with_name(f".{self.path.name}.spill")
+        )
         self.record_counters = bool(record_counters)
         self.tenancy = bool(tenancy)
         #: each launch record ends with the node's background levels at launch (set by
@@ -365,7 +371,8 @@ class TraceSink:
         if offsets is None:
             atts = [a for task in job.tasks for a in task.attempts]
             return np.array(list(map(attrgetter("_rec"), atts)), dtype=float).reshape(-1, width)
-        out = np.frombuffer(job._recs, dtype=float).reshape(-1, width)[offsets // width]
+        flat = self.spill.records(job)  # its buffer, after its file's if it spilled
+        out = flat.reshape(-1, width)[offsets // width]
         job._recs = None  # read once (the job is done): its flat records go before the flush
         return out
 
@@ -467,6 +474,7 @@ class TraceSink:
             raise RuntimeError("the trace sink is already closed")
         self.flush()
         self.release_received()
+        self.spill.close()  # the jobs not done (a run stopped early) are not in the trace
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
                 self._write(attempt_columns([]), np.zeros((0, self._width)), [])
