@@ -382,10 +382,43 @@ the start commit's, and again with every old reader pinned):
   policy API's) and launch records (~0.75 GB, 12 doubles an attempt, read by the trace sink
   when the job ends), and the running work.
 
+Measured on 2026-11-28, the same kind of sampler (``day.py``, outside the repo: a 10-s
+thread on the engine, the run stopped at its last mark), two replays at once on the 2 cores,
+after two bit-exact changes of 2026-11-25 (``tests/test_task_list.py``,
+``tests/test_record_spill.py``: a streamed run's trace equals the in-memory run's):
+
+- Done tasks nobody holds are dropped: ``job.tasks`` and ``job.stages`` of a streamed run are
+  ``sim_bridge._task_list.TaskList`` views of one storage; a ``DoneOne`` that only its job
+  refers to (by reference count, at the engine's sweep every 1,024 events) becomes None there
+  and is built again, equal, when read.
+- A live job's launch records past 64 KiB go to a file of its own
+  (``sim_bridge._record_spill.RecordSpill``, a hidden directory beside the trace, removed
+  when the sink finishes) and are read back when the job's rows are written.
+- FB-2010 without speculation, 33,000 x 10 (RSS in MB, peak in brackets; before: the
+  2026-11-25 (b) figures above): 1 h 1,014; 6 h 1,475 (1,633; was 2,014); 12 h 2,262 (2,277;
+  was 3,544); 24 h 2,806 (2,832; was 4,419 (4,444)) in 1,761 s of CPU and 16.37M events
+  (was 2,135 s). The day is under 4 GB; peak 24 h / 6 h is 1.73 (was 2.07; goal 1.2, not met).
+- FB-2010 with LATE: 1 h 118 s / 1,225 MB; 6 h 1,066 s / 2,326 MB (2,483; was 1,286 s /
+  2,666 (2,808)); 8 h 1,922 s / 5.58M events / 3,172 MB (3,196; was 2,228 s / 3,715
+  (3,741)). Stopped there: ~430 s of CPU a simulated hour between 6 and 8 h, so the day is
+  hours of CPU, not 10 minutes, and its peak was not measured.
+- FB-2009 day streamed (LATE): peak 261 MB in 21.3 s of CPU; its first 6 hours 244 MB (day /
+  6 h 1.07).
+- Where LATE's CPU goes at 2-3 simulated hours (py-spy, 90 s at 50 Hz): ``on_tick`` 61%
+  (the progress reads 29%, ``late_batch``'s walk of every live job 10%, the cut's quantile
+  5%, building and sorting the candidates' tuples ~9%), the heap's pops 9%, finishing
+  attempts 11%, launches 7%. Making the candidates lazily (one NumPy sort, tuples only for
+  those read) gave equal traces but no gain where measured: the first 0.3 h (engine CPU
+  42-46 s against 40-45 s) and 1 h (``on_tick`` 86.2 s against 84.9 s) of jobs, where LATE
+  copies ~40% of the tasks and a scan reads most of its candidates; not kept. At ~150,000
+  live attempts a scan every 5 s is up to ~2.6 billion progress reads a day, 23 min at the 530 ns
+  a read costs now: 10 minutes needs the live attempts' state in arrays, read by one
+  vectorised pass, not an object per attempt (a change of the policy API).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
-    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~4.5 GB, see above;
+    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~3 GB without speculation;
     #   --fb2010-hours 6 replays the first 6 hours' jobs)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # two slices of FB-2010 only
