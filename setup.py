@@ -3,9 +3,10 @@
 ``sim_bridge._fifo_core`` is the compiled event loop, ``sim_bridge._counters_core`` the
 node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks,
 ``sim_bridge._paths_core`` kernels of the contention paths, ``sim_bridge._progress_core`` the
-loops of a speculation scan. All are optional: without a C compiler the package
-still installs, ``sim_bridge.simulate`` runs every model on the pure-Python engine and
-counters, rates and progress come from the NumPy/Python references.
+loops of a speculation scan, ``sim_bridge._heap_core`` the engine's event heap. All are
+optional: without a C compiler the package still installs, ``sim_bridge.simulate`` runs every
+model on the pure-Python engine and counters, rates, progress and the heap come from the
+NumPy/Python references.
 """
 
 import sys
@@ -31,6 +32,7 @@ setup(
                 "_tenants_core",
                 "_paths_core",
                 "_progress_core",
+                "_heap_core",
             )
         ],
         compiler_directives={"language_level": 3},

@@ -27,7 +27,6 @@ its parts are mixins of it that hold no state of their own: the constructor's se
 
 from __future__ import annotations
 
-import heapq
 import time
 from array import array
 from typing import Any
@@ -132,7 +131,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
     # ----------------------------------------------------------------- heap
     def _push(self, t: float, kind: int, obj: Any) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (t, self._seq, kind, obj))
+        self._heap.push(t, self._seq, kind, obj)
 
     def request_stop(self, reason: str) -> None:
         """Ask the loop to stop at its next check (safe from a signal handler: it only sets a
@@ -156,7 +155,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
 
     def _loop(self, progress_bar) -> None:
         heap = self._heap
-        pop = heapq.heappop
+        pop = heap.pop_next
+        next_time = heap.next_time
         spec_pol = self.speculation
         interval = spec_pol.interval
         n_jobs = len(self._specs)
@@ -174,11 +174,11 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         )
         obj: Any  # an arrival's index, an attempt, a wake's (policy, tag) or None: see kind
         while True:
-            if ai < n_arr and (not heap or arrivals[ai] <= heap[0][0]):
+            if ai < n_arr and (not heap or arrivals[ai] <= next_time()):
                 t, kind, obj = arrivals[ai], EV_ARRIVAL, ai
                 ai += 1
             elif heap:
-                t, _seq, kind, obj = pop(heap)
+                t, _seq, kind, obj = pop()
             else:
                 break
             if kind == EV_FINISH:

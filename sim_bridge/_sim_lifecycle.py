@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -40,6 +39,7 @@ import numpy as np
 
 from sim_bridge import _task_list
 from sim_bridge._cluster import Cluster
+from sim_bridge._event_heap import EventQueue
 from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._states import (
@@ -83,7 +83,7 @@ class AttemptLifecycle:
     _active: dict[int, Job]
     _waiting: dict[int, Job]
     _attempt_uid: int
-    _heap: list[tuple[float, int, int, Any]]
+    _heap: EventQueue
     _seq: int
     # the simulator's methods these call (job arrivals', policy actions', attempt physics')
     _make_waiting: Callable[[Job, Any], None]
@@ -186,7 +186,7 @@ class AttemptLifecycle:
         self._seq += 1
         if att._solve is not None:
             att._solve = (self._seq, now, att._solve[2])
-            heapq.heappush(self._heap, (end, self._seq, EV_SOLVE, att))
+            self._heap.push(end, self._seq, EV_SOLVE, att)
         else:  # its end, or where its solve goes on (past the contention paths)
             self._push_end(att, self._seq)
         if self._hook_launched:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from sim_bridge._cluster import Cluster
+from sim_bridge._event_heap import new_event_heap
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._task_draws import TaskDraws
@@ -124,7 +125,7 @@ class SimulatorSetup:
         self.stop_reason: str | None = None
         self.now = 0.0
         self.events = 0
-        self._heap: list = []
+        self._heap = new_event_heap()
         self._seq = 0
         # slots and nodes
         n, s = cluster.n_nodes, cluster.slots

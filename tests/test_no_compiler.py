@@ -1,7 +1,7 @@
 """The install without a C compiler: ``STRAGGLER_NO_EXTENSIONS=1`` makes ``sim_bridge`` skip
 its compiled extensions (``_fifo_core``, ``_counters_core``, ``_tenants_core``,
-``_paths_core``, ``_progress_core``) as if they had not been built, and the engine oracles and
-counter tests must pass on the Python/NumPy fallbacks (issue 16).
+``_paths_core``, ``_progress_core``, ``_heap_core``) as if they had not been built, and the
+engine oracles and counter tests must pass on the Python/NumPy fallbacks (issue 16).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def test_environment_variable_switches_the_extensions_off():
     code = (
         "import sim_bridge._cluster as c, sim_bridge._compiled as k, sim_bridge as s\n"
         "import sim_bridge.world._persistence as p, sim_bridge._view as v\n"
-        "import sim_bridge.policies._speculation as sp\n"
+        "import sim_bridge.policies._speculation as sp, sim_bridge._event_heap as eh\n"
+        "assert not eh.HEAP_IN_C and type(eh.new_event_heap()) is eh.PyEventHeap\n"
         "assert v._progress_c is None and sp._late_batch is None\n"
         "assert c.CounterSynth is None and c.TenantRates is None and not k.compiled_available()\n"
         "assert c._compiled_response is None and p.ar1_rows is p.expit_inplace is None\n"

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from array import array
 
     from sim_bridge._cluster import Cluster, PastPaths
+    from sim_bridge._event_heap import EventQueue
     from sim_bridge._jobs import Attempt, Job, Task
 
 try:  # the compiled others' sums; the Python reference below when not built
@@ -196,7 +196,7 @@ class AttemptPhysics:
     _rstates: array[float]
     _dstates: array[float]
     _truth: array[float]
-    _heap: list[tuple[float, int, int, Any]]
+    _heap: EventQueue
     _seq: int
 
     # ----------------------------------------------------------------- launch
@@ -384,8 +384,7 @@ class AttemptPhysics:
             return
         dt = cl.dt
         speed = self._speed
-        heap = self._heap
-        push = heapq.heappush
+        push = self._heap.push
         work_steps = trates.work_steps
         for att, dem in zip(atts, dems, strict=True):
             node = att.node
@@ -435,7 +434,7 @@ class AttemptPhysics:
             att._solve = (seq, now, left)
             if prev is not None and end >= self._due(att, prev):
                 continue
-            push(heap, (end, seq, EV_SOLVE, att))
+            push(end, seq, EV_SOLVE, att)
 
     def _advance(self, att: Attempt, now: float) -> None:
         """Close ``att``'s current segment at ``now``: its work done so far is booked."""
@@ -487,7 +486,7 @@ class AttemptPhysics:
                 # the pending solve's EV_SOLVE comes due no later than this one would: it
                 # stands for this one (see _solve_deferred), no new heap entry
                 return
-            heapq.heappush(self._heap, (end, seq, EV_SOLVE, att))
+            self._heap.push(end, seq, EV_SOLVE, att)
         else:
             self._push_end(att, seq)
 
@@ -526,7 +525,7 @@ class AttemptPhysics:
         if att.state != A_RUNNING or pend is None:
             return  # closed meanwhile, or re-solved without deferral
         if pend[0] != seq:  # an older deferral's entry: the pending one's comes due later
-            heapq.heappush(self._heap, (self._due(att, pend), pend[0], EV_SOLVE, att))
+            self._heap.push(self._due(att, pend), pend[0], EV_SOLVE, att)
             return
         att._solve = None
         _seq, t0, work = pend
@@ -558,9 +557,9 @@ class AttemptPhysics:
         solve goes on (``EV_CHECK``, with the :class:`~sim_bridge._cluster.PastPaths`)."""
         stop = att._ckpt
         if stop is None:
-            heapq.heappush(self._heap, (att._end, seq, EV_FINISH, att))
+            self._heap.push(att._end, seq, EV_FINISH, att)
         else:
-            heapq.heappush(self._heap, (att._end, seq, EV_CHECK, (att, stop)))
+            self._heap.push(att._end, seq, EV_CHECK, (att, stop))
 
     def _go_on(self, att: Attempt, stop: PastPaths, seq: int) -> None:
         """The clock reached the end of the contention paths where ``att``'s solve stopped
