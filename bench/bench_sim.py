@@ -415,6 +415,38 @@ after two bit-exact changes of 2026-11-25 (``tests/test_task_list.py``,
   a read costs now: 10 minutes needs the live attempts' state in arrays, read by one
   vectorised pass, not an object per attempt (a change of the policy API).
 
+Measured on 2026-11-28 (b), the same sampler (``day.py``), two or three replays at once on
+the 2 cores; the engine's event heap is now compiled (``sim_bridge._heap_core.EventHeap``,
+``heapq`` on tuples its reference; equal traces; ``bench/bench_heap.py``):
+
+- Where the CPU went without speculation at 7.5 simulated hours (py-spy, 60 s at 50 Hz),
+  before: the heap's pops 23% of the run (~9.5 pops per event of the model: of the first
+  hour's 4.36M pops 39% are deferred solves coming due, 29% stale finish events, 20%
+  re-queued deferrals, 10% real finishes); after: 7%. The rest is spread: re-solving a
+  node's co-tenants when one leaves (``_retenant``, 17% self), the paths' parts (7%),
+  ``shed_closed`` (6%), ``drop_unheld`` (5%, ~6,900 still-held tasks re-checked a sweep).
+- FB-2010 without speculation, 33,000 x 10: 1.1 h 40 s CPU / 0.50M events / 988 MB;
+  6 h 238 s / 3.23M / 1,422 MB (peak 1,582); 12 h 636 s / 8.21M / 2,190 MB (2,217); 24.3 h
+  1,396 s / 16.42M events / 2,692 MB (peak 2,746). Before (the same script, this morning):
+  24 h in 1,761 s (16.37M events), peak 2,832 MB. Peak 24 h / 6 h is 1.74 (goal 1.2).
+- FB-2010 with LATE: 1.1 h 119 s; 6 h 930 s / 3.27M events / 2,262 MB (peak 2,415; was
+  1,066 s); 8 h 1,695 s / 5.59M / 3,090 MB (peak 3,116; was 1,922 s and 3,196 MB). About
+  380 s of CPU a simulated hour from 6 to 8 h (was ~430): the day is still hours of CPU.
+  At 2-3 simulated hours ``on_tick`` is 59% of the run (progress reads 23%, LATE's first
+  pass 9%), the heap's pops 3%.
+- What memory holds (a census of the running engine stopped at 6 and 12 simulated hours,
+  without speculation, ``census.py`` outside the repo): RSS 1,424 -> 2,192 MB. The cluster's
+  arrays (paths, rates, sums) 453 -> 584 MB; the rows of done tasks (``Job._one`` and
+  ``_done_f``, 56 bytes for each task of a job once one of them is done) 156 -> 351 MB, with
+  2.80M -> 6.34M done tasks in the live jobs (2.69M -> 6.02M of them dropped as objects); the
+  running tasks 58k -> 161k; the task objects still kept (running, blocked, held ``DoneOne``)
+  with their attempts, attempt lists and launch records 69 -> 179 MB; heap entries 137k ->
+  221k. The live work itself grows 2.3-2.8x from 6 to 12 h (704 -> 1,170 live
+  jobs), memory 1.54x: flat memory from 6 to 24 h is not reachable while the state the
+  engine must keep grows like that, short of moving the done tasks' rows out of memory
+  (they are read when a job's trace rows are written and by policies through
+  ``job.tasks``).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
