@@ -28,7 +28,6 @@ its parts are mixins of it that hold no state of their own: the constructor's se
 from __future__ import annotations
 
 import time
-from array import array
 from typing import Any
 
 from sim_bridge._gc import gc_paused
@@ -48,7 +47,6 @@ from sim_bridge._states import (
     EV_SOLVE,
     EV_TICK,
 )
-from sim_bridge._task_list import drop_unheld
 from sim_bridge._view import FreeSlots, SimView
 from sim_bridge.policies.base import PolicyError
 from sim_bridge.world._attempts import AttemptPhysics
@@ -230,7 +228,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 if self._bounded:
                     self._hold_paths()
                 if self._drop_q:  # a streaming run's done tasks nobody else holds go
-                    self._drop_q, self._drop_tries = drop_unheld(self._drop_q, self._drop_tries)
+                    self._drop_q.sweep()
                 if progress_bar is not None:
                     n_fin = self.n_arrived - len(self._active)
                     progress_bar.update(n_fin - finished_before)
@@ -246,7 +244,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     f"max_events={max_events}",
                     f"simulation stopped after max_events={self.max_events} events",
                 )
-        self._drop_q, self._drop_tries = [], array("B")  # its jobs are done: nothing to drop
+        self._drop_q.clear()  # its jobs are done: nothing to drop
         if progress_bar is not None:
             progress_bar.update(n_jobs - finished_before)
         if self._active:

@@ -69,7 +69,7 @@ class AttemptLifecycle:
     _on_job_done: Any
     _hook_launched: bool
     _just_launched: list[Attempt]
-    _drop_q: list[Task]
+    _drop_q: _task_list.DropQueue
     _spill: RecordSpill | None
     _free: dict[int, int]
     _n_free: int
@@ -228,7 +228,7 @@ class AttemptLifecycle:
         self._n_free += 1
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
             if shed_closed(att) and _task_list.DROP_DONE:
-                self._drop_q.append(att.task)  # its object may go: drop_unheld
+                self._drop_q.new.append(att.task)  # its object may go: DropQueue
             spill = self._spill
             if spill is not None:  # its job's launch records past spill.chunk go to disk
                 job = att.task.job

@@ -34,9 +34,10 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import new_event_heap
-from sim_bridge._jobs import Attempt, Job, Task
+from sim_bridge._jobs import Attempt, Job
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._task_draws import TaskDraws
+from sim_bridge._task_list import DropQueue
 from sim_bridge._view import SimView
 from sim_bridge._workloads import JobSpec, Workload
 from sim_bridge.policies.base import PlacementPolicy, SpeculationPolicy
@@ -83,10 +84,8 @@ class SimulatorSetup:
         if self._bounded:  # nothing of the paths may go before the loop says so
             cluster.hold("engine", 0.0)
         #: streaming runs: done tasks whose one attempt finished, to drop from their job's
-        #: storage once nothing else holds them (:func:`sim_bridge._task_list.drop_unheld`),
-        #: and how many sweeps each was tried
-        self._drop_q: list[Task] = []
-        self._drop_tries = array("B")
+        #: storage once nothing else holds them (:class:`sim_bridge._task_list.DropQueue`)
+        self._drop_q = DropQueue()
         #: streaming runs: where the live jobs' launch records past a small buffer go (set
         #: by ``simulate`` with its trace sink's)
         self._spill: RecordSpill | None = None

@@ -22,7 +22,7 @@ import sim_bridge._task_list
 from sim_bridge import Cluster, Workload
 from sim_bridge._engine import Simulator
 from sim_bridge._jobs import DoneOne, Job, Task
-from sim_bridge._task_list import _TRIES, TaskList, drop_unheld, set_task_lists
+from sim_bridge._task_list import _TRIES, DropQueue, TaskList, drop_unheld, set_task_lists
 from sim_bridge._trace_sink import TraceSink
 from sim_bridge.policies import get_policy
 from sim_bridge.policies.base import SpeculationPolicy
@@ -207,3 +207,42 @@ def test_the_sweep_carries_held_tasks_then_gives_up():
     job2.finish_time = 9.0
     queue, tries = drop_unheld(list(job2.tasks), array("B"))
     assert queue == [] and None not in job2.tasks._items
+
+
+def test_the_drop_queue_backs_off_then_gives_up(monkeypatch):
+    """A held task is tried at the first sweep after it was queued, then 1, 3, 7, ... sweeps
+    later (``2 ** (n - 1)`` after its ``n``-th try), :data:`_TRIES` times in all, then kept
+    for good; one let go between two tries is dropped at the next; the others at once."""
+    from sim_bridge import _task_list
+
+    job = _job_of_rows(3, 3)
+    for t in job.tasks:
+        t.__class__ = DoneOne
+    held, freed = job.tasks[1], job.tasks[2]
+    tried: list[int] = []
+    real = _task_list.drop_unheld
+
+    def spy(queue, tries):
+        if any(t is held for t in queue):
+            tried.append(q._sweeps)
+        return real(queue, tries)
+
+    monkeypatch.setattr(_task_list, "drop_unheld", spy)
+    q = DropQueue()
+    q.new.extend(job.tasks)
+    del t
+    q.sweep()  # sweep 1: task 0 goes; the two held stay queued
+    assert job.tasks._items[0] is None and len(q) == 2
+    for _ in range(2, 6):
+        q.sweep()
+    del freed  # let go after sweep 5: dropped at its next try (sweep 8)
+    assert job.tasks._items[2] is not None
+    for _ in range(6, 200):
+        q.sweep()
+    assert job.tasks._items[2] is None and job.tasks._items[1] is held  # kept for good
+    want, at = [1], 1
+    for n in range(1, _TRIES):
+        at += 2 ** (n - 1)
+        want.append(at)
+    assert tried == want == [1, 2, 4, 8, 16, 32, 64]
+    assert not q and len(q) == 0
