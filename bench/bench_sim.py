@@ -419,12 +419,13 @@ Measured on 2026-11-28 (b), the same sampler (``day.py``), two or three replays 
 the 2 cores; the engine's event heap is now compiled (``sim_bridge._heap_core.EventHeap``,
 ``heapq`` on tuples its reference; equal traces; ``bench/bench_heap.py``):
 
-- Where the CPU went without speculation at 7.5 simulated hours (py-spy, 60 s at 50 Hz),
-  before: the heap's pops 23% of the run (~9.5 pops per event of the model: of the first
+- Where the CPU went without speculation (py-spy, 60 s at 50 Hz), before at 2.8 simulated
+  hours: the heap's pops 23% of the run (~9.5 pops per event of the model: of the first
   hour's 4.36M pops 39% are deferred solves coming due, 29% stale finish events, 20%
-  re-queued deferrals, 10% real finishes); after: 7%. The rest is spread: re-solving a
-  node's co-tenants when one leaves (``_retenant``, 17% self), the paths' parts (7%),
-  ``shed_closed`` (6%), ``drop_unheld`` (5%, ~6,900 still-held tasks re-checked a sweep).
+  re-queued deferrals, 10% real finishes); after, at 7.5 h: 7%. The rest is spread there:
+  re-solving a node's co-tenants when one leaves (``_retenant``, 17% self), the paths' parts
+  (7%), ``shed_closed`` (6%), ``drop_unheld`` (5%, ~6,900 still-held tasks re-checked a
+  sweep).
 - FB-2010 without speculation, 33,000 x 10: 1.1 h 40 s CPU / 0.50M events / 988 MB;
   6 h 238 s / 3.23M / 1,422 MB (peak 1,582); 12 h 636 s / 8.21M / 2,190 MB (2,217); 24.3 h
   1,396 s / 16.42M events / 2,692 MB (peak 2,746). Before (the same script, this morning):
