@@ -432,7 +432,10 @@ the 2 cores; the engine's event heap is now compiled (``sim_bridge._heap_core.Ev
   24 h in 1,761 s (16.37M events), peak 2,832 MB. Peak 24 h / 6 h is 1.74 (goal 1.2).
 - FB-2010 with LATE: 1.1 h 119 s; 6 h 930 s / 3.27M events / 2,262 MB (peak 2,415; was
   1,066 s); 8 h 1,695 s / 5.59M / 3,090 MB (peak 3,116; was 1,922 s and 3,196 MB). About
-  380 s of CPU a simulated hour from 6 to 8 h (was ~430): the day is still hours of CPU.
+  380 s of CPU a simulated hour from 6 to 8 h (was ~430): the day is still hours of CPU. A
+  second run to 12 h (three replays on the 2 cores for most of it): 6 h 964 s, 8 h 1,738 s,
+  12 h 2,733 s / 8.28M events / 3,122 MB (peak 3,167 MB, the first LATE run past 8 h):
+  ~250 s a simulated hour from 8 to 12 h.
   At 2-3 simulated hours ``on_tick`` is 59% of the run (progress reads 23%, LATE's first
   pass 9%), the heap's pops 3%.
 - What memory holds (a census of the running engine stopped at 6 and 12 simulated hours,
