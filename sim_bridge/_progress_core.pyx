@@ -9,12 +9,16 @@ branches, the same IEEE operations in the same order (no fused multiply-add:
 fields, read straight from their slots (:func:`set_attempt_type`, called on
 ``sim_bridge._jobs.Attempt`` at import). Reads it cannot do here
 (an attempt not running, a long or unreadable walk under co-located demand) call back into
-the Python engine, as the Python loop does. :func:`late_batch` is LATE's first pass over the
-jobs alive. ``SimView._progress_list_py`` and ``LATE._pass_one_py`` are the references they
-are tested against (``tests/test_progress_core.py``).
+the Python engine, as the Python loop does. :func:`late_scan` is a whole LATE scan over the
+jobs alive, its progress reads through the same loop. ``SimView._progress_list_py`` and
+``LATE._ranked_py`` are the references they are tested against
+(``tests/test_progress_core.py``, ``tests/test_late_scan.py``).
 """
 
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
+from libc.math cimport isfinite
+from libc.stdlib cimport qsort
 
 from sim_bridge._cfloat cimport py_floordiv
 
@@ -29,6 +33,7 @@ cdef extern from "Python.h":
         PyMemberDef* d_member
     bint _float_exact "PyFloat_CheckExact"(PyObject* o)
     double _float_value "PyFloat_AS_DOUBLE"(PyObject* o)
+    PyObject* _list_item "PyList_GET_ITEM"(object lst, Py_ssize_t i)
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
@@ -94,6 +99,129 @@ cdef inline bint _any(object demand):
     return False
 
 
+
+cdef class _Reader:
+    """The progress reads of one scan at one instant: the clock, the engine's call-backs, and
+    the memos the loop keeps between attempts (the last distinct last-read time seen; the
+    running sums of the last profile read). :meth:`read` is one pass of
+    ``SimView._progress_list_py``'s loop for a running attempt."""
+
+    cdef double now, k_now, dt, seen_t0, seen_gap
+    cdef object now_obj, k_now_obj, work_done, cluster, trates, last_pid
+    cdef dict cache
+    cdef bint inline, walk_here, have_seen, seen_ok, have_cv
+    cdef long long chunk_min
+    cdef double[:] cv
+
+    def __cinit__(
+        self, object now_obj, object work_done, object cluster, dict cache, bint inline,
+        double dt, object k_now_obj, object trates, long long chunk_min,
+    ):
+        self.now_obj = now_obj
+        self.now = now_obj
+        self.k_now_obj = k_now_obj
+        self.k_now = <double>(<long long>k_now_obj)
+        self.work_done = work_done
+        self.cluster = cluster
+        self.cache = cache
+        self.inline = inline
+        self.dt = dt
+        self.trates = trates
+        self.chunk_min = chunk_min
+        self.walk_here = inline and trates is not None
+        self.have_seen = False
+        self.seen_ok = False
+        self.have_cv = False
+        self.last_pid = None
+
+    cdef double read(self, object a, bint fast) except? -1.0:
+        """The progress of the running attempt ``a`` at the clock (``fast``: read from its
+        slots), with the loop's update of its last read."""
+        cdef object dem, prog, memo, task, pid, cum, walk
+        cdef double work, span, frac, t0, done, sf, launch, base, total, seg_t
+        cdef double now = self.now
+        cdef bint engine, walked
+        work = _getd(a, F_WORK, fast)
+        dem = _get(a, F_DEM, fast)
+        if work <= 0.0:  # duration override: linear progress
+            launch = _getd(a, F_LAUNCH, fast)
+            span = _getd(a, F_END, fast) - launch
+            if span <= 0:
+                frac = 1.0
+            else:
+                frac = (now - launch) / span
+        elif dem is not None:
+            prog = _get(a, F_PROG, fast)
+            memo = _get(a, F_STEP_RATE, fast)
+            engine = True
+            if self.inline and prog is not None and memo is not None and memo[0] == self.k_now_obj:
+                t0 = prog[0]
+                if not self.have_seen or t0 != self.seen_t0:
+                    self.have_seen = True
+                    self.seen_t0 = t0
+                    self.seen_ok = t0 <= now and py_floordiv(t0, self.dt) == self.k_now
+                    self.seen_gap = now - t0
+                if self.seen_ok and memo[1] is dem and _getd(a, F_SEG_T, fast) <= t0:
+                    # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
+                    if t0 < now:
+                        done = <double>prog[1] + (0.0 + <double>memo[2] * self.seen_gap)
+                    else:
+                        done = <double>prog[1] + 0.0
+                    a._prog = (self.now_obj, done)
+                    frac = done / work
+                    engine = False
+            if engine and self.walk_here and _any(dem):
+                # Simulator._work_done: from the last read in this segment, else its start
+                seg_t = _getd(a, F_SEG_T, fast)
+                if prog is not None and seg_t <= <double>prog[0] <= now:
+                    t0 = prog[0]
+                    base = prog[1]
+                else:
+                    t0 = seg_t
+                    base = _getd(a, F_SEG_DONE, fast)
+                if self.k_now - py_floordiv(t0, self.dt) <= self.chunk_min:  # a short walk
+                    if memo is None:  # _work_under's new memo
+                        memo = [-1, None, 0.0]
+                        a._step_rate = memo
+                    total = 0.0
+                    walked = True
+                    if t0 < now:
+                        task = _get(a, F_TASK, fast)
+                        walk = self.trates.work_steps(
+                            _get(a, F_NODE, fast), task.job.pids[task.stage], t0, now, 0.0,
+                            dem, memo,
+                        )
+                        total = walk[0]
+                        walked = <double>walk[1] >= now  # else it stopped short
+                    if walked:
+                        done = base + total
+                        a._prog = (self.now_obj, done)
+                        frac = done / work
+                        engine = False
+            if engine:
+                frac = <double>self.work_done(a, self.now_obj) / work
+        else:
+            task = _get(a, F_TASK, fast)
+            pid = task.job.pids[task.stage]
+            if not self.have_cv or not (pid is self.last_pid or pid == self.last_pid):
+                cum = self.cache.get(pid)
+                if cum is None:
+                    cum = self.cache[pid] = self.cluster.cum_at_nodes(pid, self.now_obj)
+                self.cv = cum
+                self.last_pid = pid
+                self.have_cv = True
+            frac = (
+                _getd(a, F_SEG_DONE, fast) + self.cv[<Py_ssize_t>_get(a, F_NODE, fast)]
+                - _getd(a, F_C0, fast)
+            ) / work
+        if frac < 0.0:
+            frac = 0.0
+        elif frac > 1.0:
+            frac = 1.0
+        sf = _getd(a, F_SF, fast)
+        return sf + (1.0 - sf) * frac
+
+
 def progress_list(
     list attempts,
     object now_obj,
@@ -124,120 +252,166 @@ def progress_list(
     goes to ``work_done``, which redoes it from its start (the walks only read the paths,
     and the memo changes no value).
     """
-    cdef double now = now_obj
-    cdef double k_now = <double>(<long long>k_now_obj)
+    cdef _Reader reader = _Reader(
+        now_obj, work_done, cluster, cache, inline, dt, k_now_obj, trates, chunk_min
+    )
     cdef list out = []
-    cdef object a, dem, prog, memo, task, pid, last_pid = None, cum, walk
-    cdef double[:] cv
-    cdef double work, span, frac, t0, done, sf, launch, seen_t0 = 0.0, seen_gap = 0.0
-    cdef double base, total, seg_t
-    cdef bint have_seen = False, seen_ok = False, have_cv = False, engine, walked, fast
-    cdef bint walk_here = inline and trates is not None
+    cdef object a
+    cdef bint fast
     for a in attempts:
         fast = type(a) is _slotted
         if <long>_get(a, F_STATE, fast) != 0:  # not running (A_RUNNING is 0)
             out.append(progress_one(a))
-            continue
-        work = _getd(a, F_WORK, fast)
-        dem = _get(a, F_DEM, fast)
-        if work <= 0.0:  # duration override: linear progress
-            launch = _getd(a, F_LAUNCH, fast)
-            span = _getd(a, F_END, fast) - launch
-            if span <= 0:
-                frac = 1.0
-            else:
-                frac = (now - launch) / span
-        elif dem is not None:
-            prog = _get(a, F_PROG, fast)
-            memo = _get(a, F_STEP_RATE, fast)
-            engine = True
-            if inline and prog is not None and memo is not None and memo[0] == k_now_obj:
-                t0 = prog[0]
-                if not have_seen or t0 != seen_t0:
-                    have_seen = True
-                    seen_t0 = t0
-                    seen_ok = t0 <= now and py_floordiv(t0, dt) == k_now
-                    seen_gap = now - t0
-                if seen_ok and memo[1] is dem and _getd(a, F_SEG_T, fast) <= t0:
-                    # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
-                    if t0 < now:
-                        done = <double>prog[1] + (0.0 + <double>memo[2] * seen_gap)
-                    else:
-                        done = <double>prog[1] + 0.0
-                    a._prog = (now_obj, done)
-                    frac = done / work
-                    engine = False
-            if engine and walk_here and _any(dem):
-                # Simulator._work_done: from the last read in this segment, else its start
-                seg_t = _getd(a, F_SEG_T, fast)
-                if prog is not None and seg_t <= <double>prog[0] <= now:
-                    t0 = prog[0]
-                    base = prog[1]
-                else:
-                    t0 = seg_t
-                    base = _getd(a, F_SEG_DONE, fast)
-                if k_now - py_floordiv(t0, dt) <= chunk_min:  # work_with's short walk
-                    if memo is None:  # _work_under's new memo
-                        memo = [-1, None, 0.0]
-                        a._step_rate = memo
-                    total = 0.0
-                    walked = True
-                    if t0 < now:
-                        task = _get(a, F_TASK, fast)
-                        walk = trates.work_steps(
-                            _get(a, F_NODE, fast), task.job.pids[task.stage], t0, now, 0.0,
-                            dem, memo,
-                        )
-                        total = walk[0]
-                        walked = <double>walk[1] >= now  # else it stopped short
-                    if walked:
-                        done = base + total
-                        a._prog = (now_obj, done)
-                        frac = done / work
-                        engine = False
-            if engine:
-                frac = <double>work_done(a, now_obj) / work
         else:
-            task = _get(a, F_TASK, fast)
-            pid = task.job.pids[task.stage]
-            if not have_cv or not (pid is last_pid or pid == last_pid):
-                cum = cache.get(pid)
-                if cum is None:
-                    cum = cache[pid] = cluster.cum_at_nodes(pid, now_obj)
-                cv = cum
-                last_pid = pid
-                have_cv = True
-            frac = (
-                _getd(a, F_SEG_DONE, fast) + cv[<Py_ssize_t>_get(a, F_NODE, fast)]
-                - _getd(a, F_C0, fast)
-            ) / work
-        if frac < 0.0:
-            frac = 0.0
-        elif frac > 1.0:
-            frac = 1.0
-        sf = _getd(a, F_SF, fast)
-        out.append(sf + (1.0 - sf) * frac)
+            out.append(reader.read(a, fast))
     return out
 
 
-def late_batch(object jobs, double now, double min_el, dict durs, object empty):
-    """LATE's first pass over the jobs alive (``LATE._ranked``), in one sweep of their live
-    attempts: the jobs that may yield a candidate -- an attempt of the runnable stage, alone
-    on its task, running for ``min_el`` -- with something to compare it with (their stage's
-    finished durations ``durs.get((job.uid, job.stage), empty)``).
+cdef int _cmp_double(const void* x, const void* y) noexcept nogil:
+    cdef double a = (<const double*>x)[0], b = (<const double*>y)[0]
+    return (a > b) - (a < b)
 
-    Returns ``(batch, sizes, firsts, stats, launch, start)``: those jobs' live attempts of
-    the runnable stage end to end, per job their count, the index of its first possible
-    candidate and its durations, and each attempt's ``launch_time`` and ``start_fraction``
-    (lists, in batch order). The same jobs, attempts and order as the Python pass
-    (``LATE._pass_one_py``), its reference.
+
+cdef inline double _item(list values, Py_ssize_t i):
+    """``values[i]``, a float."""
+    return _float_value(_list_item(values, i))
+
+
+cdef double _kth(const double* rates, Py_ssize_t m, list done, Py_ssize_t nd, Py_ssize_t k):
+    """The ``k``-th smallest (from 0) of ``m`` ascending ``rates`` and ``nd`` ascending floats
+    ``done`` together (``0 <= k < m + nd``, no NaN): ``sorted(rates + done)[k]``, by
+    bisection on how many of the ``k + 1`` smallest are rates."""
+    cdef Py_ssize_t lo = k + 1 - nd, hi = k + 1, i, j
+    if lo < 0:
+        lo = 0
+    if hi > m:
+        hi = m
+    while lo < hi:  # the fewest rates i with rates[i] >= done[k - i]
+        i = (lo + hi) // 2
+        if rates[i] < _item(done, k - i):
+            lo = i + 1
+        else:
+            hi = i
+    i = lo
+    j = k + 1 - i  # the done values among the k + 1 smallest
+    if i == 0:
+        return _item(done, j - 1)
+    if j == 0:
+        return rates[i - 1]
+    return rates[i - 1] if rates[i - 1] > _item(done, j - 1) else _item(done, j - 1)
+
+
+def kth_of_two(list rates, list done, Py_ssize_t k):
+    """``sorted(rates + done)[k]`` for ascending lists of floats without NaN (:func:`late_scan`'s
+    order statistic, exposed for its tests).
+
+    Examples
+    --------
+    >>> kth_of_two([0.1, 0.5], [0.2, 0.3, 0.9], 2)
+    0.3
     """
-    cdef list batch = [], sizes = [], firsts = [], stats = [], launch = [], start = []
-    cdef list live
+    cdef Py_ssize_t m = len(rates), nd = len(done), i
+    if not 0 <= k < m + nd:
+        raise IndexError(f"k={k} out of range for {m + nd} values")
+    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + 1) * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            buf[i] = rates[i]
+        return _kth(buf, m, done, nd, k)
+    finally:
+        PyMem_Free(buf)
+
+
+cdef class _Buffers:
+    """A scan's per-job scratch arrays (progress, rates, sorted rates, flags), grown as
+    needed and freed with the object."""
+
+    cdef double* prog
+    cdef double* rate
+    cdef double* sort
+    cdef char* cand
+    cdef Py_ssize_t cap
+
+    def __dealloc__(self):
+        PyMem_Free(self.prog)
+        PyMem_Free(self.rate)
+        PyMem_Free(self.sort)
+        PyMem_Free(self.cand)
+
+    cdef int reserve(self, Py_ssize_t n) except -1:
+        cdef void* p
+        if n <= self.cap:
+            return 0
+        n = max(n, 2 * self.cap, 64)
+        p = PyMem_Realloc(self.prog, n * sizeof(double))
+        if p == NULL:
+            raise MemoryError()
+        self.prog = <double*>p
+        p = PyMem_Realloc(self.rate, n * sizeof(double))
+        if p == NULL:
+            raise MemoryError()
+        self.rate = <double*>p
+        p = PyMem_Realloc(self.sort, n * sizeof(double))
+        if p == NULL:
+            raise MemoryError()
+        self.sort = <double*>p
+        p = PyMem_Realloc(self.cand, n * sizeof(char))
+        if p == NULL:
+            raise MemoryError()
+        self.cand = <char*>p
+        self.cap = n
+        return 0
+
+
+def late_scan(
+    object jobs,
+    double now,
+    double min_el,
+    dict durs,
+    object empty,
+    object q,
+    object quantile,
+    object now_obj,
+    object progress_one,
+    object work_done,
+    object cluster,
+    dict cache,
+    bint inline,
+    double dt,
+    object k_now_obj,
+    object trates=None,
+    long long chunk_min=0,
+):
+    """One LATE scan (``LATE._ranked``): the slow tasks' live attempts, ``(estimated time
+    left, uid, attempt)`` in the jobs' order (the caller sorts them).
+
+    Per job alive: its live attempts of the runnable stage, when one of them, alone on its
+    task, has run for ``min_el`` and the stage has something to compare it with (its
+    finished durations ``durs.get((job.uid, job.stage), empty)``); their progress, read as
+    :func:`progress_list` reads it (the arguments from ``now_obj`` on are its own); their
+    rates and, when one is a candidate, the stage's cut: the ``q`` percentile (NumPy's
+    ``"linear"``) of the rates and the finished tasks' ``inverse_rates()``, picked here from
+    the two sorted runs with ``_quantile_linear``'s formula, or ``quantile`` itself (that
+    function) where it would leave the case to NumPy. A candidate is an attempt alone on its
+    task, with a positive rate below the cut, run for ``min_el``. The same reads in the same
+    order, the same IEEE operations: ``LATE._ranked_py`` is its reference.
+    """
+    cdef _Reader reader = _Reader(
+        now_obj, work_done, cluster, cache, inline, dt, k_now_obj, trates, chunk_min
+    )
+    cdef _Buffers buf = _Buffers()
+    cdef list out = []
+    cdef list live, done, rate_list
     cdef dict running
     cdef object job, a, task, stage, d
-    cdef Py_ssize_t i, first, n
-    cdef bint fast
+    cdef Py_ssize_t i, first, n, nd, lo, total_n
+    cdef bint fast, any_cand, finite
+    cdef double p, r, el, launch, sf, cut, vi, g, qd = 0.0, x, y, diff
+    cdef bint q_float = isinstance(q, float)
+    if q_float:
+        qd = q
     for job in jobs:
         running = job.running  # a dict (checked: a TypeError otherwise)
         if not running:
@@ -261,12 +435,54 @@ def late_batch(object jobs, double now, double min_el, dict durs, object empty):
         d = durs.get((job.uid, job.stage), empty)
         if n + len(d) < 2:
             continue  # nothing to compare a lone task with
-        sizes.append(n)
-        firsts.append(first)
-        stats.append(d)
-        batch.extend(live)
-        for a in live:
+        buf.reserve(n)
+        any_cand = False
+        finite = True
+        for i in range(n):
+            a = live[i]
             fast = type(a) is _slotted
-            launch.append(_get(a, F_LAUNCH, fast))
-            start.append(_get(a, F_SF, fast))
-    return batch, sizes, firsts, stats, launch, start
+            if <long>_get(a, F_STATE, fast) != 0:  # not running
+                p = progress_one(a)
+            else:
+                p = reader.read(a, fast)
+            launch = _getd(a, F_LAUNCH, fast)
+            sf = _getd(a, F_SF, fast)
+            el = now - launch
+            r = (p - sf) / el if now > launch else 0.0
+            buf.prog[i] = p
+            buf.rate[i] = r
+            finite = finite and isfinite(r)
+            # a candidate: not (r <= 0 or elapsed < min_elapsed), and alone on its task
+            buf.cand[i] = (
+                not (r <= 0.0 or el < min_el) and len(_get(a, F_TASK, fast).live) == 1
+            )
+            any_cand = any_cand or buf.cand[i]
+        if not any_cand:
+            continue
+        # SlowTaskThreshold: percentile of the progress rates of the stage's running and
+        # finished tasks (a finished task's rate is 1 / its run time)
+        done = d.inverse_rates()
+        nd = len(done)
+        total_n = n + nd
+        cut = 0.0
+        vi = -1.0
+        if q_float and total_n >= 2 and finite and type(d) is type(empty):  # floats
+            vi = (total_n - 1) * qd
+        if 0.0 <= vi < total_n - 1:  # _quantile_linear's interpolating branch
+            lo = <Py_ssize_t>vi  # floor (vi >= 0)
+            g = vi - lo
+            for i in range(n):
+                buf.sort[i] = buf.rate[i]
+            qsort(buf.sort, n, sizeof(double), _cmp_double)
+            x = _kth(buf.sort, n, done, nd, lo)
+            y = _kth(buf.sort, n, done, nd, lo + 1)
+            diff = y - x
+            cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
+        else:  # left to NumPy by _quantile_linear
+            rate_list = [buf.rate[i] for i in range(n)]
+            cut = quantile(rate_list, done, q)
+        for i in range(n):
+            if buf.cand[i] and not (buf.rate[i] >= cut):
+                a = live[i]
+                out.append(((1.0 - buf.prog[i]) / buf.rate[i], a.uid, a))
+    return out

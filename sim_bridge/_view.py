@@ -189,15 +189,23 @@ class SimView:
     def _progress_list(self, attempts) -> list[float]:
         """:meth:`progress_many` as a list of floats: the compiled loop
         (``sim_bridge._progress_core``) when built, else :meth:`_progress_list_py`."""
-        if _progress_c is None or not PROGRESS_IN_C:
+        args = self._progress_args()
+        if args is None:
             return self._progress_list_py(attempts)
+        if type(attempts) is not list:
+            attempts = list(attempts)
+        return _progress_c(attempts, *args)
+
+    def _progress_args(self) -> tuple | None:
+        """What the compiled progress loop reads at the clock, after the attempts (the
+        arguments of ``sim_bridge._progress_core.progress_list`` and ``late_scan``), or None
+        when the loop is not built or :data:`PROGRESS_IN_C` is off."""
+        if _progress_c is None or not PROGRESS_IN_C:
+            return None
         sim = self._sim
         cluster = sim.cluster
         now, cache, k_now, inline = self._scan_clock()
-        if type(attempts) is not list:
-            attempts = list(attempts)
-        return _progress_c(
-            attempts,
+        return (
             now,
             self.progress,
             sim._work_done,

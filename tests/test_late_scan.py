@@ -1,5 +1,6 @@
 """LATE's fast scan equals the obvious one: the percentile helper against ``np.quantile`` bit
-for bit, and whole simulations against a reference LATE that scans with NumPy per job."""
+for bit, the compiled scan's order statistic against ``sorted``, and whole simulations
+against a reference LATE that scans with NumPy per job."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ import sim_bridge
 from sim_bridge import JobSpec, Workload
 from sim_bridge.policies import LATE
 from sim_bridge.policies._speculation import _quantile_linear
+
+try:
+    from sim_bridge._progress_core import kth_of_two as _kth_of_two
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _kth_of_two = None
 
 _value = st.one_of(
     st.floats(min_value=-1.0, max_value=1e3, allow_nan=False),
@@ -146,3 +152,20 @@ def test_late_ranking_equals_reference_at_every_scan(seed, params):
                 assert np.array_equal(x.view(np.int64), y.view(np.int64)), (table, col)
             else:
                 assert x.tolist() == y.tolist(), (table, col)
+
+
+@pytest.mark.skipif(_kth_of_two is None, reason="not built")
+@settings(max_examples=400, deadline=None)
+@given(
+    rates=st.lists(_value.filter(lambda x: not math.isinf(x)), min_size=1, max_size=12),
+    done=st.lists(st.floats(min_value=0.0, max_value=1e4), max_size=40),
+    data=st.data(),
+)
+def test_the_order_statistic_of_two_sorted_runs_is_sorteds(rates, done, data):
+    """``late_scan``'s cut picks ``sorted(rates + done)[k]`` by bisection over the two sorted
+    runs (ties and signed zeros included: equal values compare equal either way)."""
+    rates, done = sorted(rates), sorted(done)
+    k = data.draw(st.integers(0, len(rates) + len(done) - 1))
+    assert _kth_of_two(rates, done, k) == sorted(rates + done)[k]
+    with pytest.raises(IndexError, match="out of range"):
+        _kth_of_two(rates, done, len(rates) + len(done))

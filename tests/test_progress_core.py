@@ -1,5 +1,5 @@
 """The scan loops in C (``sim_bridge._progress_core``) equal their Python references
-(``SimView._progress_list_py``, ``LATE._pass_one_py``): oracles, not pasted numbers.
+(``SimView._progress_list_py``, ``LATE._ranked_py``): oracles, not pasted numbers.
 
 * At every scan of whole runs, the compiled loop and the Python loop read the same values,
   bit for bit, over every branch: attempts not running, linear progress under a duration
@@ -9,9 +9,9 @@
 * Whole runs with the compiled loop equal runs with the Python loop (tables and events),
   streamed and in memory: the loop also books each read under demand (``_prog``), which
   later reads go on from.
-* LATE's first pass in C picks, at every scan, the same jobs, the same attempts in the same
-  order, and the same launch times and start fractions as the Python pass; runs with either
-  are equal.
+* LATE's scan in C (``late_scan``) ranks, at every scan, the same attempts with the same
+  estimates as the Python scan (``LATE._ranked_py``) and books the same reads; runs with
+  either are equal.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import sim_bridge._view as view_mod
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE
 from sim_bridge.policies import _speculation as speculation
-from sim_bridge.policies._speculation import _EMPTY
 
 pytestmark = pytest.mark.skipif(view_mod._progress_c is None, reason="not built")
 
@@ -165,39 +164,74 @@ def test_runs_with_the_compiled_loop_equal_runs_with_the_python_loop(
         assert table.equals(tb[name]), name
 
 
-class _BothPasses(LATE):
-    """LATE that runs its first pass both ways at every scan and checks they agree."""
+class _BothScans(LATE):
+    """LATE that runs every scan both ways, the compiled one first or second in turn, from
+    the same state, and checks they rank the same attempts with the same estimates (bits)
+    and book the same reads."""
 
-    name = "_both_late_passes"
+    name = "_both_late_scans"
 
     def reset(self) -> None:
         super().reset()
-        self.scans_ = self.picked_ = 0
+        self.scans_ = self.ranked_ = 0
 
     def _ranked(self, view):
-        c = speculation._late_batch(
-            view.active_jobs(), view.now, self.min_elapsed, self._durs, _EMPTY
-        )
-        py = self._pass_one_py(view)
-        assert len(c[0]) == len(py[0]) and all(a is b for a, b in zip(c[0], py[0], strict=True))
-        assert c[1:3] == py[1:3]  # sizes, firsts
-        assert all(a is b for a, b in zip(c[3], py[3], strict=True))  # the jobs' durations
-        assert _bits(c[4]) == _bits(py[4]) and _bits(c[5]) == _bits(py[5])
+        atts = list(view.running_attempts())
+        before = [_save(a) for a in atts]
+        scans = [super()._ranked, self._ranked_py]
+        if self.scans_ % 2:
+            scans.reverse()
+        first = scans[0](view)
+        after = [_state(a) for a in atts]
+        for a, saved in zip(atts, before, strict=True):
+            _restore(a, saved)
+        second = scans[1](view)
+        assert [(_bits([e])[0], u) for e, u, _a in first] == [
+            (_bits([e])[0], u) for e, u, _a in second
+        ]
+        assert all(x[2] is y[2] for x, y in zip(first, second, strict=True))
+        assert all(type(e) is float for e, _u, _a in first + second)
+        assert [_state(a) for a in atts] == after
         self.scans_ += 1
-        self.picked_ += len(c[1])
-        return super()._ranked(view)
+        self.ranked_ += len(first)
+        return first
 
 
-@pytest.mark.skipif(speculation._late_batch is None, reason="not built")
-@pytest.mark.parametrize("case", ["crowded", "no_tenancy"])
-def test_late_first_pass_in_c_equals_the_python_pass(case, monkeypatch):
+@pytest.mark.skipif(speculation._late_scan is None, reason="not built")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_late_scan_in_c_equals_the_python_scan(case, monkeypatch):
     make, kw = CASES[case]
-    pol = _BothPasses(min_elapsed=20.0)
+    pol = _BothScans(min_elapsed=20.0)
     checked = sim_bridge.simulate(make(), pol, seed=3, progress=False, **kw)
-    assert pol.scans_ > 20 and pol.picked_ > 50
+    assert pol.scans_ > 20 and pol.ranked_ > 20
     plain = sim_bridge.simulate(make(), LATE(min_elapsed=20.0), seed=3, progress=False, **kw)
-    monkeypatch.setattr(speculation, "LATE_PASS_IN_C", False)
+    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
     slow = sim_bridge.simulate(make(), LATE(min_elapsed=20.0), seed=3, progress=False, **kw)
     assert plain.summary["attempts"] > plain.summary["tasks"]
     for a, b in ((plain, slow), (plain, checked)):
         assert a.tasks.equals(b.tasks) and a.jobs.equals(b.jobs)
+
+
+@pytest.mark.skipif(speculation._late_scan is None, reason="not built")
+@pytest.mark.parametrize(
+    ("q", "numpys"), [(1.0, True), (1, True), (0.0, False), (np.float64(0.25), False)]
+)
+def test_late_scan_leaves_numpys_cases_to_the_python_percentile(q, numpys, monkeypatch):
+    """A threshold at the top, or not a float, is left to the Python percentile (which
+    leaves it to NumPy); the others are picked in C. Either way the run is the Python
+    scan's."""
+    make, kw = CASES["crowded"]
+    calls = []
+    percentile = speculation._quantile_linear
+
+    def counted(rates, done, q_):
+        calls.append(q_)
+        return percentile(rates, done, q_)
+
+    monkeypatch.setattr(speculation, "_quantile_linear", counted)
+    fast = sim_bridge.simulate(make(), LATE(slow_task_threshold=q), seed=3, progress=False, **kw)
+    assert (len(calls) > 10) if numpys else not calls
+    assert all(c is q for c in calls)
+    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
+    slow = sim_bridge.simulate(make(), LATE(slow_task_threshold=q), seed=3, progress=False, **kw)
+    assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)

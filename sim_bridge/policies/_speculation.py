@@ -25,17 +25,18 @@ from sim_bridge.policies.base import (
     check_positive,
 )
 
-try:  # LATE's first pass in C, with the progress loop (built by pip install; optional)
+try:  # LATE's scan in C, with the progress loop (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
-    from sim_bridge._progress_core import late_batch as _late_batch
+    from sim_bridge._progress_core import late_scan as _late_scan
 except ImportError:  # pragma: no cover - an install without a C compiler
-    _late_batch = None
+    _late_scan = None
 
-#: Run LATE's first pass through the compiled ``late_batch`` when it is built; False: the
-#: Python pass (``LATE._pass_one_py``), its reference. The same scans bit for bit
-#: (``tests/test_progress_core.py``).
-LATE_PASS_IN_C = True
+#: Run LATE's scan through the compiled ``late_scan`` when it is built (and the view's
+#: progress loop is compiled: ``sim_bridge._view.PROGRESS_IN_C``); False: the Python scan
+#: (``LATE._ranked_py``), its reference. The same scans bit for bit
+#: (``tests/test_progress_core.py``, ``tests/test_late_scan.py``).
+LATE_SCAN_IN_C = True
 
 __all__ = [
     "BackupTasks",
@@ -396,10 +397,45 @@ class LATE(_StageStats):
                     return out
         return out
 
+    def _ranked(self, view) -> list[tuple[float, int, Any]]:
+        """The slow tasks' live attempts, ``(estimated time left, uid, attempt)``, longest
+        estimated time left first.
+
+        A job's candidates are the attempts of its runnable stage that run alone on their
+        task, for at least ``min_elapsed``, with a positive progress rate below the stage's
+        ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
+        without a possible candidate are skipped before any progress is read.
+
+        The scan runs in C (``sim_bridge._progress_core.late_scan``: a pass over the jobs
+        alive, their progress read by the view's compiled loop, rates, cuts and estimates in
+        C doubles) when it is built, else in Python (:meth:`_ranked_py`, its reference: the
+        same reads in the same order and the same IEEE operations; ``tests/test_late_scan.py``
+        also holds both equal to the obvious per-job scan at every scan of whole runs).
+        """
+        if (
+            _late_scan is not None
+            and LATE_SCAN_IN_C
+            and type(self)._stage_durations is _StageStats._stage_durations
+        ):
+            args = view._progress_args()
+            if args is not None:
+                ranked = _late_scan(
+                    view.active_jobs(),
+                    view.now,
+                    self.min_elapsed,
+                    self._durs,
+                    _EMPTY,
+                    self.slow_task_threshold,
+                    _quantile_linear,
+                    *args,
+                )
+                ranked.sort(key=_rank_key)
+                return ranked
+        return self._ranked_py(view)
+
     def _pass_one_py(self, view) -> tuple[list, list[int], list[int], list, list, list]:
-        """:meth:`_ranked`'s first pass in Python (the reference of the compiled
-        ``sim_bridge._progress_core.late_batch``): the jobs that may yield a candidate, their
-        live attempts of the runnable stage end to end (``batch``), per job their count, the
+        """:meth:`_ranked_py`'s first pass: the jobs that may yield a candidate, their live
+        attempts of the runnable stage end to end (``batch``), per job their count, the
         index of its first possible candidate and its stage's durations, and the attempts'
         launch times and start fractions."""
         now = view.now
@@ -432,33 +468,14 @@ class LATE(_StageStats):
         start = [a.start_fraction for a in batch]
         return batch, sizes, firsts, stats, launch, start
 
-    def _ranked(self, view) -> list[tuple[float, int, Any]]:
-        """The slow tasks' live attempts, ``(estimated time left, uid, attempt)``, longest
-        estimated time left first.
-
-        A job's candidates are the attempts of its runnable stage that run alone on their
-        task, for at least ``min_elapsed``, with a positive progress rate below the stage's
-        ``slow_task_threshold`` percentile of rates (running and finished attempts). Jobs
-        without a possible candidate are skipped before any progress is read; the progress
-        of the others is read in one :meth:`SimView.progress_many` call, and their rates,
-        tests and estimates are computed on arrays (the same IEEE operations, element by
-        element, as the per-attempt formulas; ``tests/test_late_scan.py`` holds the ranking
-        equal to the obvious per-job scan at every scan of whole runs).
-        """
+    def _ranked_py(self, view) -> list[tuple[float, int, Any]]:
+        """:meth:`_ranked` in Python: the first pass (:meth:`_pass_one_py`), the progress
+        of the jobs it kept in one :meth:`SimView.progress_many` call, and their rates,
+        tests and estimates on arrays (the same IEEE operations, element by element, as the
+        per-attempt formulas)."""
         now = view.now
         min_el = self.min_elapsed
-        # pass 1: the jobs that may yield a candidate (an attempt of the runnable stage, alone
-        # on its task, running for min_elapsed); their live attempts' progress in one call
-        if (
-            _late_batch is not None
-            and LATE_PASS_IN_C
-            and type(self)._stage_durations is _StageStats._stage_durations
-        ):
-            batch, sizes, firsts, stats, launch_l, start_l = _late_batch(
-                view.active_jobs(), now, min_el, self._durs, _EMPTY
-            )
-        else:
-            batch, sizes, firsts, stats, launch_l, start_l = self._pass_one_py(view)
+        batch, sizes, firsts, stats, launch_l, start_l = self._pass_one_py(view)
         ranked: list[tuple[float, int, Any]] = []
         if not batch:
             return ranked
@@ -503,8 +520,13 @@ class LATE(_StageStats):
             a = batch[i]
             if len(a.task.live) == 1:
                 ranked.append((e, a.uid, a))
-        ranked.sort(key=lambda x: (-x[0], x[1]))
+        ranked.sort(key=_rank_key)
         return ranked
+
+
+def _rank_key(item: tuple[float, int, Any]) -> tuple[float, int]:
+    """LATE's order: the longest estimated time left first, then the oldest attempt."""
+    return (-item[0], item[1])
 
 
 @register_policy
