@@ -18,7 +18,6 @@ jobs alive, its progress reads through the same loop. ``SimView._progress_list_p
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.math cimport isfinite
-from libc.stdlib cimport qsort
 
 from sim_bridge._cfloat cimport py_floordiv
 
@@ -67,9 +66,51 @@ def set_attempt_type(cls):
     return True
 
 
+# the Task fields a LATE scan reads, likewise
+cdef enum:
+    T_STAGE, T_LIVE, N_TASK_FIELDS
+
+_TASK_NAMES = ("stage", "live")
+cdef Py_ssize_t _toff[N_TASK_FIELDS]
+cdef object _task_slotted = None
+
+
+def set_task_type(cls):
+    """:func:`set_attempt_type` for the tasks' fields (``sim_bridge._jobs.Task``)."""
+    global _task_slotted
+    _task_slotted = None
+    offsets = []
+    for name in _TASK_NAMES:
+        d = getattr(cls, name, None)
+        if type(d).__name__ != "member_descriptor":
+            return False
+        offsets.append((<PyMemberDescrObject*>(<PyObject*>d)).d_member.offset)
+    for i, off in enumerate(offsets):
+        _toff[i] = off
+    _task_slotted = cls
+    return True
+
+
+cdef inline object _tget(object t, int f):
+    """Field ``f`` of the task ``t``, from its slot when it is a plain ``Task``."""
+    cdef PyObject* p
+    if type(t) is _task_slotted:
+        p = (<PyObject**>((<char*><PyObject*>t) + _toff[f]))[0]
+        if p is not NULL:
+            return <object>p
+    return getattr(t, _TASK_NAMES[f])  # unset: the AttributeError Python gives
+
+
+cdef inline bint _alone(object a, bint fast) except -1:
+    """Whether the attempt ``a`` runs alone on its task (``len(a.task.live) == 1``)."""
+    return len(_tget(_get(a, F_TASK, fast), T_LIVE)) == 1
+
+
 from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy
+from sim_bridge._jobs import Task as _Task
 
 set_attempt_type(_Attempt)
+set_task_type(_Task)
 
 
 cdef inline object _get(object a, int f, bint fast):
@@ -267,18 +308,48 @@ def progress_list(
     return out
 
 
-cdef int _cmp_double(const void* x, const void* y) noexcept nogil:
-    cdef double a = (<const double*>x)[0], b = (<const double*>y)[0]
-    return (a > b) - (a < b)
+cdef void _sort(double* a, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` ascending (no NaN): quicksort (Hoare's partition around the middle
+    value, the smaller side first, the larger by iteration: O(log n) depth), insertion sort
+    below 16 values. Equal values may be reordered: only the values are read."""
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j
+    cdef double p, t
+    while hi - lo >= 16:
+        p = a[lo + (hi - lo) // 2]
+        i = lo - 1
+        j = hi + 1
+        while True:
+            i += 1
+            while a[i] < p:
+                i += 1
+            j -= 1
+            while a[j] > p:
+                j -= 1
+            if i >= j:
+                break
+            t = a[i]
+            a[i] = a[j]
+            a[j] = t
+        # a[lo..j] <= p <= a[j+1..hi], both sides non-empty
+        if j - lo < hi - j - 1:
+            _sort(a + lo, j - lo + 1)
+            lo = j + 1
+        else:
+            _sort(a + j + 1, hi - j)
+            hi = j
+    for i in range(lo + 1, hi + 1):
+        t = a[i]
+        j = i - 1
+        while j >= lo and a[j] > t:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = t
 
 
-cdef inline double _item(list values, Py_ssize_t i):
-    """``values[i]``, a float."""
-    return _float_value(_list_item(values, i))
-
-
-cdef double _kth(const double* rates, Py_ssize_t m, list done, Py_ssize_t nd, Py_ssize_t k):
-    """The ``k``-th smallest (from 0) of ``m`` ascending ``rates`` and ``nd`` ascending floats
+cdef double _kth(
+    const double* rates, Py_ssize_t m, const double* done, Py_ssize_t nd, Py_ssize_t k
+) noexcept nogil:
+    """The ``k``-th smallest (from 0) of ``m`` ascending ``rates`` and ``nd`` ascending
     ``done`` together (``0 <= k < m + nd``, no NaN): ``sorted(rates + done)[k]``, by
     bisection on how many of the ``k + 1`` smallest are rates."""
     cdef Py_ssize_t lo = k + 1 - nd, hi = k + 1, i, j
@@ -288,38 +359,42 @@ cdef double _kth(const double* rates, Py_ssize_t m, list done, Py_ssize_t nd, Py
         hi = m
     while lo < hi:  # the fewest rates i with rates[i] >= done[k - i]
         i = (lo + hi) // 2
-        if rates[i] < _item(done, k - i):
+        if rates[i] < done[k - i]:
             lo = i + 1
         else:
             hi = i
     i = lo
     j = k + 1 - i  # the done values among the k + 1 smallest
     if i == 0:
-        return _item(done, j - 1)
+        return done[j - 1]
     if j == 0:
         return rates[i - 1]
-    return rates[i - 1] if rates[i - 1] > _item(done, j - 1) else _item(done, j - 1)
+    return rates[i - 1] if rates[i - 1] > done[j - 1] else done[j - 1]
 
 
 def kth_of_two(list rates, list done, Py_ssize_t k):
-    """``sorted(rates + done)[k]`` for ascending lists of floats without NaN (:func:`late_scan`'s
-    order statistic, exposed for its tests).
+    """``sorted(rates + done)[k]`` for lists of floats without NaN, ``done`` ascending:
+    :func:`late_scan`'s sort of a job's rates and its order statistic of the two sorted
+    runs, exposed for their tests.
 
     Examples
     --------
-    >>> kth_of_two([0.1, 0.5], [0.2, 0.3, 0.9], 2)
+    >>> kth_of_two([0.5, 0.1], [0.2, 0.3, 0.9], 2)
     0.3
     """
     cdef Py_ssize_t m = len(rates), nd = len(done), i
     if not 0 <= k < m + nd:
         raise IndexError(f"k={k} out of range for {m + nd} values")
-    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + 1) * sizeof(double))
+    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + nd + 1) * sizeof(double))
     if buf == NULL:
         raise MemoryError()
     try:
         for i in range(m):
             buf[i] = rates[i]
-        return _kth(buf, m, done, nd, k)
+        for i in range(nd):
+            buf[m + i] = done[i]
+        _sort(buf, m)
+        return _kth(buf, m, buf + m, nd, k)
     finally:
         PyMem_Free(buf)
 
@@ -389,27 +464,31 @@ def late_scan(
 
     Per job alive: its live attempts of the runnable stage, when one of them, alone on its
     task, has run for ``min_el`` and the stage has something to compare it with (its
-    finished durations ``durs.get((job.uid, job.stage), empty)``); their progress, read as
-    :func:`progress_list` reads it (the arguments from ``now_obj`` on are its own); their
-    rates and, when one is a candidate, the stage's cut: the ``q`` percentile (NumPy's
-    ``"linear"``) of the rates and the finished tasks' ``inverse_rates()``, picked here from
-    the two sorted runs with ``_quantile_linear``'s formula, or ``quantile`` itself (that
-    function) where it would leave the case to NumPy. A candidate is an attempt alone on its
-    task, with a positive rate below the cut, run for ``min_el``. The same reads in the same
-    order, the same IEEE operations: ``LATE._ranked_py`` is its reference.
+    finished durations ``durs.get((job.uid, job.stage), empty)``, of ``empty``'s type:
+    ``_Durations``); their progress, read as :func:`progress_list` reads it (the arguments
+    from ``now_obj`` on are its own); their rates and, when one is a candidate, the stage's
+    cut: the ``q`` percentile (NumPy's ``"linear"``) of the rates and the finished tasks'
+    inverse rates (``inverse_array()``), picked here from the two sorted runs with
+    ``_quantile_linear``'s formula, or by ``quantile`` itself (that function, given
+    ``inverse_rates()``) where it would leave the case to NumPy. A candidate is an attempt
+    alone on its task, with a positive rate below the cut, run for ``min_el``. The same
+    reads in the same order, the same IEEE operations: ``LATE._ranked_py`` is its reference.
     """
     cdef _Reader reader = _Reader(
         now_obj, work_done, cluster, cache, inline, dt, k_now_obj, trates, chunk_min
     )
     cdef _Buffers buf = _Buffers()
     cdef list out = []
-    cdef list live, done, rate_list
+    cdef list live, rate_list
     cdef dict running
-    cdef object job, a, task, stage, d
+    cdef object job, a, stage, d
+    cdef const double[::1] done
     cdef Py_ssize_t i, first, n, nd, lo, total_n
-    cdef bint fast, any_cand, finite
+    cdef bint fast, found, finite
+    cdef char c
     cdef double p, r, el, launch, sf, cut, vi, g, qd = 0.0, x, y, diff
     cdef bint q_float = isinstance(q, float)
+    cdef object durs_type = type(empty)
     if q_float:
         qd = q
     for job in jobs:
@@ -420,14 +499,14 @@ def late_scan(
         live = []
         for a in running.values():
             fast = type(a) is _slotted
-            if _get(a, F_TASK, fast).stage == stage:
+            if _tget(_get(a, F_TASK, fast), T_STAGE) == stage:
                 live.append(a)
         first = -1
         n = len(live)
         for i in range(n):
             a = live[i]
             fast = type(a) is _slotted
-            if now - _getd(a, F_LAUNCH, fast) >= min_el and len(_get(a, F_TASK, fast).live) == 1:
+            if now - _getd(a, F_LAUNCH, fast) >= min_el and _alone(a, fast):
                 first = i
                 break
         if first < 0:
@@ -436,7 +515,6 @@ def late_scan(
         if n + len(d) < 2:
             continue  # nothing to compare a lone task with
         buf.reserve(n)
-        any_cand = False
         finite = True
         for i in range(n):
             a = live[i]
@@ -453,36 +531,46 @@ def late_scan(
             buf.rate[i] = r
             finite = finite and isfinite(r)
             # a candidate: not (r <= 0 or elapsed < min_elapsed), and alone on its task
-            buf.cand[i] = (
-                not (r <= 0.0 or el < min_el) and len(_get(a, F_TASK, fast).live) == 1
-            )
-            any_cand = any_cand or buf.cand[i]
-        if not any_cand:
+            # (read when needed: 1 ok, 2 ok and alone, 3 ok and not alone, 0 not ok)
+            buf.cand[i] = 0 if (r <= 0.0 or el < min_el) else 1
+        found = False
+        for i in range(first, n):  # before first: none alone and old enough
+            if buf.cand[i]:
+                buf.cand[i] = 2 if _alone(live[i], type(live[i]) is _slotted) else 3
+                if buf.cand[i] == 2:
+                    found = True
+                    break
+        if not found:
             continue
         # SlowTaskThreshold: percentile of the progress rates of the stage's running and
         # finished tasks (a finished task's rate is 1 / its run time)
-        done = d.inverse_rates()
-        nd = len(done)
-        total_n = n + nd
-        cut = 0.0
         vi = -1.0
-        if q_float and total_n >= 2 and finite and type(d) is type(empty):  # floats
-            vi = (total_n - 1) * qd
+        total_n = 0
+        if type(d) is durs_type:
+            done = d.inverse_array()
+            nd = done.shape[0]
+            total_n = n + nd
+            if q_float and total_n >= 2 and finite:
+                vi = (total_n - 1) * qd
         if 0.0 <= vi < total_n - 1:  # _quantile_linear's interpolating branch
             lo = <Py_ssize_t>vi  # floor (vi >= 0)
             g = vi - lo
             for i in range(n):
                 buf.sort[i] = buf.rate[i]
-            qsort(buf.sort, n, sizeof(double), _cmp_double)
-            x = _kth(buf.sort, n, done, nd, lo)
-            y = _kth(buf.sort, n, done, nd, lo + 1)
+            _sort(buf.sort, n)
+            x = _kth(buf.sort, n, &done[0] if nd else buf.sort, nd, lo)
+            y = _kth(buf.sort, n, &done[0] if nd else buf.sort, nd, lo + 1)
             diff = y - x
             cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
         else:  # left to NumPy by _quantile_linear
             rate_list = [buf.rate[i] for i in range(n)]
-            cut = quantile(rate_list, done, q)
+            cut = quantile(rate_list, d.inverse_rates(), q)
         for i in range(n):
-            if buf.cand[i] and not (buf.rate[i] >= cut):
+            c = buf.cand[i]
+            if c and not (buf.rate[i] >= cut):
                 a = live[i]
-                out.append(((1.0 - buf.prog[i]) / buf.rate[i], a.uid, a))
+                if c == 1:
+                    c = 2 if _alone(a, type(a) is _slotted) else 3
+                if c == 2:
+                    out.append(((1.0 - buf.prog[i]) / buf.rate[i], a.uid, a))
     return out

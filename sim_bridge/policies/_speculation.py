@@ -68,6 +68,8 @@ class _Durations:
         "_n_sorted",
         "_inv",
         "_inv_of",
+        "_inv_arr",
+        "_inv_arr_of",
         "_list",
         "_list_of",
     )
@@ -80,6 +82,8 @@ class _Durations:
         self._n_sorted = 0
         self._inv: list[float] = []
         self._inv_of: np.ndarray | None = None
+        self._inv_arr = np.empty(0)
+        self._inv_arr_of: np.ndarray | None = None
         self._list: list[float] = []
         self._list_of: np.ndarray | None = None
 
@@ -106,13 +110,22 @@ class _Durations:
             self._n_sorted = n
         return self._sorted
 
-    def inverse_rates(self) -> list[float]:
+    def inverse_array(self) -> np.ndarray:
         """``1 / d`` for the positive ``d`` of :meth:`sorted`, ascending (the progress rates
-        of the finished tasks of the snapshot), recomputed only when the snapshot changes."""
+        of the finished tasks of the snapshot; contiguous), recomputed only when the
+        snapshot changes."""
         done = self.sorted()
-        if self._inv_of is not done:
-            self._inv = (1.0 / done[done > 0])[::-1].tolist()
-            self._inv_of = done
+        if self._inv_arr_of is not done:
+            self._inv_arr = np.ascontiguousarray((1.0 / done[done > 0])[::-1])
+            self._inv_arr_of = done
+        return self._inv_arr
+
+    def inverse_rates(self) -> list[float]:
+        """:meth:`inverse_array` as a list of floats, converted only when it changes."""
+        inv = self.inverse_array()
+        if self._inv_of is not inv:
+            self._inv = inv.tolist()
+            self._inv_of = inv
         return self._inv
 
     def sorted_list(self) -> list[float]:
