@@ -18,6 +18,7 @@ import sim_bridge
 from sim_bridge import SimView, Workload
 from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE, Mantri
+from sim_bridge.policies import _speculation as speculation
 from sim_bridge.world._attempts import AttemptPhysics
 
 
@@ -77,6 +78,7 @@ def test_inline_progress_reads_give_the_same_run(make, seed, stream, tmp_path, m
     n_fast = calls["n"]
     calls["n"] = 0
     monkeypatch.setattr(SimView, "progress_many", _reference_progress_many)
+    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)  # LATE reads through it too
     slow = _run(make(), seed, tmp_path, stream)
     n_slow = calls["n"]
     # the shortcut was taken (fewer engine reads) on a run that really speculated

@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 import sim_bridge
 from sim_bridge import SimView, Workload
-from sim_bridge._states import A_RUNNING
 from sim_bridge.policies import LATE, Mantri
 from sim_bridge.policies import _speculation as speculation
 from sim_bridge.policies._cloning import Hopper
@@ -181,23 +180,24 @@ def test_late_crowded_ranking_equals_the_obvious_scan(seed, params):
     _assert_same_run(plain, checked)
 
 
-def test_progress_reads_under_demand_take_the_inline_path(monkeypatch):
-    """The crowded runs above do exercise the inline reads (the fast path under test)."""
+def test_progress_reads_under_demand_take_the_inline_path():
+    """The crowded runs above do exercise the inline reads (the fast path under test): at
+    LATE's scans, many live attempts under demand were last read in the clock's step."""
     seen = {"inline": 0, "all": 0}
-    orig = SimView._progress_list
 
-    def counting(self, attempts):
-        attempts = list(attempts)
-        k_now = int(self.now // self._sim.cluster.dt)
-        for a in attempts:
-            memo = a._step_rate
-            seen["all"] += 1
-            if a.state == A_RUNNING and a._dem is not None and memo and memo[0] == k_now:
-                seen["inline"] += 1
-        return orig(self, attempts)
+    class Counting(LATE):
+        name = "_counting_late"
 
-    monkeypatch.setattr(SimView, "_progress_list", counting)
-    _run(LATE(), 0)
+        def _ranked(self, view):
+            k_now = int(view.now // view._sim.cluster.dt)
+            for a in view.running_attempts():
+                memo = a._step_rate
+                seen["all"] += 1
+                if a._dem is not None and memo and memo[0] == k_now:
+                    seen["inline"] += 1
+            return super()._ranked(view)
+
+    _run(Counting(), 0)
     assert seen["inline"] > seen["all"] // 4 > 0
 
 
