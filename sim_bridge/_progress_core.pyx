@@ -33,6 +33,14 @@ cdef extern from "Python.h":
     bint _float_exact "PyFloat_CheckExact"(PyObject* o)
     double _float_value "PyFloat_AS_DOUBLE"(PyObject* o)
     PyObject* _list_item "PyList_GET_ITEM"(object lst, Py_ssize_t i)
+    Py_ssize_t _list_size "PyList_GET_SIZE"(object lst)
+    PyObject* _tuple_item "PyTuple_GET_ITEM"(object t, Py_ssize_t i)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(object t)
+    bint _long_exact "PyLong_CheckExact"(PyObject* o)
+    long long _long_value "PyLong_AsLongLong"(PyObject* o) except? -1
+    void Py_INCREF(PyObject* o)
+    void Py_DECREF(PyObject* o)
+    void Py_XDECREF(PyObject* o)
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
@@ -131,6 +139,52 @@ cdef inline double _getd(object a, int f, bint fast) except? -1.0:
     return <double>_get(a, f, fast)
 
 
+cdef inline double _fitem(object seq, Py_ssize_t i) except? -1.0:
+    """``float(seq[i])`` for a tuple or list ``seq`` (its item read in place when it is a
+    float at a valid index, else by Python's indexing)."""
+    cdef PyObject* p = NULL
+    if type(seq) is tuple:
+        if i < _tuple_size(seq):
+            p = _tuple_item(seq, i)
+    elif type(seq) is list:
+        if i < _list_size(seq):
+            p = _list_item(seq, i)
+    if p is not NULL and _float_exact(p):
+        return _float_value(p)
+    return <double>seq[i]
+
+
+cdef inline bint _step_is(object memo, object k_obj, long long k) except -1:
+    """``memo[0] == k_obj`` (``k`` its value) for a rate memo ``[step, demand, rate]``."""
+    cdef PyObject* p
+    if type(memo) is list and _list_size(memo) > 0:
+        p = _list_item(memo, 0)
+        if _long_exact(p) and _long_exact(<PyObject*>k_obj):
+            return p == <PyObject*>k_obj or _long_value(p) == k
+    return memo[0] == k_obj
+
+
+cdef inline bint _item_is(object seq, Py_ssize_t i, object x) except -1:
+    """``seq[i] is x`` (read in place from a list)."""
+    if type(seq) is list and i < _list_size(seq):
+        return _list_item(seq, i) == <PyObject*>x
+    return seq[i] is x
+
+
+cdef inline void _set_prog(object a, bint fast, object value) except *:
+    """``a._prog = value``, in its slot when ``a`` is read from its slots."""
+    cdef PyObject** slot
+    cdef PyObject* old
+    if fast:
+        slot = <PyObject**>((<char*><PyObject*>a) + _off[F_PROG])
+        old = slot[0]
+        Py_INCREF(<PyObject*>value)
+        slot[0] = <PyObject*>value
+        Py_XDECREF(old)
+    else:
+        a._prog = value
+
+
 cdef inline bint _any(object demand):
     """``any(demand)`` for a tuple of floats (NaN counts as true, as in Python)."""
     cdef object x
@@ -148,6 +202,7 @@ cdef class _Reader:
     ``SimView._progress_list_py``'s loop for a running attempt."""
 
     cdef double now, k_now, dt, seen_t0, seen_gap
+    cdef long long k_now_ll
     cdef object now_obj, k_now_obj, work_done, cluster, trates, last_pid
     cdef dict cache
     cdef bint inline, walk_here, have_seen, seen_ok, have_cv
@@ -161,7 +216,8 @@ cdef class _Reader:
         self.now_obj = now_obj
         self.now = now_obj
         self.k_now_obj = k_now_obj
-        self.k_now = <double>(<long long>k_now_obj)
+        self.k_now_ll = <long long>k_now_obj
+        self.k_now = <double>self.k_now_ll
         self.work_done = work_done
         self.cluster = cluster
         self.cache = cache
@@ -195,28 +251,33 @@ cdef class _Reader:
             prog = _get(a, F_PROG, fast)
             memo = _get(a, F_STEP_RATE, fast)
             engine = True
-            if self.inline and prog is not None and memo is not None and memo[0] == self.k_now_obj:
-                t0 = prog[0]
+            if (
+                self.inline
+                and prog is not None
+                and memo is not None
+                and _step_is(memo, self.k_now_obj, self.k_now_ll)
+            ):
+                t0 = _fitem(prog, 0)
                 if not self.have_seen or t0 != self.seen_t0:
                     self.have_seen = True
                     self.seen_t0 = t0
                     self.seen_ok = t0 <= now and py_floordiv(t0, self.dt) == self.k_now
                     self.seen_gap = now - t0
-                if self.seen_ok and memo[1] is dem and _getd(a, F_SEG_T, fast) <= t0:
+                if self.seen_ok and _item_is(memo, 1, dem) and _getd(a, F_SEG_T, fast) <= t0:
                     # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
                     if t0 < now:
-                        done = <double>prog[1] + (0.0 + <double>memo[2] * self.seen_gap)
+                        done = _fitem(prog, 1) + (0.0 + _fitem(memo, 2) * self.seen_gap)
                     else:
-                        done = <double>prog[1] + 0.0
-                    a._prog = (self.now_obj, done)
+                        done = _fitem(prog, 1) + 0.0
+                    _set_prog(a, fast, (self.now_obj, done))
                     frac = done / work
                     engine = False
             if engine and self.walk_here and _any(dem):
                 # Simulator._work_done: from the last read in this segment, else its start
                 seg_t = _getd(a, F_SEG_T, fast)
-                if prog is not None and seg_t <= <double>prog[0] <= now:
-                    t0 = prog[0]
-                    base = prog[1]
+                if prog is not None and seg_t <= _fitem(prog, 0) <= now:
+                    t0 = _fitem(prog, 0)
+                    base = _fitem(prog, 1)
                 else:
                     t0 = seg_t
                     base = _getd(a, F_SEG_DONE, fast)
@@ -236,7 +297,7 @@ cdef class _Reader:
                         walked = <double>walk[1] >= now  # else it stopped short
                     if walked:
                         done = base + total
-                        a._prog = (self.now_obj, done)
+                        _set_prog(a, fast, (self.now_obj, done))
                         frac = done / work
                         engine = False
             if engine:

@@ -1,0 +1,106 @@
+"""LATE's scan: the compiled ``late_scan`` against the Python scan, on the FB-2010 day.
+
+Peer measured in the same run: ``LATE._ranked_py`` (``LATE_SCAN_IN_C = False``), the scan in
+Python and NumPy that LATE ran before (its first pass in Python; the progress reads through
+the view's compiled loop either way). Printed: the engine's loop CPU over the first
+``--events`` events of the FB-2010 day on 33,000 x 10 with LATE, streamed, ``--repeat`` runs
+of each side, interleaved; the ratio; whether the two traces are equal (they must be: the
+same reads in the same order, the same IEEE operations).
+
+Measured 2026-11-28 (c) on the 2-core machine, against a worktree of the commit before the
+change (cd0dcbf, whose first pass and progress reads were already compiled, the rest of the
+scan in NumPy), run beside it (the same loop, ``/tmp/s15/ab.py``, outside the repo; a LATE
+day replay on the other core), loop CPU:
+
+- the first 400,000 events (0.86 simulated h): 81.5 -> 68.9 s with the whole scan in C;
+  85.7 -> 68.6 s once it read the tasks from their slots and sorted inline;
+- the first 1.2M events (2.16 h): 320.7 -> 249.2 s (0.78x) then; 288.6 -> 215.7 s (0.75x)
+  once the progress reads also read their memos in place and book ``_prog`` in its slot;
+- equal traces every time (452,254 rows at 1.2M events).
+
+Run: ``.venv/bin/python bench/bench_late_scan.py [--events 300000] [--data-dir DIR]
+[--repeat 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _engine_run(in_c: bool, n_events: int, data_dir: str | None, out: Path) -> tuple[float, int]:
+    import sim_bridge
+    from sim_bridge import _engine
+    from sim_bridge.policies import _speculation
+
+    _speculation.LATE_SCAN_IN_C = in_c
+    box: dict = {}
+    run = _engine.Simulator.run
+
+    def timed(self, *a, **k):
+        box["sim"], box["t0"] = self, time.process_time()
+        return run(self, *a, **k)
+
+    _engine.Simulator.run = timed
+    try:
+        sim_bridge.simulate(
+            "FB2010",
+            "late",
+            "fair",
+            nodes=33000,
+            slots=10,
+            hours=24,
+            seed=0,
+            data_dir=data_dir,
+            progress=False,
+            max_events=n_events,
+            trace_sink=out,
+        )
+    except sim_bridge.SimulationStopped:
+        pass
+    finally:
+        _engine.Simulator.run = run
+    return time.process_time() - box["t0"], box["sim"].events
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=300_000, help="FB-2010 events (300,000)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each side (1)")
+    args = ap.parse_args()
+
+    import pyarrow.parquet as pq
+
+    from sim_bridge.policies import _speculation
+
+    if _speculation._late_scan is None:
+        sys.exit("bench_late_scan: the extension sim_bridge._progress_core is not built")
+    cpu: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.repeat):
+            for in_c in (True, False):
+                out = Path(tmp) / f"{'c' if in_c else 'py'}{r}.parquet"
+                s, events = _engine_run(in_c, args.events, args.data_dir, out)
+                cpu[in_c].append(s)
+                print(
+                    f"  FB-2010 with LATE, {events:,} events, scan "
+                    f"{'compiled' if in_c else 'in Python'}: loop CPU {s:.1f} s",
+                    flush=True,
+                )
+        same = pq.read_table(Path(tmp) / "c0.parquet").equals(
+            pq.read_table(Path(tmp) / "py0.parquet")
+        )
+    c, p = min(cpu[True]), min(cpu[False])
+    print(
+        f"FB-2010 with LATE, first {args.events:,} events, loop CPU (best of {args.repeat}): "
+        f"Python scan (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
+        f"traces equal: {same}"
+    )
+
+
+if __name__ == "__main__":
+    main()
