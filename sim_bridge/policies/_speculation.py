@@ -434,7 +434,8 @@ class LATE(_StageStats):
             and LATE_SCAN_IN_C
             and type(self)._stage_durations is _StageStats._stage_durations
         ):
-            args = view._progress_args()
+            progress_args = getattr(view, "_progress_args", None)  # a SimView's
+            args = None if progress_args is None else progress_args()
             if args is not None:
                 ranked = _late_scan(
                     view.active_jobs(),
