@@ -462,6 +462,25 @@ the 2 cores; the engine's event heap is now compiled (``sim_bridge._heap_core.Ev
   otherwise quiet): peak 232 MB, 18.0 s CPU (engine loop 17.5 s); this morning 261 MB and
   21.3 s with a replay beside it. Its first 6 hours 217 MB: day / 6 h 1.07.
 
+Measured on 2026-11-28 (c): LATE's whole scan is compiled
+(``sim_bridge._progress_core.late_scan``: the first pass over the jobs alive, the progress
+reads through the same loop as ``SimView.progress_many``, rates, each stage's cut picked from
+the job's sorted rates and the finished tasks' inverse rates by bisection, the estimates;
+``LATE._ranked_py``, the scan in Python and NumPy, is its reference and the fallback without
+the extensions; equal traces); a stage's finished run times are C doubles (``array("d")``,
+8 bytes each instead of a float object and a list slot, 32) and the scan reads them as an
+array (no list of their inverses, 32 bytes more each). ``bench/bench_late_scan.py`` compares
+the two scans:
+
+- A/B against a worktree of the commit before (cd0dcbf), run beside it on the 2 cores, the
+  FB-2010 day with LATE on 33,000 x 10, loop CPU over the first 1.2M events (2.16 simulated
+  h): 288.6 -> 215.7 s (0.75x); equal traces (452,254 rows). After the change, at ~2 h,
+  ``on_tick`` is ~38% of the loop (it was ~60%), the progress reads in it ~25%.
+- The day's first 6 hours (``day.py``, the 10-s sampler, a LATE replay and the test suite
+  beside it): 1.05 h 91 s CPU; 2 h 221 s; 4.2 h 461 s; 6 h 749 s / 3.26M events / 2,151 MB
+  (peak 2,312). The code before, in the same conditions that hour: 6 h 942 s / 2,254 MB
+  (peak 2,415).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
