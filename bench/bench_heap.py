@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _fb2010_loop import fb2010_loop_cpu
+
 
 class _Payload:
     """An event's object: an attempt stands for it (one allocation each, scattered)."""
@@ -65,37 +67,10 @@ def hold(make, size: int, ops: int, seed: int = 0) -> tuple[float, list]:
 
 
 def _engine_run(in_c: bool, n_events: int, data_dir: str | None, out: Path) -> tuple[float, int]:
-    import sim_bridge
-    from sim_bridge import _engine, _event_heap
+    from sim_bridge import _event_heap
 
     _event_heap.HEAP_IN_C = in_c
-    box: dict = {}
-    run = _engine.Simulator.run
-
-    def timed(self, *a, **k):
-        box["sim"], box["t0"] = self, time.process_time()
-        return run(self, *a, **k)
-
-    _engine.Simulator.run = timed
-    try:
-        sim_bridge.simulate(
-            "FB2010",
-            "none",
-            "fair",
-            nodes=33000,
-            slots=10,
-            hours=24,
-            seed=0,
-            data_dir=data_dir,
-            progress=False,
-            max_events=n_events,
-            trace_sink=out,
-        )
-    except sim_bridge.SimulationStopped:
-        pass
-    finally:
-        _engine.Simulator.run = run
-    return time.process_time() - box["t0"], box["sim"].events
+    return fb2010_loop_cpu("none", n_events, data_dir, out)
 
 
 def main() -> None:

@@ -27,43 +27,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _fb2010_loop import fb2010_loop_cpu
 
 
 def _engine_run(in_c: bool, n_events: int, data_dir: str | None, out: Path) -> tuple[float, int]:
-    import sim_bridge
-    from sim_bridge import _engine
     from sim_bridge.policies import _speculation
 
     _speculation.LATE_SCAN_IN_C = in_c
-    box: dict = {}
-    run = _engine.Simulator.run
-
-    def timed(self, *a, **k):
-        box["sim"], box["t0"] = self, time.process_time()
-        return run(self, *a, **k)
-
-    _engine.Simulator.run = timed
-    try:
-        sim_bridge.simulate(
-            "FB2010",
-            "late",
-            "fair",
-            nodes=33000,
-            slots=10,
-            hours=24,
-            seed=0,
-            data_dir=data_dir,
-            progress=False,
-            max_events=n_events,
-            trace_sink=out,
-        )
-    except sim_bridge.SimulationStopped:
-        pass
-    finally:
-        _engine.Simulator.run = run
-    return time.process_time() - box["t0"], box["sim"].events
+    return fb2010_loop_cpu("late", n_events, data_dir, out)
 
 
 def main() -> None:

@@ -54,6 +54,18 @@ cdef Py_ssize_t _off[N_FIELDS]
 cdef object _slotted = None
 
 
+cdef list _slot_offsets(object cls, tuple names):
+    """The offsets of the slots ``names`` in ``cls`` instances (where CPython's member
+    descriptor of each says), or None when one of them is not a plain slot."""
+    offsets = []
+    for name in names:
+        d = getattr(cls, name, None)
+        if type(d).__name__ != "member_descriptor":
+            return None
+        offsets.append((<PyMemberDescrObject*>(<PyObject*>d)).d_member.offset)
+    return offsets
+
+
 def set_attempt_type(cls):
     """Read the fields of ``cls`` instances (``sim_bridge._jobs.Attempt``) straight from
     their slots: ``instance + offset``, where CPython's member descriptor of each slot says.
@@ -62,12 +74,9 @@ def set_attempt_type(cls):
     subclass), or a class whose fields are not all plain slots, are read by name."""
     global _slotted
     _slotted = None
-    offsets = []
-    for name in _NAMES:
-        d = getattr(cls, name, None)
-        if type(d).__name__ != "member_descriptor":
-            return False
-        offsets.append((<PyMemberDescrObject*>(<PyObject*>d)).d_member.offset)
+    offsets = _slot_offsets(cls, _NAMES)
+    if offsets is None:
+        return False
     for i, off in enumerate(offsets):
         _off[i] = off
     _slotted = cls
@@ -87,12 +96,9 @@ def set_task_type(cls):
     """:func:`set_attempt_type` for the tasks' fields (``sim_bridge._jobs.Task``)."""
     global _task_slotted
     _task_slotted = None
-    offsets = []
-    for name in _TASK_NAMES:
-        d = getattr(cls, name, None)
-        if type(d).__name__ != "member_descriptor":
-            return False
-        offsets.append((<PyMemberDescrObject*>(<PyObject*>d)).d_member.offset)
+    offsets = _slot_offsets(cls, _TASK_NAMES)
+    if offsets is None:
+        return False
     for i, off in enumerate(offsets):
         _toff[i] = off
     _task_slotted = cls
