@@ -483,8 +483,9 @@ the two scans:
 - Alibaba 2017 at full scale (1,300 x 176), LATE, the first hour's 516 jobs (487,092 tasks,
   541,882 attempts) to the end (``--skip-part1 --skip-fb2010 --skip-fb2009 --ali2017-hours 1
   --ali2017-policies late``, a LATE replay beside it): 681,123 events (as on 2026-11-24),
-  1,716 s of CPU (was 3,161), peak 2,494 MB (was 2,588); at 1 simulated h 161 s and 712 MB
-  (was 249 s and 832 MB).
+  1,716 s of CPU, peak 2,494 MB; at 1 simulated h 161 s and 712 MB. On 2026-11-24, before
+  the compiled heap, the drop queue's back-off and this scan: 3,161 s, 2,588 MB; 249 s and
+  832 MB at 1 h.
 
 Usage::
 
