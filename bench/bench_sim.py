@@ -480,6 +480,16 @@ the two scans:
   beside it): 1.05 h 91 s CPU; 2 h 221 s; 4.2 h 461 s; 6 h 749 s / 3.26M events / 2,151 MB
   (peak 2,312). The code before, in the same conditions that hour: 6 h 942 s / 2,254 MB
   (peak 2,415).
+- The whole FB-2010 day with LATE, the first run past 12 h (``day.py late 30``: started
+  before this change, so the code of 2026-11-28 (b) for CPU; memory is the same but for the
+  finished run times, 56 bytes less a done task now; other replays and the test suite on
+  the 2 cores): 1.1 h 110 s / 1,181 MB; 6 h 942 s / 3.27M events / 2,254 MB (peak 2,415);
+  8 h 1,763 s / 3,105 MB; 12 h 2,817 s / 8.29M / 3,119 MB (peak 3,170); 16 h 3,883 s /
+  3,312 MB; 20 h 4,946 s / 13.72M / 3,303 MB; 24 h 6,036 s / 16.53M events / 3,334 MB (peak
+  3,360); stopped at its last mark, 31.0 h, in the drain (93 jobs still live): 6,236 s /
+  16.62M events, peak 3,360 MB. The day with LATE stays under 4 GB (goal met); its peak
+  24 h / 6 h is 1.39 (goal 1.2). CPU ~270 s a simulated hour from 12 to 24 h with that code;
+  the day took 1.7 h of CPU, 10 minutes is the goal.
 - Alibaba 2017 at full scale (1,300 x 176), LATE, the first hour's 516 jobs (487,092 tasks,
   541,882 attempts) to the end (``--skip-part1 --skip-fb2010 --skip-fb2009 --ali2017-hours 1
   --ali2017-policies late``, a LATE replay beside it): 681,123 events (as on 2026-11-24),
