@@ -1,9 +1,12 @@
-"""The engine's loop CPU over the first events of the FB-2010 day (shared by the benches
-that compare two implementations of one part of the engine on it)."""
+"""The engine's loop CPU over the first events of the FB-2010 day, and an A/B of two
+implementations of one part of the engine on it (shared by ``bench_heap.py`` and
+``bench_late_scan.py``)."""
 
 from __future__ import annotations
 
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -43,3 +46,32 @@ def fb2010_loop_cpu(
     finally:
         _engine.Simulator.run = run
     return time.process_time() - box["t0"], box["sim"].events
+
+
+def compare_fb2010(
+    run_side: Callable[[bool, Path], tuple[float, int]],
+    labels: dict[bool, str],
+    what: str,
+    repeat: int,
+) -> tuple[float, float, bool]:
+    """Run both sides of an A/B on the FB-2010 day, ``repeat`` times each, interleaved:
+    ``run_side(in_c, out)`` runs the compiled side (True) or its peer (False), streamed to
+    ``out``, and returns its loop CPU and events. Prints each run (``what``: the replay, e.g.
+    ``"FB-2010 with LATE"``; ``labels``: each side's name). Returns the best loop CPU of the
+    compiled side and of the peer, and whether their first traces are equal."""
+    import pyarrow.parquet as pq
+
+    cpu: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(repeat):
+            for in_c in (True, False):
+                out = Path(tmp) / f"{'c' if in_c else 'peer'}{r}.parquet"
+                s, events = run_side(in_c, out)
+                cpu[in_c].append(s)
+                print(
+                    f"  {what}, {events:,} events, {labels[in_c]}: loop CPU {s:.1f} s", flush=True
+                )
+        same = pq.read_table(Path(tmp) / "c0.parquet").equals(
+            pq.read_table(Path(tmp) / "peer0.parquet")
+        )
+    return min(cpu[True]), min(cpu[False]), same

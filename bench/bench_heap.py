@@ -30,11 +30,10 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from _fb2010_loop import fb2010_loop_cpu
+from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
 
 
 class _Payload:
@@ -97,24 +96,12 @@ def main() -> None:
     )
 
     if args.fb2010_events:
-        import pyarrow.parquet as pq
-
-        cpu: dict[bool, list[float]] = {True: [], False: []}
-        with tempfile.TemporaryDirectory() as tmp:
-            for r in range(args.repeat):
-                for in_c in (True, False):
-                    out = Path(tmp) / f"{'c' if in_c else 'py'}{r}.parquet"
-                    s, events = _engine_run(in_c, args.fb2010_events, args.data_dir, out)
-                    cpu[in_c].append(s)
-                    print(
-                        f"  FB-2010 {events:,} events, {'compiled' if in_c else 'heapq'}: "
-                        f"loop CPU {s:.1f} s",
-                        flush=True,
-                    )
-            same = pq.read_table(Path(tmp) / "c0.parquet").equals(
-                pq.read_table(Path(tmp) / "py0.parquet")
-            )
-        c, p = min(cpu[True]), min(cpu[False])
+        c, p, same = compare_fb2010(
+            lambda in_c, out: _engine_run(in_c, args.fb2010_events, args.data_dir, out),
+            {True: "compiled", False: "heapq"},
+            "FB-2010",
+            args.repeat,
+        )
         print(
             f"FB-2010 first {args.fb2010_events:,} events, loop CPU (best of "
             f"{args.repeat}): heapq (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
-from _fb2010_loop import fb2010_loop_cpu
+from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
 
 
 def _engine_run(in_c: bool, n_events: int, data_dir: str | None, out: Path) -> tuple[float, int]:
@@ -46,28 +45,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each side (1)")
     args = ap.parse_args()
 
-    import pyarrow.parquet as pq
-
     from sim_bridge.policies import _speculation
 
     if _speculation._late_scan is None:
         sys.exit("bench_late_scan: the extension sim_bridge._progress_core is not built")
-    cpu: dict[bool, list[float]] = {True: [], False: []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for r in range(args.repeat):
-            for in_c in (True, False):
-                out = Path(tmp) / f"{'c' if in_c else 'py'}{r}.parquet"
-                s, events = _engine_run(in_c, args.events, args.data_dir, out)
-                cpu[in_c].append(s)
-                print(
-                    f"  FB-2010 with LATE, {events:,} events, scan "
-                    f"{'compiled' if in_c else 'in Python'}: loop CPU {s:.1f} s",
-                    flush=True,
-                )
-        same = pq.read_table(Path(tmp) / "c0.parquet").equals(
-            pq.read_table(Path(tmp) / "py0.parquet")
-        )
-    c, p = min(cpu[True]), min(cpu[False])
+    c, p, same = compare_fb2010(
+        lambda in_c, out: _engine_run(in_c, args.events, args.data_dir, out),
+        {True: "scan compiled", False: "scan in Python"},
+        "FB-2010 with LATE",
+        args.repeat,
+    )
     print(
         f"FB-2010 with LATE, first {args.events:,} events, loop CPU (best of {args.repeat}): "
         f"Python scan (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
