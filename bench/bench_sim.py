@@ -478,8 +478,10 @@ the two scans:
   ``on_tick`` is ~38% of the loop (it was ~60%), the progress reads in it ~25%.
 - The day's first 6 hours (``day.py``, the 10-s sampler, a LATE replay and the test suite
   beside it): 1.05 h 91 s CPU; 2 h 221 s; 4.2 h 461 s; 6 h 749 s / 3.26M events / 2,151 MB
-  (peak 2,312). The code before, in the same conditions that hour: 6 h 942 s / 2,254 MB
-  (peak 2,415).
+  (peak 2,312). The code before, in the day's run below: 6 h 942 s / 2,254 MB (peak 2,415).
+  Again to 8 h on a quiet machine: 1.1 h 90 s; 2 h 201 s; 4.2 h 411 s; 6.1 h 672 s / 2,154
+  MB (peak 2,311); 8 h 1,204 s / 5.60M events / 2,926 MB (peak 2,945), against 1,695 s and
+  3,116 MB in (b): 0.71x the CPU, 171 MB less at the peak (the finished run times as doubles).
 - The whole FB-2010 day with LATE, the first run past 12 h (``day.py late 30``: started
   before this change, so the code of 2026-11-28 (b) for CPU; memory is the same but for the
   finished run times, 56 bytes less a done task now; other replays and the test suite on
