@@ -39,7 +39,6 @@ cdef extern from "Python.h":
     bint _long_exact "PyLong_CheckExact"(PyObject* o)
     long long _long_value "PyLong_AsLongLong"(PyObject* o) except? -1
     void Py_INCREF(PyObject* o)
-    void Py_DECREF(PyObject* o)
     void Py_XDECREF(PyObject* o)
 
 

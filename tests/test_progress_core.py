@@ -70,6 +70,22 @@ def _restore(a, saved: tuple) -> None:
         memo[:] = contents
 
 
+def _both_ways(atts: list, calls: list, turn: int) -> tuple:
+    """Run the two ``calls`` (first or second in turn) from the same state of ``atts`` (each
+    books what it reads: the second must start where the first did, or it would only read
+    back the first's values); check they book the same, and return both results."""
+    before = [_save(a) for a in atts]
+    if turn % 2:
+        calls = calls[::-1]
+    first = calls[0]()
+    after = [_state(a) for a in atts]
+    for a, saved in zip(atts, before, strict=True):
+        _restore(a, saved)
+    second = calls[1]()
+    assert [_state(a) for a in atts] == after
+    return first, second
+
+
 class _BothLoops(LATE):
     """LATE whose scans read every live attempt and some closed ones through both loops,
     the compiled one first or second in turn (a second read at the same instant adds
@@ -93,19 +109,12 @@ class _BothLoops(LATE):
         for a in atts:
             b = _branch(view, a)
             self.branches_[b] = self.branches_.get(b, 0) + 1
-        # each loop books what it reads (_prog, and the rate memo): the second must start from
-        # the state the first started from, or it would only read back the first's values
-        before = [_save(a) for a in atts]
-        loops = [view._progress_list, view._progress_list_py]
-        if self.scans_ % 2:
-            loops.reverse()
-        first = loops[0](atts)
-        after = [_state(a) for a in atts]
-        for a, saved in zip(atts, before, strict=True):
-            _restore(a, saved)
-        second = loops[1](atts)
+        first, second = _both_ways(
+            atts,
+            [lambda: view._progress_list(atts), lambda: view._progress_list_py(atts)],
+            self.scans_,
+        )
         assert _bits(first) == _bits(second)
-        assert [_state(a) for a in atts] == after
         self.scans_ += 1
         return super().on_tick(view)
 
@@ -177,21 +186,15 @@ class _BothScans(LATE):
 
     def _ranked(self, view):
         atts = list(view.running_attempts())
-        before = [_save(a) for a in atts]
-        scans = [super()._ranked, self._ranked_py]
-        if self.scans_ % 2:
-            scans.reverse()
-        first = scans[0](view)
-        after = [_state(a) for a in atts]
-        for a, saved in zip(atts, before, strict=True):
-            _restore(a, saved)
-        second = scans[1](view)
+        scan_c = super()._ranked
+        first, second = _both_ways(
+            atts, [lambda: scan_c(view), lambda: self._ranked_py(view)], self.scans_
+        )
         assert [(_bits([e])[0], u) for e, u, _a in first] == [
             (_bits([e])[0], u) for e, u, _a in second
         ]
         assert all(x[2] is y[2] for x, y in zip(first, second, strict=True))
         assert all(type(e) is float for e, _u, _a in first + second)
-        assert [_state(a) for a in atts] == after
         self.scans_ += 1
         self.ranked_ += len(first)
         return first
