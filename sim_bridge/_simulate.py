@@ -62,10 +62,15 @@ _P = TypeVar("_P", bound=Policy)
 #: A streamed run records each launch's four background levels (32 bytes an attempt, kept
 #: until its job is written) and then lets the contention paths go with its live attempts'
 #: reads, when one day-block of the cluster's levels is at least this big; on a smaller
-#: cluster the paths cost less than the records (the FB-2009 day on 600 nodes, 28 MB of
-#: levels a day: peak 323 MB with the records, 314 MB without them; an FB-2010 day on
-#: 33,000 nodes holds 1.5 GB of levels a day-block, with rates and sums ~2.9 GB).
-LAUNCH_LEVELS_MIN_BYTES = 64 << 20
+#: cluster the paths are held from the oldest live job's submission instead. 0: every
+#: streamed run with contention paths records them (since 2026-11-28 (d)). Holding by the
+#: submission kept days of paths behind a job whose stragglers run for days: Alibaba 2017's
+#: first 0.25 h without speculation on 1,300 x 176 (60 MB of levels a day-block, its last job
+#: done at 206 simulated h) peaked at 1,615 MB that way and at 623 MB with the records
+#: (LATE: 500 -> 394 MB), the FB-2009 day with LATE on 600 x 2 at 231 MB and 226-228 MB
+#: (``bench/bench_sim.py``'s docstring; the same traces). A positive value (the old default
+#: was 64 MiB, chosen when the records cost the FB-2009 day 9 MB) brings the old rule back.
+LAUNCH_LEVELS_MIN_BYTES = 0
 #: A streamed run draws the contention paths in parts of at most this many bytes of levels
 #: when a day-block is bigger (:func:`path_part_steps`): its window then ends a part past the
 #: clock, not at the end of the clock's day. On 33,000 nodes a day of levels, rates and
@@ -432,9 +437,10 @@ def simulate(
     )
     if sink is not None:
         sink.tenancy = sim._tenancy
-        # on a big cluster the counters at each launch come from the levels recorded then
-        # (not the paths), so the paths go with the live attempts' reads
-        # (Simulator._hold_paths); without counters nothing reads a launch's step later
+        # the counters at each launch come from the levels recorded then (not the paths),
+        # so the paths go with the live attempts' reads (Simulator._hold_paths), unless the
+        # cluster is under LAUNCH_LEVELS_MIN_BYTES; without counters nothing reads a
+        # launch's step later
         big = cluster.n_nodes * 4 * 8 * _BLOCK >= LAUNCH_LEVELS_MIN_BYTES
         sim._hold_live = not cluster.ideal and (big or not record_counters)
         sim._launch_levels = sink.launch_levels = record_counters and sim._hold_live

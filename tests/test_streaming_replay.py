@@ -53,7 +53,9 @@ def _sorted(tasks: pd.DataFrame) -> pd.DataFrame:
         ("none", {"record_truth": True}),
         ("mantri", {"interference": 0.0}),
         ("late", {"record_counters": False}),
-        # a big cluster's launch levels and live-attempt hold, forced on these 6 nodes
+        # (above: the paths held from the oldest live job's submission, the rule for
+        # clusters under a positive LAUNCH_LEVELS_MIN_BYTES; below: launch levels and the
+        # live attempts' hold, the default)
         ("late", {"levels": True}),
         ("none", {"record_truth": True, "levels": True}),
         # and paths drawn two steps at a time (a big cluster's parts of a day-block)
@@ -63,8 +65,8 @@ def _sorted(tasks: pd.DataFrame) -> pd.DataFrame:
 )
 def test_streaming_run_equals_the_in_memory_run(tmp_path, monkeypatch, policy, kw):
     kw = dict(kw)
-    if kw.pop("levels", False):
-        monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)
+    levels = kw.pop("levels", False)
+    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0 if levels else 1 << 60)
     if kw.pop("parts", False):
         monkeypatch.setattr(sim_bridge._simulate, "PATH_PART_BYTES", 32 * 6 * 2)
         assert sim_bridge._simulate.path_part_steps(6) == 2
@@ -407,7 +409,9 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
     job that launched them lives on: the counters at each launch come from the levels
     recorded then, and a killed attempt's progress is booked when it closes. So a job alive
     for days holds its attempts' last segments, not the days since its submission; the
-    tables are the in-memory run's, bit for bit."""
+    tables are the in-memory run's, bit for bit. By default, on any cluster (here 3 nodes:
+    ``LAUNCH_LEVELS_MIN_BYTES`` is 0); under the old rule, which held a small cluster's
+    paths from the oldest live job's submission, the window would span the days."""
     day = 86400.0
     jobs = [JobSpec("long", 0.0, [1.5 * day, 50.0], [20.0], workload="FB2009")]
     jobs += [
@@ -423,11 +427,14 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
             made.append(self)
 
     monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
-    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 0)  # 3 nodes
     kw = dict(nodes=3, slots=2, seed=1, progress=False, engine="python")
     mem = sim_bridge.simulate(w, "late", **kw)
     path = tmp_path / "t.parquet"
     stream = sim_bridge.simulate(w, "late", trace_sink=path, **kw)
+    monkeypatch.setattr(sim_bridge._simulate, "LAUNCH_LEVELS_MIN_BYTES", 1 << 60)  # old rule
+    old = sim_bridge.simulate(w, "late", trace_sink=tmp_path / "old.parquet", **kw)
+    assert old.summary["events"] == mem.summary["events"]
+    assert made[2].max_window_steps * made[2].dt > 3 * day  # held from the submission
     long_end = float(mem.jobs.set_index("job_id").loc["long", "finish_time"])
     assert long_end > 3 * day  # the job lives on for more than three days
     cluster = made[1]

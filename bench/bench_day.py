@@ -1,0 +1,384 @@
+"""One big streamed replay sampled through its day: CPU, events, jobs alive and RSS as the
+simulated clock goes, against the production-scale goals; a JSONL log and a PNG.
+
+The replay is ``sim_bridge.simulate(..., trace_sink=...)`` in this process, after
+:func:`sim_bridge.lean_allocators` (what ``straggler simulate --stream`` runs). A thread reads
+the running simulator every ``--every`` seconds of wall time (its clock, events, jobs alive;
+the loop itself is not touched) and this process's RSS and peak RSS, so the figures are the
+whole process's, set-up included. Each sample is one line of ``OUT/<workload>_<policy>.jsonl``
+as it is taken; the file is ``.jsonl.part`` until the run ends, and only a run that ended
+(the replay done, or stopped at ``--until``) gets its last line, ``"kind": "end"``, and its
+final name: an interrupted run never leaves a log that reads as complete.
+
+The peers are the goals of the production-scale issue, printed as ratios: the FB-2010 day with
+LATE in under 10 minutes of CPU and under 4 GB of peak RSS, the FB-2009 day under 300 MB, and
+peak RSS flat within 20% from 6 to 24 simulated hours (``peak(24 h) / peak(6 h) <= 1.2``).
+
+Cluster sizes: FB-2010 on 33,000 x 10 (sized for its busiest hour, realised load ~0.34 on the
+day; see ``bench/bench_sim.py``), FB-2009 on 600 x 2 with FIFO, Alibaba 2017 on 1,300 x 176
+(the trace's machines and cores).
+
+Usage::
+
+    python bench/bench_day.py --workload FB2010 --policy late     # the LATE day (~1 h CPU)
+    python bench/bench_day.py --workload FB2010 --policy none --until 24
+    python bench/bench_day.py --plot runs/bench_day/FB2010_late.jsonl \\
+        runs/bench_day/FB2010_none.jsonl                          # the PNG again, no replay
+
+Measured figures are in ``bench/bench_sim.py``'s docstring and the README ("Big replays").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+#: per workload: nodes, slots per node and placement of the day's replay (module doc)
+CLUSTERS: dict[str, tuple[int, int, str]] = {
+    "FB2010": (33_000, 10, "fair"),
+    "FB2009": (600, 2, "fifo"),
+    "ALI2017": (1_300, 176, "fair"),
+}
+#: the goals the figures are printed against
+GOAL_CPU_MIN = 10.0  # the FB-2010 day with LATE, one core
+GOAL_PEAK_MB = {"FB2010": 4096.0, "FB2009": 300.0}
+GOAL_FLAT = 1.2  # peak RSS at 24 h over peak RSS at 6 h
+MARKS = (1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 20.0, 24.0, 30.0, 36.0, 48.0)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmRSS"))
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            check=False,
+        )
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+class _Log:
+    """The JSONL log: written line by line to ``path.part``, renamed to ``path`` by
+    :meth:`finish` only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.part = path.with_name(path.name + ".part")
+        path.unlink(missing_ok=True)  # a complete log of an older run must not stand
+        self._f = open(self.part, "w")  # noqa: SIM115 - closed by finish/close
+        self._lock = threading.Lock()
+
+    def write(self, row: dict) -> None:
+        with self._lock:
+            self._f.write(json.dumps(row) + "\n")
+            self._f.flush()
+
+    def finish(self, row: dict) -> None:
+        self.write(row)
+        self._f.close()
+        os.replace(self.part, self.path)
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def replay(args: argparse.Namespace) -> Path:
+    """Run the sampled replay; returns the log's path (``.part`` unless it ended)."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    import sim_bridge
+    from sim_bridge import _engine
+
+    lean = sim_bridge.lean_allocators()
+    nodes, slots, placement = CLUSTERS.get(args.workload, (None, None, "fair"))
+    nodes = args.nodes or nodes
+    slots = args.slots or slots
+    placement = args.placement or placement
+    if nodes is None or slots is None:
+        raise SystemExit(f"--nodes and --slots are needed for workload {args.workload!r}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = _Log(out / f"{args.workload}_{args.policy}.jsonl")
+    head = {
+        "kind": "run",
+        "workload": args.workload,
+        "policy": args.policy,
+        "placement": placement,
+        "nodes": nodes,
+        "slots": slots,
+        "hours": args.hours,
+        "until": args.until,
+        "seed": args.seed,
+        "commit": _commit(),
+        "lean_allocators": lean,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cpus": os.cpu_count(),
+    }
+    log.write(head)
+    box: dict = {}
+    run = _engine.Simulator.run
+
+    def capture(self, *a, **k):
+        box["sim"] = self
+        box["setup_cpu_s"] = time.process_time() - c0
+        return run(self, *a, **k)
+
+    _engine.Simulator.run = capture
+    marks = [h for h in MARKS if args.until is None or h <= args.until]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(args.every):
+            s = box.get("sim")
+            if s is None:
+                continue
+            row = {
+                "kind": "sample",
+                "sim_h": s.now / 3600.0,
+                "cpu_s": time.process_time() - c0,
+                "wall_s": time.perf_counter() - t0,
+                "events": s.events,
+                "jobs_arrived": s.n_arrived,
+                "jobs_live": len(s._active),
+                "rss_mb": _rss_mb(),
+                "peak_rss_mb": _peak_mb(),
+            }
+            while marks and s.now >= marks[0] * 3600.0:
+                row["mark"] = marks.pop(0)
+                print(
+                    f"  {row['mark']:>4g} h: CPU {row['cpu_s']:8.0f} s, wall "
+                    f"{row['wall_s']:8.0f} s, {row['events']:>11,} events, "
+                    f"{row['jobs_live']:>6,} jobs live, RSS {row['rss_mb']:7.0f} MB "
+                    f"(peak {row['peak_rss_mb']:7.0f})",
+                    flush=True,
+                )
+            log.write(row)
+            if args.until is not None and s.now >= args.until * 3600.0:
+                s.stop_reason = f"bench_day: the clock passed --until {args.until:g} h"
+                return
+
+    print(
+        f"[{args.workload}, {args.policy}] {nodes:,} x {slots} slots, {placement}, "
+        f"{args.hours:g} h of arrivals, streamed; log {log.part}",
+        flush=True,
+    )
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    reason = None
+    with tempfile.TemporaryDirectory(dir=out, prefix=".trace-") as scratch:
+        try:
+            r = sim_bridge.simulate(
+                args.workload,
+                args.policy,
+                placement,
+                nodes=nodes,
+                slots=slots,
+                hours=args.hours,
+                seed=args.seed,
+                data_dir=args.data_dir,
+                progress=False,
+                trace_sink=str(Path(scratch) / "tasks.parquet"),
+            )
+            summary = {k: r.summary[k] for k in ("jobs", "tasks", "attempts", "copies", "events")}
+            summary["load"] = r.summary["task_seconds"] / (nodes * slots * r.summary["makespan"])
+        except sim_bridge.SimulationStopped as e:
+            reason = str(e)
+            summary = {"events": box["sim"].events if "sim" in box else 0}
+        except BaseException:
+            done.set()
+            log.close()  # stays .part: not a complete log
+            raise
+        finally:
+            _engine.Simulator.run = run
+    done.set()
+    thread.join()
+    end = {
+        "kind": "end",
+        "stopped": reason,
+        "sim_h": box["sim"].now / 3600.0 if "sim" in box else 0.0,
+        "cpu_s": time.process_time() - c0,
+        "setup_cpu_s": box.get("setup_cpu_s"),
+        "wall_s": time.perf_counter() - t0,
+        "peak_rss_mb": _peak_mb(),
+        **summary,
+    }
+    log.finish(end)
+    _report(_read(log.path))
+    return log.path
+
+
+def _read(path: Path) -> dict:
+    """A log as ``{"run": head, "samples": [...], "end": row or None}``."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    if not rows or rows[0].get("kind") != "run":
+        raise SystemExit(f"{path}: not a bench_day log (its first line is not the run's)")
+    return {
+        "path": Path(path),
+        "run": rows[0],
+        "samples": [r for r in rows if r.get("kind") == "sample"],
+        "end": next((r for r in rows if r.get("kind") == "end"), None),
+    }
+
+
+def _peak_at(samples: list[dict], hour: float) -> float | None:
+    """The peak RSS when the clock first passed ``hour`` (None: it never did)."""
+    return next((s["peak_rss_mb"] for s in samples if s["sim_h"] >= hour), None)
+
+
+def _report(log: dict) -> None:
+    """Print a log's figures against the goals."""
+    run, samples, end = log["run"], log["samples"], log["end"]
+    name = f"[{run['workload']}, {run['policy']}]"
+    if end is None:
+        last = samples[-1] if samples else {"sim_h": 0.0, "cpu_s": 0.0, "peak_rss_mb": 0.0}
+        print(
+            f"{name} INCOMPLETE log (no end line): last sample at {last['sim_h']:.2f} h, "
+            f"CPU {last['cpu_s']:.0f} s, peak {last['peak_rss_mb']:.0f} MB"
+        )
+        return
+    how = f"stopped ({end['stopped']})" if end["stopped"] else "ran to its end"
+    print(
+        f"{name} {how} at {end['sim_h']:.2f} simulated h: CPU {end['cpu_s']:,.0f} s "
+        f"(set-up {end['setup_cpu_s'] or 0:.0f} s), wall {end['wall_s']:,.0f} s, "
+        f"{end['events']:,} events, peak RSS {end['peak_rss_mb']:,.0f} MB"
+    )
+    day = next((s for s in samples if s["sim_h"] >= 24.0), None)
+    if day is not None and run["workload"] == "FB2010" and run["policy"] == "late":
+        print(
+            f"{name} CPU to 24 h / goal {GOAL_CPU_MIN:g} min: "
+            f"{day['cpu_s'] / 60 / GOAL_CPU_MIN:.2f}x ({day['cpu_s'] / 60:.1f} min)"
+        )
+    goal = GOAL_PEAK_MB.get(run["workload"])
+    if goal is not None:
+        print(
+            f"{name} peak RSS / goal {goal:,.0f} MB: {end['peak_rss_mb'] / goal:.2f}x"
+            + ("" if end["stopped"] is None else " (to where it stopped)")
+        )
+    six, d24 = _peak_at(samples, 6.0), _peak_at(samples, 24.0)
+    if six and d24:
+        print(
+            f"{name} peak RSS at 24 h / at 6 h: {d24 / six:.2f} (goal <= {GOAL_FLAT:g}; "
+            f"{six:,.0f} -> {d24:,.0f} MB)"
+        )
+
+
+def plot(paths: list[Path], png: Path) -> None:
+    """RSS (and peak) and CPU against the simulated clock, one colour a log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    logs = [_read(p) for p in paths]
+    fig, (ax_m, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, log in enumerate(logs):
+        run, s = log["run"], log["samples"]
+        if not s:
+            continue
+        colour = f"C{i}"
+        label = f"{run['workload']} {run['policy']}" + ("" if log["end"] else " (incomplete)")
+        h = [r["sim_h"] for r in s]
+        ax_m.plot(h, [r["rss_mb"] / 1024 for r in s], color=colour, label=f"{label}: RSS")
+        ax_m.plot(
+            h,
+            [r["peak_rss_mb"] / 1024 for r in s],
+            color=colour,
+            ls="--",
+            lw=1,
+            label=f"{label}: peak",
+        )
+        ax_c.plot(h, [r["cpu_s"] / 60 for r in s], color=colour, label=label)
+    workloads = {log["run"]["workload"] for log in logs}
+    for w in sorted(workloads):
+        if w in GOAL_PEAK_MB:
+            ax_m.axhline(GOAL_PEAK_MB[w] / 1024, color="k", ls=":", lw=1)
+            ax_m.text(
+                0.01,
+                GOAL_PEAK_MB[w] / 1024,
+                f"{w} goal: {GOAL_PEAK_MB[w]:,.0f} MB",
+                transform=ax_m.get_yaxis_transform(),
+                fontsize=8,
+                va="bottom",
+            )
+    if "FB2010" in workloads:
+        ax_c.axhline(GOAL_CPU_MIN, color="k", ls=":", lw=1)
+        ax_c.text(
+            0.01,
+            GOAL_CPU_MIN,
+            "goal: the FB-2010 day with LATE in 10 min",
+            transform=ax_c.get_yaxis_transform(),
+            fontsize=8,
+            va="bottom",
+        )
+    for ax in (ax_m, ax_c):
+        for x in (6.0, 24.0):
+            ax.axvline(x, color="0.7", lw=0.8)
+        ax.set_xlabel("simulated hours")
+        ax.grid(alpha=0.3)
+    ax_m.set_ylabel("GB")
+    ax_m.set_title("memory (RSS; dashed: peak so far)")
+    ax_c.set_ylabel("CPU minutes (process)")
+    ax_c.set_title("CPU")
+    ax_m.legend(fontsize=7)
+    ax_c.legend(fontsize=7)
+    first = logs[0]["run"]
+    fig.suptitle(
+        f"Streamed replays, {first['nodes']:,} x {first['slots']} slots (commit {first['commit']})",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+    print(f"wrote {png}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workload", default="FB2010", help="FB2010, FB2009, ALI2017, ...")
+    ap.add_argument("--policy", default="late", help="speculation policy (late)")
+    ap.add_argument("--hours", type=float, default=24.0, help="hours of arrivals (24)")
+    ap.add_argument(
+        "--until", type=float, default=None, help="stop when the clock passes this hour"
+    )
+    ap.add_argument("--nodes", type=int, default=None, help="(per workload, module doc)")
+    ap.add_argument("--slots", type=int, default=None, help="(per workload, module doc)")
+    ap.add_argument("--placement", default=None, help="(per workload, module doc)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--every", type=float, default=10.0, help="seconds between samples (10)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
+    ap.add_argument("--out", default="runs/bench_day")
+    ap.add_argument("--plot", nargs="+", type=Path, default=None, help="logs to plot (no replay)")
+    ap.add_argument("--png", type=Path, default=None, help="(OUT/bench_day.png)")
+    args = ap.parse_args(argv)
+    if args.plot:
+        for p in args.plot:
+            _report(_read(p))
+        plot(args.plot, args.png or Path(args.out) / "bench_day.png")
+        return 0
+    path = replay(args)
+    plot([path], args.png or path.with_suffix(".png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
