@@ -66,7 +66,7 @@ def _peak_mb() -> float:
 def _commit() -> str:
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
+            ["git", "describe", "--always", "--dirty", "--abbrev=7"],
             capture_output=True,
             text=True,
             cwd=Path(__file__).resolve().parent,

@@ -124,3 +124,53 @@ def test_real_workloads_with_many_co_tenants_are_the_plain_path(
         fast = _run(monkeypatch, tmp_path, True, name, stream, kw)
         plain = _run(monkeypatch, tmp_path, False, name, stream, kw)
         assert len(fast[0]) > 0 and fast[0].equals(plain[0]), name
+
+
+def _retenant_states(monkeypatch, share: bool, workload, kw) -> tuple[list, int, int]:
+    """Run ``workload`` in memory with shared walks on or off; after every fused re-solve,
+    each co-tenant's booked work, its time and its rate memo (the demand by value: a
+    walk's memo holds its own demand object). Also the compiled walks made and the walks
+    given to another tenant."""
+    states: list = []
+    counts = {"walks": 0}
+    real = attempts_mod.AttemptPhysics._retenant
+
+    class Counting:  # the compiled step walks, counted
+        def __init__(self, trates):
+            self._t = trates
+
+        def __getattr__(self, name):
+            return getattr(self._t, name)
+
+        def work_steps(self, *args):
+            counts["walks"] += 1
+            return self._t.work_steps(*args)
+
+    def watched(self, atts, now, dems):
+        if not isinstance(self.cluster._trates, Counting) and self.cluster._trates is not None:
+            self.cluster._trates = Counting(self.cluster._trates)
+        real(self, atts, now, dems)
+        for a in atts:
+            m = a._step_rate
+            states.append(
+                (a.uid, now, a._seg_done, a._seg_t, None if m is None else (m[0], m[1], m[2]))
+            )
+
+    with monkeypatch.context() as m:
+        m.setattr(attempts_mod, "SHARE_WALKS", share)
+        m.setattr(attempts_mod.AttemptPhysics, "_retenant", watched)
+        r = sim_bridge.simulate(workload, progress=False, **kw)
+    return states, counts["walks"], len(r.tasks)
+
+
+@pytest.mark.parametrize(("workload", "kw"), WORLDS[:3])
+def test_shared_walks_leave_every_co_tenant_as_its_own_walk_would(monkeypatch, workload, kw):
+    """The oracle: every co-tenant walking its own steps. After each re-solve of a node's
+    tenants, each one's work done, its time and its rate memo are the same floats with the
+    walks shared, and fewer walks were made."""
+    shared, n_shared, rows = _retenant_states(monkeypatch, True, workload, kw)
+    own, n_own, rows_own = _retenant_states(monkeypatch, False, workload, kw)
+    assert rows == rows_own > 0
+    assert len(shared) == len(own) > 0
+    assert repr(shared) == repr(own)  # repr: every float exactly, a zero's sign too
+    assert n_shared < n_own
