@@ -203,6 +203,11 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             elif kind == EV_CHECK:  # obj: (attempt, where its solve stopped)
                 att, stop = obj
                 if att.state == A_RUNNING and att._ckpt is stop:
+                    # a solve that goes on for days, block by block, has no event of the
+                    # model between its checks (a drain's last attempt): the hold follows
+                    # the check's time, so the blocks behind it go before the next is drawn
+                    if hold_by_clock and t - self._held_at >= _HOLD_EVERY_S:
+                        self._hold_paths(t)
                     self._go_on(att, stop, _seq)
                 continue  # nothing the model sees changed: no event, no placement pass
             elif kind == EV_TICK:
@@ -254,8 +259,10 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 "left tasks waiting"
             )
 
-    def _hold_paths(self) -> None:
-        """Tell the cluster the oldest time the jobs alive may still read (streaming runs).
+    def _hold_paths(self, now: float | None = None) -> None:
+        """Tell the cluster the oldest time the jobs alive may still read (streaming runs),
+        at the clock or at ``now``, a later time no read of the run will precede (the time
+        of an ``EV_CHECK``: the heap holds nothing earlier).
 
         Every read of a live job is at or after the oldest live job's submission (its
         attempts' progress, the counters at their launches), so older path steps can go.
@@ -278,7 +285,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         (:func:`sim_bridge._path_holds.scan_holds`).
         """
         active = self._active
-        now = self.now
+        if now is None:
+            now = self.now
         if not self._hold_live:
             self.cluster.hold("engine", next(iter(active.values())).submit_time if active else now)
             return

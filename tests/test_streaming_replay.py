@@ -478,3 +478,34 @@ def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_pa
         runs[stream] = pol.seen
     assert len(runs[False]) > 20
     assert runs[True] == runs[False]
+
+
+def test_a_drains_last_attempt_solved_for_days_holds_no_days_of_paths(tmp_path, monkeypatch):
+    """A streamed run's last attempt, its end solved block by block with no event of the
+    model between (its solve's checks), lets the blocks behind the checks go: the window
+    stays about a day while the clock crosses a week, and the tables are the in-memory
+    run's, bit for bit."""
+    day = 86400.0
+    jobs = [JobSpec("long", 0.0, [7 * day], [], workload="FB2009")]
+    jobs += [JobSpec(f"s{i}", 600.0 * i, [30.0, 40.0], [20.0], workload="FB2009") for i in range(6)]
+    made: list[sim_bridge.Cluster] = []
+
+    class Spy(sim_bridge.Cluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    kw = dict(nodes=2, slots=2, seed=3, progress=False, engine="python")
+    w = Workload("FB2009", jobs)
+    mem = sim_bridge.simulate(w, "none", **kw)
+    path = tmp_path / "t.parquet"
+    stream = sim_bridge.simulate(w, "none", trace_sink=path, **kw)
+    end = float(mem.jobs.set_index("job_id").loc["long", "finish_time"])
+    assert end > 6 * day
+    cluster = made[1]
+    assert cluster.base_step * cluster.dt > 5 * day  # the window followed the checks
+    assert cluster.max_window_steps * cluster.dt < 2.5 * day
+    got = _sorted(pd.read_parquet(path))
+    pd.testing.assert_frame_equal(got, _sorted(mem.tasks), check_dtype=False)
+    pd.testing.assert_frame_equal(stream.jobs, mem.jobs, check_exact=True)
