@@ -54,7 +54,7 @@ from sim_bridge.world._attempts import AttemptPhysics
 __all__ = ["Attempt", "FreeSlots", "Job", "SimView", "SimulationStopped", "Simulator", "Task"]
 
 _OUTCOME = {A_FINISHED: "finished", A_KILLED: "killed"}
-_CHECK_EVERY = 1024  # events between checks of the stop request and the wall-clock limit
+_CHECK_EVERY = 1024  # events between checks of the wall-clock limit and the sweeps
 #: simulated seconds between two scans of the live attempts for the oldest step they may
 #: read (:meth:`Simulator._hold_paths`); a hold older than it could be only keeps more
 _HOLD_EVERY_S = 600.0
@@ -132,8 +132,9 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         self._heap.push(t, self._seq, kind, obj)
 
     def request_stop(self, reason: str) -> None:
-        """Ask the loop to stop at its next check (safe from a signal handler: it only sets a
-        flag; the loop raises :class:`SimulationStopped` between two events)."""
+        """Ask the loop to stop (safe from a signal handler: it only sets a flag; the loop
+        raises :class:`SimulationStopped` after the event it is in, or at the next check of
+        a solve that goes on past the paths drawn, whichever comes first)."""
         self.stop_reason = reason
 
     # ----------------------------------------------------------------- main loop
@@ -203,6 +204,11 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             elif kind == EV_CHECK:  # obj: (attempt, where its solve stopped)
                 att, stop = obj
                 if att.state == A_RUNNING and att._ckpt is stop:
+                    # a drain may be a chain of these with few events of the model between
+                    if self.stop_reason is not None:
+                        raise SimulationStopped(self.stop_reason)
+                    if wall_limit is not None and time.perf_counter() > wall_limit:
+                        raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
                     # a solve that goes on for days, block by block, has no event of the
                     # model between its checks (a drain's last attempt): the hold follows
                     # the check's time, so the blocks behind it go before the next is drawn
@@ -242,6 +248,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     raise SimulationStopped(self.stop_reason)
                 if wall_limit is not None and time.perf_counter() > wall_limit:
                     raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
+            elif self.stop_reason is not None:  # asked since the last check (a drain's events
+                raise SimulationStopped(self.stop_reason)  # are few, and expensive)
             elif hold_by_clock and self.now - self._held_at >= _HOLD_EVERY_S:
                 self._hold_paths()
             if max_events is not None and self.events >= max_events:

@@ -480,14 +480,45 @@ def test_a_killed_attempts_progress_reads_the_same_streamed_and_in_memory(tmp_pa
     assert runs[True] == runs[False]
 
 
+def _drain_workload() -> Workload:
+    """A job of one week-long task, and six small ones in its first hour: the run's last
+    days are one attempt's solve going on block by block, with no event of the model."""
+    day = 86400.0
+    jobs = [JobSpec("long", 0.0, [7 * day], [], workload="FB2009")]
+    jobs += [JobSpec(f"s{i}", 600.0 * i, [30.0, 40.0], [20.0], workload="FB2009") for i in range(6)]
+    return Workload("FB2009", jobs)
+
+
+def test_a_stop_asked_in_a_drain_stops_at_the_next_check(tmp_path, monkeypatch):
+    """A stop request (SIGTERM, Ctrl-C) between the few events of a drain stops the run at
+    the next check of the solve going on, not after 1,024 more events (there were none
+    left: the run went on to its end and called itself complete)."""
+    calls = []
+    go_on = sim_bridge._engine.Simulator._go_on
+
+    def asking(self, att, stop, seq):
+        calls.append(self.now)
+        self.request_stop("test: asked in the drain")
+        return go_on(self, att, stop, seq)
+
+    monkeypatch.setattr(sim_bridge._engine.Simulator, "_go_on", asking)
+    path = tmp_path / "t.parquet"
+    r = sim_bridge.simulate(
+        _drain_workload(), "none", nodes=2, slots=2, seed=3, progress=False, trace_sink=path
+    )
+    assert r.summary["complete"] is False
+    assert r.summary["stop_reason"] == "test: asked in the drain"
+    assert len(calls) == 1  # the check after the request did not go on
+    assert trace_status(path) == (False, "test: asked in the drain")
+    assert "long" not in set(pd.read_parquet(path)["job_id"])
+
+
 def test_a_drains_last_attempt_solved_for_days_holds_no_days_of_paths(tmp_path, monkeypatch):
     """A streamed run's last attempt, its end solved block by block with no event of the
     model between (its solve's checks), lets the blocks behind the checks go: the window
     stays about a day while the clock crosses a week, and the tables are the in-memory
     run's, bit for bit."""
     day = 86400.0
-    jobs = [JobSpec("long", 0.0, [7 * day], [], workload="FB2009")]
-    jobs += [JobSpec(f"s{i}", 600.0 * i, [30.0, 40.0], [20.0], workload="FB2009") for i in range(6)]
     made: list[sim_bridge.Cluster] = []
 
     class Spy(sim_bridge.Cluster):
@@ -497,7 +528,7 @@ def test_a_drains_last_attempt_solved_for_days_holds_no_days_of_paths(tmp_path, 
 
     monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
     kw = dict(nodes=2, slots=2, seed=3, progress=False, engine="python")
-    w = Workload("FB2009", jobs)
+    w = _drain_workload()
     mem = sim_bridge.simulate(w, "none", **kw)
     path = tmp_path / "t.parquet"
     stream = sim_bridge.simulate(w, "none", trace_sink=path, **kw)
