@@ -204,14 +204,13 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             elif kind == EV_CHECK:  # obj: (attempt, where its solve stopped)
                 att, stop = obj
                 if att.state == A_RUNNING and att._ckpt is stop:
-                    # a drain may be a chain of these with few events of the model between
+                    # a solve going on for days has no event between its checks: stop
+                    # requests, the wall limit and the hold are seen at them too (the hold:
+                    # the blocks behind go before the next is drawn)
                     if self.stop_reason is not None:
                         raise SimulationStopped(self.stop_reason)
                     if wall_limit is not None and time.perf_counter() > wall_limit:
                         raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
-                    # a solve that goes on for days, block by block, has no event of the
-                    # model between its checks (a drain's last attempt): the hold follows
-                    # the check's time, so the blocks behind it go before the next is drawn
                     if hold_by_clock and t - self._held_at >= _HOLD_EVERY_S:
                         self._hold_paths(t)
                     self._go_on(att, stop, _seq)
@@ -234,6 +233,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 self._apply(self.placement.assign(self.view, self._free_proxy), self.placement)
             if not self._n_running and self._n_waiting:
                 self._check_stuck()
+            if self.stop_reason is not None:  # asked during this event (a drain has few)
+                raise SimulationStopped(self.stop_reason)
             if self.events >= next_check:
                 next_check = self.events + _CHECK_EVERY
                 if self._bounded:
@@ -244,12 +245,8 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     n_fin = self.n_arrived - len(self._active)
                     progress_bar.update(n_fin - finished_before)
                     finished_before = n_fin
-                if self.stop_reason is not None:
-                    raise SimulationStopped(self.stop_reason)
                 if wall_limit is not None and time.perf_counter() > wall_limit:
                     raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
-            elif self.stop_reason is not None:  # asked since the last check (a drain's events
-                raise SimulationStopped(self.stop_reason)  # are few, and expensive)
             elif hold_by_clock and self.now - self._held_at >= _HOLD_EVERY_S:
                 self._hold_paths()
             if max_events is not None and self.events >= max_events:
@@ -269,28 +266,16 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
 
     def _hold_paths(self, now: float | None = None) -> None:
         """Tell the cluster the oldest time the jobs alive may still read (streaming runs),
-        at the clock or at ``now``, a later time no read of the run will precede (the time
-        of an ``EV_CHECK``: the heap holds nothing earlier).
+        at the clock or at ``now``, a later time no read precedes (an ``EV_CHECK``'s).
 
-        Every read of a live job is at or after the oldest live job's submission (its
-        attempts' progress, the counters at their launches), so older path steps can go.
-        When no launch's step is read after it (``_hold_live``, set by ``simulate`` for a
-        streamed run: its trace sink computes the counters from the levels each launch
-        recorded) the bound is the live attempts' instead. An attempt under co-located
-        demand integrates its work from its segment's start on (``_seg_t``: its launch, or
-        where its work done was last booked), or from its last progress read in the segment
-        (:func:`~sim_bridge._path_holds.levels_read_from`); one without reads its profile's
-        running sum now only (``_c0`` holds the sum at its segment's start), and a killed
-        attempt's progress is the value booked when it closed (:meth:`_close`). Then a job
-        alive for days holds only its attempts' last segments under demand, not the paths
-        since its submission. The segments under demand read levels only: the profiles'
-        rates and running sums are held from now (``Cluster.hold``'s ``rates_from``; a launch, a
-        progress read, a resumed solve and a booking read them at the clock). That scan runs
-        once per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only
-        keeps more.
-
-        An attempt that may read from more than ``_PIN_AFTER_S`` ago pins its node instead
-        (:func:`sim_bridge._path_holds.scan_holds`).
+        By default the bound is the live attempts' (``_hold_live``: the trace sink computes
+        the counters from the levels each launch recorded): where each may still read the
+        levels from, and the profiles' rates and sums from now (``Cluster.hold``'s
+        ``rates_from``); an attempt that may read from more than ``_PIN_AFTER_S`` ago pins
+        its node instead (:mod:`sim_bridge._path_holds`, which says why); a killed attempt's
+        progress is the value booked when it closed (:meth:`_close`). That scan runs once
+        per ``_HOLD_EVERY_S`` simulated seconds; a hold older than it could be only keeps
+        more. Else every read of a live job is at or after the oldest live job's submission.
         """
         active = self._active
         if now is None:
