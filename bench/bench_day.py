@@ -273,10 +273,12 @@ def _report(log: dict) -> None:
             f"{name} peak RSS / goal {goal:,.0f} MB: {end['peak_rss_mb'] / goal:.2f}x"
             + ("" if end["stopped"] is None else " (to where it stopped)")
         )
-    six, d24 = _peak_at(samples, 6.0), _peak_at(samples, 24.0)
+    six, d24, at = _peak_at(samples, 6.0), _peak_at(samples, 24.0), "at 24 h"
+    if d24 is None and end["sim_h"] >= 24.0:  # no sample after 24 h: the whole run's peak
+        d24, at = end["peak_rss_mb"], "of the run (no sample after 24 h)"
     if six and d24:
         print(
-            f"{name} peak RSS at 24 h / at 6 h: {d24 / six:.2f} (goal <= {GOAL_FLAT:g}; "
+            f"{name} peak RSS {at} / at 6 h: {d24 / six:.2f} (goal <= {GOAL_FLAT:g}; "
             f"{six:,.0f} -> {d24:,.0f} MB)"
         )
 
