@@ -501,6 +501,53 @@ the two scans:
   LATE 64.6 s of CPU, 97,058 events, peak 500 MB (101.4 s and 504 MB in (b)); without
   speculation 32.5 s, 1,615 MB (32.7 s, 1,615 MB).
 
+Measured on 2026-11-28 (d), with ``bench/bench_day.py`` (one streamed replay in its own
+process, sampled every 10 s; the logs and the figure are in ``bench/results/``) unless named
+otherwise; two to five replays and the test suite shared the 2 cores, so CPU is process time
+and wall time is longer:
+
+- Every streamed run now records its launches' levels and holds the paths by its live
+  attempts (``LAUNCH_LEVELS_MIN_BYTES`` 64 MiB -> 0; the same traces). Alibaba 2017's first
+  0.25 h on 1,300 x 176 (60 MB of levels a day-block, under the old threshold, so its paths
+  were held from the oldest live job's submission; its last job ends at 206 simulated h):
+  without speculation 39.8 s / peak 1,615 MB -> 34.3 s / 623 MB (CSV of the two traces
+  equal); LATE 82.4 s / 500 MB -> 83.8 s / 394 MB. The FB-2009 day with LATE, twice each:
+  21.8 and 23.0 s / 231 and 231 MB -> 23.0 and 23.0 s / 226 and 228 MB.
+- The hold is also updated at the checks of a solve that goes on block by block (a drain's
+  last attempts have no other event for days), and a stop request is seen after the event
+  it comes in and at those checks (it waited for 1,024 more events: in a drain, the end).
+  Alibaba 2017's first hour's 516 jobs (487,092 tasks) without speculation, to the end of
+  its drain at 1,941 simulated h: with the old threshold (``bench_sim.py --skip-part1
+  --skip-fb2010 --skip-fb2009 --ali2017-hours 1 --ali2017-policies none``, code cc305d2) 604 s
+  of CPU, 487,608 events, **peak 12,828 MB**; with the launch levels but not yet the checks'
+  hold 549 s and 798 MB to 48 h, then 4,234 MB as the last attempt's solve crossed 670
+  simulated hours; with both (``--workload ALI2017 --policy none --hours 1``) 572 s, **peak
+  794 MB** (1 h 116 s / 691 MB; 6 h 765 MB; 24 h 794 MB).
+- Co-tenants of one profile advanced from the same time under equal demands share one step
+  walk in a re-solve (``SHARE_WALKS``; tested against every tenant walking its own: the same
+  work, times and rate memos after every re-solve). 99% of the walks are shared on Alibaba's
+  176-slot nodes (its first 40,000 events without speculation), 80% on FB-2010's with LATE;
+  the gain is small, the walk was cheap next to the Python around it: Alibaba 0.25 h without
+  speculation 37.0 / 37.8 s -> 35.9 / 36.7 s (0.97x, interleaved A/B of two trees); FB-2010
+  with LATE, first 400,000 events, 71.7 / 72.2 s -> 70.6 / 74.0 s (no change measured).
+- The FB-2010 day with LATE on 33,000 x 10 to 24 h with LATE's compiled scan (code
+  cc305d2, sampled by ``day.py``, ``bench_day.py``'s predecessor outside the repo, the same
+  sampling; log ``bench/results/FB2010_late.jsonl``): 1 h 89 s / 1,164 MB; 6 h 711 s /
+  3.26M events / peak 2,311 MB; 8 h 1,360 s; 12 h 2,189 s / 8.29M / peak 3,001 MB; 16 h
+  3,074 s; 20 h 3,848 s; 24 h 4,693 s / 16.56M events / 3,197 MB (peak 3,222). The code of
+  the morning, in (c): 6,036 s and a 3,360 MB peak at 24 h, so 0.78x the CPU and 138 MB less.
+  78 minutes of CPU, the goal is 10; peak 24 h / 6 h 1.39 (goal 1.2). Stopped by hand after
+  24 h for time.
+- The FB-2010 day without speculation (code 1178e5b; ``bench/results/FB2010_none.jsonl``):
+  1 h 48 s / 986 MB; 6 h 307 s / 3.29M / peak 1,579 MB; 12 h 734 s / 8.25M / 2,214 MB; 24 h
+  1,546 s / 16.38M events / 2,699 MB (peak 2,724; 1,396 s and 2,746 MB in (b)); peak
+  24 h / 6 h 1.73. Its drain, stopped by hand at 747 simulated h with one job left:
+  2,848 s, RSS 1,732 MB, the peak still 2,731 MB. The same day with the code before the
+  drain's hold (cc305d2): 24 h 1,560 s / peak 2,736 MB, then the drain's last attempts'
+  solves grew it to 3,937 MB by 172 simulated h (9 jobs live; stopped there).
+- The FB-2009 day with LATE (600 x 2, FIFO; ``bench/results/FB2009_late.jsonl``): 26 s of CPU
+  with a replay beside it, 451,698 events, peak 228 MB (goal 300 MB).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
