@@ -404,6 +404,19 @@ def test_streamed_trace_follows_the_trace_contract(tmp_path):
             assert str(r.jobs[name].dtype) == dtype, name
 
 
+def _clusters_made(monkeypatch) -> list[sim_bridge.Cluster]:
+    """The clusters ``simulate`` makes from now on, in order."""
+    made: list[sim_bridge.Cluster] = []
+
+    class Spy(sim_bridge.Cluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    return made
+
+
 def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, monkeypatch):
     """A streamed run drops the path steps its live attempts no longer read, even while the
     job that launched them lives on: the counters at each launch come from the levels
@@ -419,14 +432,7 @@ def test_a_job_alive_for_days_holds_only_its_attempts_last_segments(tmp_path, mo
         for i in range(1, 260)
     ]
     w = Workload("FB2009", jobs)
-    made: list[sim_bridge.Cluster] = []
-
-    class Spy(sim_bridge.Cluster):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    made = _clusters_made(monkeypatch)
     kw = dict(nodes=3, slots=2, seed=1, progress=False, engine="python")
     mem = sim_bridge.simulate(w, "late", **kw)
     path = tmp_path / "t.parquet"
@@ -519,14 +525,7 @@ def test_a_drains_last_attempt_solved_for_days_holds_no_days_of_paths(tmp_path, 
     stays about a day while the clock crosses a week, and the tables are the in-memory
     run's, bit for bit."""
     day = 86400.0
-    made: list[sim_bridge.Cluster] = []
-
-    class Spy(sim_bridge.Cluster):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(sim_bridge._simulate, "Cluster", Spy)
+    made = _clusters_made(monkeypatch)
     kw = dict(nodes=2, slots=2, seed=3, progress=False, engine="python")
     w = _drain_workload()
     mem = sim_bridge.simulate(w, "none", **kw)
