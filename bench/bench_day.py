@@ -6,9 +6,10 @@ The replay is ``sim_bridge.simulate(..., trace_sink=...)`` in this process, afte
 the running simulator every ``--every`` seconds of wall time (its clock, events, jobs alive;
 the loop itself is not touched) and this process's RSS and peak RSS, so the figures are the
 whole process's, set-up included. Each sample is one line of ``OUT/<workload>_<policy>.jsonl``
-as it is taken; the file is ``.jsonl.part`` until the run ends, and only a run that ended
-(the replay done, or stopped at ``--until``) gets its last line, ``"kind": "end"``, and its
-final name: an interrupted run never leaves a log that reads as complete.
+as it is taken; the file is ``.jsonl.part`` until the replay returns, and only then gets its
+last line, ``"kind": "end"``, and its final name. The end line's ``stopped`` is None for a
+replay that ran to its end, else why it stopped (``--until``, or Ctrl-C or SIGTERM, which a
+streamed replay turns into a clean stop); a process killed outright leaves the ``.part``.
 
 The peers are the goals of the production-scale issue, printed as ratios: the FB-2010 day with
 LATE in under 10 minutes of CPU and under 4 GB of peak RSS, the FB-2009 day under 300 MB, and
@@ -173,7 +174,7 @@ def replay(args: argparse.Namespace) -> Path:
                 )
             log.write(row)
             if args.until is not None and s.now >= args.until * 3600.0:
-                s.stop_reason = f"bench_day: the clock passed --until {args.until:g} h"
+                s.request_stop(f"bench_day: the clock passed --until {args.until:g} h")
                 return
 
     print(
@@ -198,11 +199,13 @@ def replay(args: argparse.Namespace) -> Path:
                 progress=False,
                 trace_sink=str(Path(scratch) / "tasks.parquet"),
             )
-            summary = {k: r.summary[k] for k in ("jobs", "tasks", "attempts", "copies", "events")}
-            summary["load"] = r.summary["task_seconds"] / (nodes * slots * r.summary["makespan"])
-        except sim_bridge.SimulationStopped as e:
-            reason = str(e)
-            summary = {"events": box["sim"].events if "sim" in box else 0}
+            got = r.summary  # a streamed run stopped early returns, marked incomplete
+            if not got["complete"]:
+                reason = got["stop_reason"]
+            keys = ("jobs", "tasks", "attempts", "copies", "events")
+            summary = {k: got[k] for k in keys if k in got}
+            if reason is None:
+                summary["load"] = got["task_seconds"] / (nodes * slots * got["makespan"])
         except BaseException:
             done.set()
             log.close()  # stays .part: not a complete log
