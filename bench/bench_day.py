@@ -231,7 +231,15 @@ def replay(args: argparse.Namespace) -> Path:
 
 def _read(path: Path) -> dict:
     """A log as ``{"run": head, "samples": [...], "end": row or None}``."""
-    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
+    rows = []
+    for i, line in enumerate(lines, 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            if i < len(lines):  # only a killed run's last line may be cut short
+                raise SystemExit(f"{path}, line {i}: not JSON ({e})") from None
+            print(f"{path}: its last line (line {i}) was cut short; read without it")
     if not rows or rows[0].get("kind") != "run":
         raise SystemExit(f"{path}: not a bench_day log (its first line is not the run's)")
     return {
