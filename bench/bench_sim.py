@@ -522,7 +522,10 @@ and wall time is longer:
   of CPU, 487,608 events, **peak 12,828 MB**; with the launch levels but not yet the checks'
   hold 549 s and 798 MB to 48 h, then 4,234 MB as the last attempt's solve crossed 670
   simulated hours; with both (``--workload ALI2017 --policy none --hours 1``) 572 s, **peak
-  794 MB** (1 h 116 s / 691 MB; 6 h 765 MB; 24 h 794 MB).
+  794 MB** (1 h 116 s / 691 MB; 6 h 765 MB; 24 h 794 MB). The same jobs with LATE (code
+  ae6a442, a quiet machine): 681,123 events (as before), 1,612 s of CPU, **peak 852 MB**
+  at 269 simulated h (1,716 s and 2,494 MB in (c)); 1 h 161 s / 739 MB, 6 h 883 s / 831 MB,
+  24 h 1,554 s / 852 MB.
 - Co-tenants of one profile advanced from the same time under equal demands share one step
   walk in a re-solve (``SHARE_WALKS``; tested against every tenant walking its own: the same
   work, times and rate memos after every re-solve). 99% of the walks are shared on Alibaba's
