@@ -404,8 +404,9 @@ class AttemptPhysics:
         speed = self._speed
         push = self._heap.push
         work_steps = trates.work_steps
+        share = SHARE_WALKS
         # (pid, t0, demand) -> (work, last step, its rate) of a whole walk this call made
-        walked: dict[tuple, tuple[float, int, float]] | None = {} if SHARE_WALKS else None
+        walked: dict[tuple, tuple[float, int, float]] = {}
         for att, dem in zip(atts, dems, strict=True):
             node = att.node
             task = att.task
@@ -428,8 +429,8 @@ class AttemptPhysics:
                     k1 = int(now // dt)
                     if k1 < cl._horizon and k1 - int(t0 // dt) <= _CHUNK_MIN and any(old):
                         # (a walk of no step, t0 == now, leaves the memo as it was)
-                        key = (pid, t0, old) if walked is not None and t0 < now else None
-                        same = None if key is None else walked.get(key)  # type: ignore[union-attr]
+                        key = (pid, t0, old) if share and t0 < now else None
+                        same = None if key is None else walked.get(key)
                         if same is not None:  # another tenant's walk, the same floats
                             work, memo[0], memo[2] = same
                             memo[1] = old
@@ -438,7 +439,7 @@ class AttemptPhysics:
                             if t < now:
                                 work = cl.work_with(node, pid, t0, now, old, memo)
                             elif key is not None:  # a whole walk: the memo holds its last step
-                                walked[key] = (work, memo[0], memo[2])  # type: ignore[index]
+                                walked[key] = (work, memo[0], memo[2])
                     else:
                         work = cl.work_with(node, pid, t0, now, old, memo)
                     done = base + work
