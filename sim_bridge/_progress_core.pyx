@@ -20,26 +20,18 @@ from cpython.object cimport PyObject
 from libc.math cimport isfinite
 
 from sim_bridge._cfloat cimport py_floordiv
-
-
-cdef extern from "structmember.h":
-    ctypedef struct PyMemberDef:
-        Py_ssize_t offset
-
-
-cdef extern from "Python.h":
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
-    bint _float_exact "PyFloat_CheckExact"(PyObject* o)
-    double _float_value "PyFloat_AS_DOUBLE"(PyObject* o)
-    PyObject* _list_item "PyList_GET_ITEM"(object lst, Py_ssize_t i)
-    Py_ssize_t _list_size "PyList_GET_SIZE"(object lst)
-    PyObject* _tuple_item "PyTuple_GET_ITEM"(object t, Py_ssize_t i)
-    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(object t)
-    bint _long_exact "PyLong_CheckExact"(PyObject* o)
-    long long _long_value "PyLong_AsLongLong"(PyObject* o) except? -1
-    void Py_INCREF(PyObject* o)
-    void Py_XDECREF(PyObject* o)
+from sim_bridge._slots cimport (
+    _float_exact,
+    _float_value,
+    _list_item,
+    _list_size,
+    _long_exact,
+    _long_value,
+    _tuple_item,
+    _tuple_size,
+    slot_set,
+)
+from sim_bridge._slots cimport slot_offsets as _slot_offsets
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
@@ -51,18 +43,6 @@ _NAMES = ("state", "_work", "_dem", "_prog", "_step_rate", "_seg_t", "start_frac
           "launch_time", "_end", "node", "_seg_done", "_c0", "task")
 cdef Py_ssize_t _off[N_FIELDS]
 cdef object _slotted = None
-
-
-cdef list _slot_offsets(object cls, tuple names):
-    """The offsets of the slots ``names`` in ``cls`` instances (where CPython's member
-    descriptor of each says), or None when one of them is not a plain slot."""
-    offsets = []
-    for name in names:
-        d = getattr(cls, name, None)
-        if type(d).__name__ != "member_descriptor":
-            return None
-        offsets.append((<PyMemberDescrObject*>(<PyObject*>d)).d_member.offset)
-    return offsets
 
 
 def set_attempt_type(cls):
@@ -178,14 +158,8 @@ cdef inline bint _item_is(object seq, Py_ssize_t i, object x) except -1:
 
 cdef inline void _set_prog(object a, bint fast, object value) except *:
     """``a._prog = value``, in its slot when ``a`` is read from its slots."""
-    cdef PyObject** slot
-    cdef PyObject* old
     if fast:
-        slot = <PyObject**>((<char*><PyObject*>a) + _off[F_PROG])
-        old = slot[0]
-        Py_INCREF(<PyObject*>value)
-        slot[0] = <PyObject*>value
-        Py_XDECREF(old)
+        slot_set(a, _off[F_PROG], value)
     else:
         a._prog = value
 

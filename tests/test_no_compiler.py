@@ -1,7 +1,8 @@
 """The install without a C compiler: ``STRAGGLER_NO_EXTENSIONS=1`` makes ``sim_bridge`` skip
 its compiled extensions (``_fifo_core``, ``_counters_core``, ``_tenants_core``,
-``_paths_core``, ``_progress_core``, ``_heap_core``) as if they had not been built, and the
-engine oracles and counter tests must pass on the Python/NumPy fallbacks (issue 16).
+``_retenant_core``, ``_paths_core``, ``_progress_core``, ``_heap_core``) as if they had not
+been built, and the engine oracles and counter tests must pass on the Python/NumPy fallbacks
+(issue 16).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def test_environment_variable_switches_the_extensions_off():
         "assert v._progress_c is None and sp._late_scan is None\n"
         "assert c.CounterSynth is None and c.TenantRates is None and not k.compiled_available()\n"
         "assert c._compiled_response is None and p.ar1_rows is p.expit_inplace is None\n"
+        "import sim_bridge.world._attempts as a\n"
+        "assert a._retenant_c is None\n"
         "r = s.simulate(workload='SYN', hours=0.05, seed=0)\n"
         "print(r.summary['engine'], len(r.tasks))\n"
     )

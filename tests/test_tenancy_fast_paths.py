@@ -60,9 +60,10 @@ def test_others_demand_is_none_where_the_others_demand_nothing():
     assert others_demand([]) == []
 
 
-def _run(monkeypatch, tmp_path, fast: bool, workload, stream: bool, kw):
+def _run(monkeypatch, tmp_path, fast: bool, workload, stream: bool, kw, in_c: bool = True):
     with monkeypatch.context() as m:
         m.setattr(attempts_mod, "FAST_TENANTS", fast)
+        m.setattr(attempts_mod, "RETENANT_IN_C", in_c)
         if stream:
             out = tmp_path / f"{'fast' if fast else 'plain'}.parquet"
             sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
@@ -99,12 +100,15 @@ WORLDS = [
 ]
 
 
+@pytest.mark.parametrize("in_c", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("stream", [False, True], ids=["in-memory", "streamed"])
 @pytest.mark.parametrize(("workload", "kw"), WORLDS)
 def test_the_fused_re_solve_is_the_plain_one_bit_for_bit(
-    monkeypatch, tmp_path, workload, kw, stream
+    monkeypatch, tmp_path, workload, kw, stream, in_c
 ):
-    fast = _run(monkeypatch, tmp_path, True, workload, stream, kw)
+    if in_c and attempts_mod._retenant_c is None:
+        pytest.skip("sim_bridge._retenant_core is not built")
+    fast = _run(monkeypatch, tmp_path, True, workload, stream, kw, in_c)
     plain = _run(monkeypatch, tmp_path, False, workload, stream, kw)
     assert len(fast[0]) > 0
     assert fast[0].equals(plain[0])
@@ -112,25 +116,30 @@ def test_the_fused_re_solve_is_the_plain_one_bit_for_bit(
         assert fast[1].equals(plain[1])
 
 
+@pytest.mark.parametrize("in_c", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("stream", [False, True], ids=["in-memory", "streamed"])
 def test_real_workloads_with_many_co_tenants_are_the_plain_path(
-    monkeypatch, tmp_path, shared_data_dir, stream
+    monkeypatch, tmp_path, shared_data_dir, stream, in_c
 ):
+    if in_c and attempts_mod._retenant_c is None:
+        pytest.skip("sim_bridge._retenant_core is not built")
     for name, kw in (
         ("ALI2017", dict(hours=0.002, nodes=3, slots=176, policy="none")),
         ("FB2010", dict(hours=0.01, nodes=40, slots=10, policy="late")),
     ):
         kw = dict(kw, data_dir=shared_data_dir)
-        fast = _run(monkeypatch, tmp_path, True, name, stream, kw)
+        fast = _run(monkeypatch, tmp_path, True, name, stream, kw, in_c)
         plain = _run(monkeypatch, tmp_path, False, name, stream, kw)
         assert len(fast[0]) > 0 and fast[0].equals(plain[0]), name
 
 
-def _retenant_states(monkeypatch, share: bool, workload, kw) -> tuple[list, int, int]:
-    """Run ``workload`` in memory with shared walks on or off; after every fused re-solve,
-    each co-tenant's booked work, its time and its rate memo (the demand by value: a
-    walk's memo holds its own demand object). Also the compiled walks made and the walks
-    given to another tenant."""
+def _retenant_states(
+    monkeypatch, share: bool, workload, kw, in_c: bool = True
+) -> tuple[list, int, int]:
+    """Run ``workload`` in memory with shared walks on or off (and the loop compiled or in
+    Python); after every fused re-solve, each co-tenant's booked work, its time and its rate
+    memo (the demand by value: a walk's memo holds its own demand object), its pending
+    solve, demand, last read, check and end. Also the compiled step walks made."""
     states: list = []
     counts = {"walks": 0}
     real = attempts_mod.AttemptPhysics._retenant
@@ -153,11 +162,23 @@ def _retenant_states(monkeypatch, share: bool, workload, kw) -> tuple[list, int,
         for a in atts:
             m = a._step_rate
             states.append(
-                (a.uid, now, a._seg_done, a._seg_t, None if m is None else (m[0], m[1], m[2]))
+                (
+                    a.uid,
+                    now,
+                    a._seg_done,
+                    a._seg_t,
+                    None if m is None else (m[0], m[1], m[2]),
+                    a._solve,
+                    a._dem,
+                    a._prog,
+                    a._ckpt,
+                    a._end,
+                )
             )
 
     with monkeypatch.context() as m:
         m.setattr(attempts_mod, "SHARE_WALKS", share)
+        m.setattr(attempts_mod, "RETENANT_IN_C", in_c)
         m.setattr(attempts_mod.AttemptPhysics, "_retenant", watched)
         r = sim_bridge.simulate(workload, progress=False, **kw)
     return states, counts["walks"], len(r.tasks)
@@ -174,3 +195,22 @@ def test_shared_walks_leave_every_co_tenant_as_its_own_walk_would(monkeypatch, w
     assert len(shared) == len(own) > 0
     assert repr(shared) == repr(own)  # repr: every float exactly, a zero's sign too
     assert n_shared < n_own
+
+
+@pytest.mark.parametrize("share", [True, False], ids=["shared-walks", "own-walks"])
+@pytest.mark.parametrize(("workload", "kw"), WORLDS)
+def test_the_compiled_re_solve_leaves_every_co_tenant_as_the_python_loop(
+    monkeypatch, workload, kw, share
+):
+    """The oracle: ``AttemptPhysics._retenant_py``. After each re-solve of a node's tenants,
+    every co-tenant's fields are the same floats (by repr: a zero's sign too, NaN ends
+    alike) and the same step walks were made, with the loop compiled."""
+    if attempts_mod._retenant_c is None:
+        pytest.skip("sim_bridge._retenant_core is not built")
+    got, walks_c, rows_c = _retenant_states(monkeypatch, share, workload, kw, in_c=True)
+    want, walks_py, rows_py = _retenant_states(monkeypatch, share, workload, kw, in_c=False)
+    assert rows_c == rows_py > 0
+    assert len(got) == len(want) > 0
+    assert repr(got) == repr(want)
+    # the compiled loop remembers at most 32 walks a call, the Python one every walk
+    assert walks_c >= walks_py if share else walks_c == walks_py

@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,12 @@ try:  # the compiled others' sums; the Python reference below when not built
     from sim_bridge._tenants_core import others_demand as _others_demand_c
 except ImportError:  # pragma: no cover - no C compiler, or an extension built before it
     _others_demand_c = None
+try:  # the compiled co-tenants' re-solve; AttemptPhysics._retenant_py when not built
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._retenant_core import retenant as _retenant_c
+except ImportError:  # pragma: no cover - no C compiler, or an extension built before it
+    _retenant_c = None
 
 __all__ = [
     "LOAD_TAUS",
@@ -79,6 +86,12 @@ SHARE_WALKS = True
 re-solve (:meth:`AttemptPhysics._retenant`); False: every co-tenant walks its own, the path
 sharing is tested against (``tests/test_tenancy_fast_paths.py``). The results, and the
 attempts' rate memos, are the same bit for bit."""
+
+RETENANT_IN_C = True
+"""Run :meth:`AttemptPhysics._retenant`'s loop in C when ``sim_bridge._retenant_core`` is
+built; False: in Python (:meth:`AttemptPhysics._retenant_py`), the reference it is tested
+against (``tests/test_tenancy_fast_paths.py``). The results, and the attempts' rate memos,
+are the same bit for bit."""
 
 LOAD_TAUS = (60.0, 300.0, 900.0)
 """Time constants (s) of the 1-, 5- and 15-minute load averages."""
@@ -390,7 +403,12 @@ class AttemptPhysics:
         reads the memo's rate where it would compute the same one. Demands with a NaN never
         compare equal, so they always walk. On Alibaba 2017's nodes of 176 slots 99% of the
         walks were given (the first 40,000 events without speculation), on FB-2010's of 10
-        with LATE 80%."""
+        with LATE 80%.
+
+        The loop runs in C (``sim_bridge._retenant_core.retenant``: the fields read and
+        written in the attempts' slots) when it is built and :data:`RETENANT_IN_C` is on,
+        else in Python (:meth:`_retenant_py`, its reference: the same operations in the same
+        order)."""
         from sim_bridge._cluster import _CHUNK_MIN  # (a module-level import would be circular)
 
         cl = self.cluster
@@ -400,6 +418,38 @@ class AttemptPhysics:
                 self._advance(att, now)
                 self._resolve(att, now, dem)
             return
+        if (
+            RETENANT_IN_C
+            and _retenant_c is not None
+            and _retenant_c(
+                self,
+                atts,
+                now,
+                dems,
+                cl,
+                trates,
+                self._speed,
+                self._heap.push,
+                cl.dt,
+                _CHUNK_MIN,
+                SHARE_WALKS,
+                _LOWER,
+                EV_SOLVE,
+            )
+        ):
+            return
+        self._retenant_py(atts, now, dems)
+
+    def _retenant_py(
+        self, atts: list[Attempt], now: float, dems: Sequence[tuple[float, ...] | None]
+    ) -> None:
+        """:meth:`_retenant`'s loop in Python (the reference of the compiled one,
+        ``sim_bridge._retenant_core.retenant``), past its obvious path."""
+        from sim_bridge._cluster import _CHUNK_MIN
+
+        cl = self.cluster
+        trates = cl._trates
+        assert trates is not None  # (_retenant's obvious path takes the case)
         dt = cl.dt
         speed = self._speed
         push = self._heap.push

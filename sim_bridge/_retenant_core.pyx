@@ -1,0 +1,286 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""A node's co-tenants re-solved in C (optional extension, built by pip install).
+
+When a tenant joins or leaves a node, each of the others advances to the clock under its old
+co-located demand and its end is re-solved, deferred, under its new one
+(``AttemptPhysics._retenant``). On Alibaba 2017's nodes of 176 slots that loop was about
+half of a replay's CPU in the interpreter (py-spy, the first hour without speculation): a
+dozen attribute reads and writes a tenant, a dictionary of the walks made keyed by tuples,
+and the deferral's arithmetic. :func:`retenant` is the same loop -- the same branches, the
+same IEEE operations in the same order (no fused multiply-add: ``-ffp-contract=off``), the
+same calls for what it does not do itself -- on the attempts' fields read and written in
+their slots (:func:`set_types`, called on ``sim_bridge._jobs``' classes at import).
+``AttemptPhysics._retenant_py`` is the reference it is tested against
+(``tests/test_tenancy_fast_paths.py``, ``tests/test_retenant_core.py``).
+"""
+
+from cpython.object cimport PyObject
+import math
+
+from sim_bridge._cfloat cimport py_floordiv
+from sim_bridge._slots cimport (
+    _float_exact,
+    _float_value,
+    _list_item,
+    _list_size,
+    _long_exact,
+    _long_value,
+    _tuple_item,
+    _tuple_size,
+    slot_offsets,
+    slot_ptr,
+    slot_set,
+)
+
+# the Attempt fields the loop reads or writes, and their offsets in its instances
+cdef enum:
+    A_NODE, A_TASK, A_SEG_T, A_DEM, A_STEP_RATE, A_PROG, A_SEG_DONE, A_C0, A_WORK, A_SOLVE
+    A_CKPT, A_END, N_A
+
+_A_NAMES = ("node", "task", "_seg_t", "_dem", "_step_rate", "_prog", "_seg_done", "_c0",
+            "_work", "_solve", "_ckpt", "_end")
+cdef Py_ssize_t _aoff[N_A]
+cdef Py_ssize_t _t_job, _t_stage, _j_pids
+cdef object _att_type = None
+cdef object _task_type = None
+cdef object _job_type = None
+cdef object _nan = math.nan  # what ``att._end = math.nan`` stores
+
+# walks remembered in one call (``_retenant``'s ``walked``; more distinct ones walk again,
+# which gives the same floats)
+cdef enum:
+    N_WALKED = 32
+
+
+def set_types(att_cls, task_cls, job_cls):
+    """Read and write the fields of ``att_cls``, ``task_cls`` and ``job_cls`` instances
+    (``sim_bridge._jobs``' ``Attempt``, ``Task`` and ``Job``) in their slots. Returns whether
+    they all are plain slots; :func:`retenant` refuses (returns False) otherwise, and on
+    instances of other types."""
+    global _att_type, _task_type, _job_type, _t_job, _t_stage, _j_pids
+    _att_type = _task_type = _job_type = None
+    a = slot_offsets(att_cls, _A_NAMES)
+    t = slot_offsets(task_cls, ("job", "stage"))
+    j = slot_offsets(job_cls, ("pids",))
+    if a is None or t is None or j is None:
+        return False
+    for i, off in enumerate(a):
+        _aoff[i] = off
+    _t_job, _t_stage = t
+    _j_pids = j[0]
+    _att_type, _task_type, _job_type = att_cls, task_cls, job_cls
+    return True
+
+
+from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy
+from sim_bridge._jobs import Job as _Job
+from sim_bridge._jobs import Task as _Task
+
+set_types(_Attempt, _Task, _Job)
+
+
+cdef inline object _get(object o, Py_ssize_t off, str name):
+    """A slot's object (its name's AttributeError when unset, as Python gives)."""
+    cdef PyObject* p = slot_ptr(o, off)
+    if p is NULL:
+        return getattr(o, name)
+    return <object>p
+
+
+cdef inline double _as_double(object x) except? -1.0:
+    if _float_exact(<PyObject*>x):
+        return _float_value(<PyObject*>x)
+    return <double>x
+
+
+cdef inline double _item_d(object seq, Py_ssize_t i) except? -1.0:
+    """``float(seq[i])`` for a tuple or list (read in place when it is a float)."""
+    cdef PyObject* p = NULL
+    if type(seq) is tuple and i < _tuple_size(seq):
+        p = _tuple_item(seq, i)
+    elif type(seq) is list and i < _list_size(seq):
+        p = _list_item(seq, i)
+    if p is not NULL and _float_exact(p):
+        return _float_value(p)
+    return <double>seq[i]
+
+
+cdef inline bint _any(object demand) except -1:
+    """``any(demand)`` (NaN counts as true, as in Python)."""
+    cdef object x
+    if type(demand) is tuple:
+        for x in <tuple>demand:
+            if x:
+                return True
+        return False
+    return any(demand)
+
+
+cdef struct Walk:
+    long long pid
+    double t0
+    double d[4]
+    double work
+
+
+def retenant(
+    object sim,
+    list atts,
+    object now_obj,
+    list dems,
+    object cl,
+    object trates,
+    list speed,
+    object push,
+    double dt,
+    long long chunk_min,
+    bint share,
+    double lower,
+    long long ev_solve,
+):
+    """``AttemptPhysics._retenant_py``'s loop over ``atts`` and their new demands ``dems``
+    (one each; ``now_obj`` the clock) for the cluster ``cl``, its ``trates`` and the nodes'
+    ``speed``; ``push`` is the heap's, ``chunk_min`` the longest walk done inline, ``share``
+    whether co-tenants share walks, ``lower`` and ``ev_solve`` the deferral's factor and
+    event kind. ``sim._seq`` is read and written as the Python loop does (written back before
+    every call out). Returns False, having changed nothing, when an attempt, its task or
+    job is not of the slotted types, or the lists' lengths differ."""
+    cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
+    cdef object att, dem, task, job, pid_obj, node_obj, old, memo, prog, prev, same_m0
+    cdef object same_m2
+    cdef double now = now_obj
+    cdef double seg_t, t0, base, work, done, left, end, pt, due
+    cdef bint from_prog
+    cdef long long k1, pid, seq, horizon
+    cdef Walk walks[N_WALKED]
+    cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
+    cdef Walk* hit
+    if len(dems) != n:
+        return False
+    for i in range(n):
+        att = atts[i]
+        if type(att) is not _att_type:
+            return False
+        task = _get(att, _aoff[A_TASK], "task")
+        if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
+            return False
+    seq = sim._seq
+    horizon = cl._horizon
+    try:
+        for i in range(n):
+            att = atts[i]
+            dem = dems[i]
+            node_obj = _get(att, _aoff[A_NODE], "node")
+            task = _get(att, _aoff[A_TASK], "task")
+            job = _get(task, _t_job, "job")
+            pid_obj = _get(job, _j_pids, "pids")[_get(task, _t_stage, "stage")]
+            seg_t = _as_double(_get(att, _aoff[A_SEG_T], "_seg_t"))
+            if now > seg_t:  # _advance: _work_done(att, now) booked
+                old = _get(att, _aoff[A_DEM], "_dem")
+                if old is None:
+                    sim._seq = seq
+                    done = (
+                        _get(att, _aoff[A_SEG_DONE], "_seg_done")
+                        + cl.cum_at(node_obj, pid_obj, now_obj)
+                        - _get(att, _aoff[A_C0], "_c0")
+                    )
+                    horizon = cl._horizon
+                else:
+                    memo = _get(att, _aoff[A_STEP_RATE], "_step_rate")
+                    if memo is None:
+                        memo = [-1, None, 0.0]
+                        slot_set(att, _aoff[A_STEP_RATE], memo)
+                    prog = _get(att, _aoff[A_PROG], "_prog")
+                    from_prog = False
+                    if prog is not None:
+                        pt = _item_d(prog, 0)
+                        from_prog = seg_t <= pt <= now
+                    if from_prog:  # from the last read in this segment
+                        t0 = pt
+                        base = _item_d(prog, 1)
+                    else:
+                        t0 = seg_t
+                        base = _as_double(_get(att, _aoff[A_SEG_DONE], "_seg_done"))
+                    k1 = <long long>py_floordiv(now, dt)
+                    if (
+                        k1 < horizon
+                        and k1 - <long long>py_floordiv(t0, dt) <= chunk_min
+                        and _any(old)
+                    ):
+                        hit = NULL
+                        pid = pid_obj
+                        if share and t0 < now and type(old) is tuple and len(old) == 4:
+                            for w in range(n_walked):
+                                if (
+                                    walks[w].pid == pid
+                                    and walks[w].t0 == t0
+                                    and walks[w].d[0] == _item_d(old, 0)
+                                    and walks[w].d[1] == _item_d(old, 1)
+                                    and walks[w].d[2] == _item_d(old, 2)
+                                    and walks[w].d[3] == _item_d(old, 3)
+                                ):
+                                    hit = &walks[w]
+                                    break
+                        if hit is not NULL:  # another tenant's walk, the same floats
+                            work = hit.work
+                            same_m0, same_m2 = walk_memo[hit - walks]
+                            memo[0] = same_m0
+                            memo[2] = same_m2
+                            memo[1] = old
+                        else:
+                            walk = trates.work_steps(node_obj, pid, t0, now, 0.0, old, memo)
+                            work = walk[0]
+                            if <double>walk[1] < now:
+                                sim._seq = seq
+                                work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
+                                horizon = cl._horizon
+                            elif (
+                                share and t0 < now and type(old) is tuple and len(old) == 4
+                                and n_walked < N_WALKED
+                            ):  # a whole walk: the memo holds its last step
+                                walks[n_walked].pid = pid
+                                walks[n_walked].t0 = t0
+                                walks[n_walked].d[0] = _item_d(old, 0)
+                                walks[n_walked].d[1] = _item_d(old, 1)
+                                walks[n_walked].d[2] = _item_d(old, 2)
+                                walks[n_walked].d[3] = _item_d(old, 3)
+                                walks[n_walked].work = work
+                                walk_memo.append((memo[0], memo[2]))
+                                n_walked += 1
+                    else:
+                        sim._seq = seq
+                        work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
+                        horizon = cl._horizon
+                    done = base + work
+                slot_set(att, _aoff[A_SEG_DONE], done)
+                slot_set(att, _aoff[A_SEG_T], now_obj)
+                slot_set(att, _aoff[A_PROG], None)
+            if dem is None or not _any(dem):
+                sim._seq = seq
+                sim._resolve(att, now_obj, dem)
+                seq = sim._seq
+                horizon = cl._horizon
+                continue
+            left = (
+                _as_double(_get(att, _aoff[A_WORK], "_work"))
+                - _as_double(_get(att, _aoff[A_SEG_DONE], "_seg_done"))
+            )
+            if left < 0.0:
+                left = 0.0
+            slot_set(att, _aoff[A_PROG], None)
+            slot_set(att, _aoff[A_CKPT], None)
+            # _resolve under demand: _defer, the heap economy
+            prev = _get(att, _aoff[A_SOLVE], "_solve")
+            slot_set(att, _aoff[A_DEM], dem)
+            slot_set(att, _aoff[A_END], _nan)
+            end = now + left * _item_d(speed, node_obj) * lower
+            seq += 1
+            slot_set(att, _aoff[A_SOLVE], (seq, now_obj, left))
+            if prev is not None:
+                due = _item_d(prev, 1) + _item_d(prev, 2) * _item_d(speed, node_obj) * lower
+                if end >= due:
+                    continue
+            push(end, seq, ev_solve, att)
+    finally:
+        sim._seq = seq
+    return True
