@@ -14,7 +14,9 @@ their slots (:func:`set_types`, called on ``sim_bridge._jobs``' classes at impor
 (``tests/test_tenancy_fast_paths.py``, ``tests/test_retenant_core.py``).
 """
 
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.object cimport PyObject
+
 import math
 
 from sim_bridge._cfloat cimport py_floordiv
@@ -284,3 +286,76 @@ def retenant(
     finally:
         sim._seq = seq
     return True
+
+
+def owns(list atts, dict known, object demand):
+    """``AttemptPhysics._owns``: each attempt's own demand, ``known[pid]`` for its profile
+    ``pid = a.task.job.pids[a.task.stage]``, else ``demand(pid)``, in order; None, having
+    called nothing, when an attempt, its task or job is not of the slotted types."""
+    cdef Py_ssize_t i, n = len(atts)
+    cdef list out = [None] * n
+    cdef object att, task, job, pid
+    cdef PyObject* d
+    for i in range(n):
+        att = atts[i]
+        if type(att) is not _att_type:
+            return None
+        task = _get(att, _aoff[A_TASK], "task")
+        if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
+            return None
+    for i in range(n):
+        att = atts[i]
+        task = _get(att, _aoff[A_TASK], "task")
+        job = _get(task, _t_job, "job")
+        pid = _get(job, _j_pids, "pids")[_get(task, _t_stage, "stage")]
+        d = PyDict_GetItemWithError(known, pid)  # (an error raised: ``except? NULL``)
+        if d is NULL:
+            out[i] = demand(pid)
+        else:
+            out[i] = <object>d
+    return out
+
+
+def add_each(list atts, tuple own):
+    """``[_add(a._dem, own) for a in atts]`` (``sim_bridge.world._attempts._add``: ``own``
+    where an attempt has no demand, else the sums term by term, as Python adds them); None,
+    having made nothing, when an attempt is not of the slotted type or ``own`` is not four
+    floats."""
+    cdef Py_ssize_t i, n = len(atts)
+    cdef list out = [None] * n
+    cdef object att, dem
+    cdef double o0, o1, o2, o3
+    if len(own) != 4:
+        return None
+    for i in range(4):
+        if not _float_exact(_tuple_item(own, i)):
+            return None
+    o0 = _float_value(_tuple_item(own, 0))
+    o1 = _float_value(_tuple_item(own, 1))
+    o2 = _float_value(_tuple_item(own, 2))
+    o3 = _float_value(_tuple_item(own, 3))
+    for i in range(n):
+        if type(atts[i]) is not _att_type:
+            return None
+    for i in range(n):
+        att = atts[i]
+        dem = _get(att, _aoff[A_DEM], "_dem")
+        if dem is None:
+            out[i] = own
+        elif (
+            type(dem) is tuple
+            and _tuple_size(dem) == 4
+            and _float_exact(_tuple_item(dem, 0))
+            and _float_exact(_tuple_item(dem, 1))
+            and _float_exact(_tuple_item(dem, 2))
+            and _float_exact(_tuple_item(dem, 3))
+        ):
+            out[i] = (
+                _float_value(_tuple_item(dem, 0)) + o0,
+                _float_value(_tuple_item(dem, 1)) + o1,
+                _float_value(_tuple_item(dem, 2)) + o2,
+                _float_value(_tuple_item(dem, 3)) + o3,
+            )
+        else:
+            out[i] = (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
+    return out

@@ -15,10 +15,13 @@ import random
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sim_bridge
 import sim_bridge.world._attempts as attempts_mod
 from sim_bridge import JobSpec, Workload
+from sim_bridge._jobs import Attempt
 from sim_bridge.world import others_demand, others_demand_py, sum_demand
 
 ZEROISH = [(0.0, 0.0, 0.0, 0.0), (-0.0, 0.0, -0.0, 0.0), (0.0, 1e-300, 0.0, 0.0)]
@@ -214,3 +217,71 @@ def test_the_compiled_re_solve_leaves_every_co_tenant_as_the_python_loop(
     assert repr(got) == repr(want)
     # the compiled loop remembers at most 32 walks a call, the Python one every walk
     assert walks_c >= walks_py if share else walks_c == walks_py
+
+
+_FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
+_DEMAND = st.one_of(
+    st.none(),
+    st.tuples(_FLOATS, _FLOATS, _FLOATS, _FLOATS),
+    st.sampled_from(ZEROISH + COMMON),
+)
+
+
+class _Sub(Attempt):
+    """Not the slotted type the compiled loops read: they must refuse it."""
+
+    __slots__ = ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dems=st.lists(_DEMAND, max_size=12),
+    own=st.one_of(st.tuples(_FLOATS, _FLOATS, _FLOATS, _FLOATS), st.sampled_from(COMMON)),
+)
+def test_the_compiled_added_demands_are_python_s_term_by_term(dems, own):
+    """``add_each`` against ``_add`` on each attempt, by repr (a zero's sign, NaN, inf)."""
+    add_each = getattr(attempts_mod, "_add_each_c", None)
+    if add_each is None:
+        pytest.skip("sim_bridge._retenant_core is not built")
+    atts = []
+    for i, dem in enumerate(dems):
+        a = Attempt(i, None, 0, 0, 0.0, 0.0)  # type: ignore[arg-type]
+        a._dem = dem
+        atts.append(a)
+    want = [attempts_mod._add(a._dem, own) for a in atts]
+    got = add_each(atts, own)
+    assert repr(got) == repr(want)
+    # an attempt of another type, or an own demand that is not four floats: refused
+    assert add_each([*atts, _Sub(99, None, 0, 0, 0.0, 0.0)], own) is None  # type: ignore[arg-type]
+    assert add_each(atts, (1, 0.0, 0.0, 0.0)) is None
+
+
+def test_the_compiled_own_demands_are_the_python_list(monkeypatch):
+    """``owns`` against ``_owns``' Python list at every call of a run: the same demand
+    objects, read from the profiles' dictionary or, for a profile not in it, from
+    ``demand``."""
+    owns = getattr(attempts_mod, "_owns_c", None)
+    if owns is None:
+        pytest.skip("sim_bridge._retenant_core is not built")
+    seen: list = []
+    calls = {"demand": 0}
+    real = attempts_mod.AttemptPhysics._owns
+
+    def both(self, attempts):
+        def demand(pid):  # for profiles not in the dictionary given
+            calls["demand"] += 1
+            return self._demand(pid)
+
+        with monkeypatch.context() as m:
+            m.setattr(attempts_mod, "RETENANT_IN_C", False)
+            want = real(self, attempts)
+        for known in (self._pid_demand, {}):
+            got = owns(attempts, known, demand)
+            assert got == want and all(g is w for g, w in zip(got, want, strict=True))
+        seen.append(len(attempts))
+        return got
+
+    monkeypatch.setattr(attempts_mod.AttemptPhysics, "_owns", both)
+    sim_bridge.simulate(_crowd(), nodes=1, slots=176, policy="late", progress=False)
+    assert len(seen) > 0 and max(seen) > 100
+    assert calls["demand"] == sum(seen)  # with no profile known, one call an attempt

@@ -55,9 +55,11 @@ except ImportError:  # pragma: no cover - no C compiler, or an extension built b
 try:  # the compiled co-tenants' re-solve; AttemptPhysics._retenant_py when not built
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
+    from sim_bridge._retenant_core import add_each as _add_each_c
+    from sim_bridge._retenant_core import owns as _owns_c
     from sim_bridge._retenant_core import retenant as _retenant_c
 except ImportError:  # pragma: no cover - no C compiler, or an extension built before it
-    _retenant_c = None
+    _retenant_c = _owns_c = _add_each_c = None
 
 __all__ = [
     "LOAD_TAUS",
@@ -88,8 +90,9 @@ sharing is tested against (``tests/test_tenancy_fast_paths.py``). The results, a
 attempts' rate memos, are the same bit for bit."""
 
 RETENANT_IN_C = True
-"""Run :meth:`AttemptPhysics._retenant`'s loop in C when ``sim_bridge._retenant_core`` is
-built; False: in Python (:meth:`AttemptPhysics._retenant_py`), the reference it is tested
+"""Run :meth:`AttemptPhysics._retenant`'s loop, and the own and added demands of a node's
+tenants, in C when ``sim_bridge._retenant_core`` is built; False: in Python
+(:meth:`AttemptPhysics._retenant_py`, ``_owns``' list, ``_add``), the reference it is tested
 against (``tests/test_tenancy_fast_paths.py``). The results, and the attempts' rate memos,
 are the same bit for bit."""
 
@@ -183,6 +186,15 @@ def _add(dem, own):
     if dem is None:
         return own
     return (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
+
+
+def _add_each(atts: list[Attempt], own: tuple[float, ...]) -> list[tuple[float, ...]]:
+    """``[_add(a._dem, own) for a in atts]``, in C when built (:data:`RETENANT_IN_C`)."""
+    if RETENANT_IN_C and _add_each_c is not None:
+        got = _add_each_c(atts, own)
+        if got is not None:
+            return got
+    return [_add(a._dem, own) for a in atts]
 
 
 class AttemptPhysics:
@@ -283,7 +295,7 @@ class AttemptPhysics:
                     if FAST_TENANTS:  # the newcomer loads its co-tenants
                         others = list(live.values())
                         dem = sum_demand(self._owns(others))
-                        self._retenant(others, now, [_add(o._dem, own) for o in others])
+                        self._retenant(others, now, _add_each(others, own))
                     else:
                         dem = self._demand_of(live.values())
                         for other in live.values():
@@ -342,6 +354,10 @@ class AttemptPhysics:
     def _owns(self, attempts: list[Attempt]) -> list[tuple[float, ...]]:
         """Each attempt's own demand (``_demand`` of its profile), in order."""
         known = self._pid_demand
+        if RETENANT_IN_C and _owns_c is not None:
+            got = _owns_c(attempts, known, self._demand)
+            if got is not None:
+                return got
         pids = [a.task.job.pids[a.task.stage] for a in attempts]
         return [known[p] if p in known else self._demand(p) for p in pids]
 
