@@ -1,6 +1,6 @@
-"""The engine's loop CPU over the first events of the FB-2010 day, and an A/B of two
-implementations of one part of the engine on it (shared by ``bench_heap.py`` and
-``bench_late_scan.py``)."""
+"""The engine's loop CPU over the first events of the FB-2010 day (or another replay), and an
+A/B of two implementations of one part of the engine on it (shared by ``bench_heap.py``,
+``bench_late_scan.py`` and ``bench_retenant.py``)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def fb2010_loop_cpu(
-    policy: str, n_events: int, data_dir: str | None, out: Path
+def loop_cpu(
+    workload: str,
+    nodes: int,
+    slots: int,
+    policy: str,
+    hours: float,
+    n_events: int | None,
+    data_dir: str | None,
+    out: Path,
 ) -> tuple[float, int]:
-    """Replay the FB-2010 day on 33,000 x 10 with ``policy``, streamed to ``out``, for its
-    first ``n_events`` events; return the CPU seconds of the engine's loop (from the
-    simulator's start, set-up excluded) and the events run."""
+    """Replay ``hours`` of ``workload``'s jobs on ``nodes`` x ``slots`` (fair placement) with
+    ``policy``, streamed to ``out``, for its first ``n_events`` events (None: to its end);
+    return the CPU seconds of the engine's loop (from the simulator's start, set-up
+    excluded) and the events run."""
     import sim_bridge
     from sim_bridge import _engine
 
@@ -29,12 +37,12 @@ def fb2010_loop_cpu(
     _engine.Simulator.run = timed
     try:
         sim_bridge.simulate(
-            "FB2010",
+            workload,
             policy,
             "fair",
-            nodes=33000,
-            slots=10,
-            hours=24,
+            nodes=nodes,
+            slots=slots,
+            hours=hours,
             seed=0,
             data_dir=data_dir,
             progress=False,
@@ -48,16 +56,24 @@ def fb2010_loop_cpu(
     return time.process_time() - box["t0"], box["sim"].events
 
 
+def fb2010_loop_cpu(
+    policy: str, n_events: int, data_dir: str | None, out: Path
+) -> tuple[float, int]:
+    """:func:`loop_cpu` of the FB-2010 day on 33,000 x 10 for its first ``n_events``."""
+    return loop_cpu("FB2010", 33000, 10, policy, 24, n_events, data_dir, out)
+
+
 def compare_fb2010(
     run_side: Callable[[bool, Path], tuple[float, int]],
     labels: dict[bool, str],
     what: str,
     repeat: int,
 ) -> tuple[float, float, bool]:
-    """Run both sides of an A/B on the FB-2010 day, ``repeat`` times each, interleaved:
-    ``run_side(in_c, out)`` runs the compiled side (True) or its peer (False), streamed to
-    ``out``, and returns its loop CPU and events. Prints each run (``what``: the replay, e.g.
-    ``"FB-2010 with LATE"``; ``labels``: each side's name). Returns the best loop CPU of the
+    """Run both sides of an A/B on the FB-2010 day (or another replay: ``what`` names it),
+    ``repeat`` times each, interleaved: ``run_side(in_c, out)`` runs the compiled side
+    (True) or its peer (False), streamed to ``out``, and returns its loop CPU and events.
+    Prints each run (``what``: the replay, e.g. ``"FB-2010 with LATE"``; ``labels``: each
+    side's name). Returns the best loop CPU of the
     compiled side and of the peer, and whether their first traces are equal."""
     import pyarrow.parquet as pq
 

@@ -1,0 +1,88 @@
+"""A node's co-tenants re-solved in C (``sim_bridge._retenant_core``) against the Python loop.
+
+Peer measured in the same run: ``AttemptPhysics._retenant_py`` and the Python lists of the
+tenants' own and added demands (``sim_bridge.world._attempts.RETENANT_IN_C`` off), what the
+engine ran before the compiled loop (and runs without the extensions). Printed, each side
+``--repeat`` times, interleaved, the engine's loop CPU (set-up excluded) and the ratio
+compiled / peer, and whether the two traces are equal:
+
+- Alibaba 2017's first ``--ali2017-hours`` of jobs (default 0.25: 71,049 tasks) on its
+  1,300 machines of 176 slots without speculation, to their end: each departure re-solves up
+  to 175 co-tenants, about half of the Python loop's CPU (py-spy);
+- with ``--fb2010-events N`` (0 skips it), the first N events of the FB-2010 day on
+  33,000 x 10 with LATE.
+
+Both need the data (``straggler data fetch``, or ``--data-dir ../shared/data``).
+
+Measured 2026-11-29 on the 2-core machine (two long replays running beside it, so CPU is
+process time), loop and set-up together, from ``/tmp/s17/ab.py`` (the same A/B outside the
+repo, whole process CPU):
+
+- Alibaba 0.25 h, the re-solve loop alone in C: 30.5 s -> 24.0 s (0.79x, a quiet machine);
+  with the own and added demands too: 34.8 s -> 27.0 / 25.8 s (0.76x); equal traces. This
+  script (``--repeat 1``), loop CPU only: python 31.8 s, compiled 25.0 s (0.79x), equal;
+- FB-2010 with LATE, first 400,000 events: 80.3 s -> 72.1 s (0.90x); equal traces.
+
+Run: ``.venv/bin/python bench/bench_retenant.py [--ali2017-hours 0.25] [--fb2010-events 0]
+[--data-dir DIR] [--repeat 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from _fb2010_loop import compare_fb2010, loop_cpu
+
+
+def _side(in_c: bool, run) -> tuple[float, int]:
+    from sim_bridge.world import _attempts
+
+    _attempts.RETENANT_IN_C = in_c
+    return run()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ali2017-hours", type=float, default=0.25, help="0 skips it (0.25)")
+    ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding the traces")
+    ap.add_argument("--repeat", type=int, default=2, help="engine runs of each side (2)")
+    args = ap.parse_args()
+
+    from sim_bridge.world import _attempts
+
+    if _attempts._retenant_c is None:
+        sys.exit("bench_retenant: the extension sim_bridge._retenant_core is not built")
+    labels = {True: "compiled", False: "python (peer)"}
+    cases = []
+    if args.ali2017_hours:
+        cases.append(
+            (
+                f"Alibaba 2017 first {args.ali2017_hours:g} h, none, 1,300 x 176",
+                lambda out: loop_cpu(
+                    "ALI2017", 1300, 176, "none", args.ali2017_hours, None, args.data_dir, out
+                ),
+            )
+        )
+    if args.fb2010_events:
+        cases.append(
+            (
+                f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10",
+                lambda out: loop_cpu(
+                    "FB2010", 33000, 10, "late", 24, args.fb2010_events, args.data_dir, out
+                ),
+            )
+        )
+    for what, run in cases:
+        c, p, same = compare_fb2010(
+            lambda in_c, out, run=run: _side(in_c, lambda: run(out)), labels, what, args.repeat
+        )
+        print(
+            f"{what}, loop CPU (best of {args.repeat}): python (peer) {p:.1f} s, compiled "
+            f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
+        )
+
+
+if __name__ == "__main__":
+    main()
