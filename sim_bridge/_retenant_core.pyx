@@ -316,16 +316,16 @@ def owns(list atts, dict known, object demand):
     return out
 
 
-def add_each(list atts, tuple own):
+def add_each(list atts, object own):
     """``[_add(a._dem, own) for a in atts]`` (``sim_bridge.world._attempts._add``: ``own``
     where an attempt has no demand, else the sums term by term, as Python adds them); None,
-    having made nothing, when an attempt is not of the slotted type or ``own`` is not four
-    floats."""
+    having made nothing, when an attempt is not of the slotted type or ``own`` is not a
+    tuple of four floats."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
     cdef object att, dem
     cdef double o0, o1, o2, o3
-    if len(own) != 4:
+    if type(own) is not tuple or _tuple_size(own) != 4:
         return None
     for i in range(4):
         if not _float_exact(_tuple_item(own, i)):

@@ -254,6 +254,7 @@ def test_the_compiled_added_demands_are_python_s_term_by_term(dems, own):
     # an attempt of another type, or an own demand that is not four floats: refused
     assert add_each([*atts, _Sub(99, None, 0, 0, 0.0, 0.0)], own) is None  # type: ignore[arg-type]
     assert add_each(atts, (1, 0.0, 0.0, 0.0)) is None
+    assert add_each(atts, list(own)) is None
 
 
 def test_the_compiled_own_demands_are_the_python_list(monkeypatch):
