@@ -144,15 +144,15 @@ def retenant(
     (one each; ``now_obj`` the clock) for the cluster ``cl``, its ``trates`` and the nodes'
     ``speed``; ``push`` is the heap's, ``chunk_min`` the longest walk done inline, ``share``
     whether co-tenants share walks, ``lower`` and ``ev_solve`` the deferral's factor and
-    event kind. ``sim._seq`` is read and written as the Python loop does (written back before
-    every call out). Returns False, having changed nothing, when an attempt, its task or
+    event kind. ``sim._seq`` is counted here as the Python loop counts it, and written back
+    before each re-solve it leaves to ``sim._resolve`` (read again after) and at the end. Returns False, having changed nothing, when an attempt, its task or
     job is not of the slotted types, or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef object att, dem, task, job, pid_obj, node_obj, old, memo, prog, prev, same_m0
     cdef object same_m2
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due
-    cdef bint from_prog
+    cdef bint from_prog, in_resolve = False
     cdef long long k1, pid, seq, horizon
     cdef Walk walks[N_WALKED]
     cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
@@ -180,7 +180,6 @@ def retenant(
             if now > seg_t:  # _advance: _work_done(att, now) booked
                 old = _get(att, _aoff[A_DEM], "_dem")
                 if old is None:
-                    sim._seq = seq
                     done = (
                         _get(att, _aoff[A_SEG_DONE], "_seg_done")
                         + cl.cum_at(node_obj, pid_obj, now_obj)
@@ -233,7 +232,6 @@ def retenant(
                             walk = trates.work_steps(node_obj, pid, t0, now, 0.0, old, memo)
                             work = walk[0]
                             if <double>walk[1] < now:
-                                sim._seq = seq
                                 work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
                                 horizon = cl._horizon
                             elif (
@@ -250,7 +248,6 @@ def retenant(
                                 walk_memo.append((memo[0], memo[2]))
                                 n_walked += 1
                     else:
-                        sim._seq = seq
                         work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
                         horizon = cl._horizon
                     done = base + work
@@ -259,7 +256,9 @@ def retenant(
                 slot_set(att, _aoff[A_PROG], None)
             if dem is None or not _any(dem):
                 sim._seq = seq
+                in_resolve = True
                 sim._resolve(att, now_obj, dem)
+                in_resolve = False
                 seq = sim._seq
                 horizon = cl._horizon
                 continue
@@ -284,7 +283,8 @@ def retenant(
                     continue
             push(end, seq, ev_solve, att)
     finally:
-        sim._seq = seq
+        if not in_resolve:  # (a re-solve that raised has left its own count)
+            sim._seq = seq
     return True
 
 
