@@ -314,7 +314,9 @@ def plot(paths: list[Path], png: Path) -> None:
             if run["workload"] != w or not s:
                 continue
             colour = f"C{i}"
-            label = f"{run['policy']}" + ("" if log["end"] else " (incomplete)")
+            label = f"{run['policy']}, {run['hours']:g} h of jobs" + (
+                "" if log["end"] else " (incomplete)"
+            )
             h = [r["sim_h"] for r in s]
             last_h = max(last_h, h[-1])
             ax_m.plot(h, [r["rss_mb"] / 1024 for r in s], color=colour, label=f"{label}: RSS")
