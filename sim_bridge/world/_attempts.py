@@ -422,9 +422,9 @@ class AttemptPhysics:
         with LATE 80%.
 
         The loop runs in C (``sim_bridge._retenant_core.retenant``: the fields read and
-        written in the attempts' slots) when it is built and :data:`RETENANT_IN_C` is on,
-        else in Python (:meth:`_retenant_py`, its reference: the same operations in the same
-        order)."""
+        written in the attempts' slots, :meth:`_due` inlined) when it is built,
+        :data:`RETENANT_IN_C` is on and :meth:`_due` is not replaced, else in Python
+        (:meth:`_retenant_py`, its reference: the same operations in the same order)."""
         from sim_bridge._cluster import _CHUNK_MIN  # (a module-level import would be circular)
 
         cl = self.cluster
@@ -437,6 +437,7 @@ class AttemptPhysics:
         if (
             RETENANT_IN_C
             and _retenant_c is not None
+            and type(self)._due is _BASE_DUE  # (the compiled loop inlines it)
             and _retenant_c(
                 self,
                 atts,
@@ -709,3 +710,7 @@ class AttemptPhysics:
                 )
             med = cached
         (self._truth if rec is None else rec).extend((task.work * mult, mult, 1.0 / r_now, med))
+
+
+#: the deferral's due time the compiled re-solve inlines (a replaced one sends it to Python)
+_BASE_DUE = AttemptPhysics._due
