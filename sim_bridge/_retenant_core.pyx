@@ -118,6 +118,18 @@ cdef inline bint _any(object demand) except -1:
     return any(demand)
 
 
+cdef bint _all_slotted(list atts) except -1:
+    """Whether every attempt of ``atts``, its task and its job are of the slotted types."""
+    cdef object att, task
+    for att in atts:
+        if type(att) is not _att_type:
+            return False
+        task = _get(att, _aoff[A_TASK], "task")
+        if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
+            return False
+    return True
+
+
 cdef struct Walk:
     long long pid
     double t0
@@ -157,15 +169,8 @@ def retenant(
     cdef Walk walks[N_WALKED]
     cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
     cdef Walk* hit
-    if len(dems) != n:
+    if len(dems) != n or not _all_slotted(atts):
         return False
-    for i in range(n):
-        att = atts[i]
-        if type(att) is not _att_type:
-            return False
-        task = _get(att, _aoff[A_TASK], "task")
-        if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
-            return False
     seq = sim._seq
     horizon = cl._horizon
     try:
@@ -296,13 +301,8 @@ def owns(list atts, dict known, object demand):
     cdef list out = [None] * n
     cdef object att, task, job, pid
     cdef PyObject* d
-    for i in range(n):
-        att = atts[i]
-        if type(att) is not _att_type:
-            return None
-        task = _get(att, _aoff[A_TASK], "task")
-        if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
-            return None
+    if not _all_slotted(atts):
+        return None
     for i in range(n):
         att = atts[i]
         task = _get(att, _aoff[A_TASK], "task")
