@@ -25,8 +25,6 @@ from sim_bridge._slots cimport (
     _float_value,
     _list_item,
     _list_size,
-    _long_exact,
-    _long_value,
     _tuple_item,
     _tuple_size,
     slot_offsets,
