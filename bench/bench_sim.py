@@ -551,6 +551,44 @@ and wall time is longer:
 - The FB-2009 day with LATE (600 x 2, FIFO; ``bench/results/FB2009_late.jsonl``): 26 s of CPU
   with a replay beside it, 451,698 events, peak 228 MB (goal 300 MB).
 
+Measured on 2026-11-29 (one or two long replays beside each run, CPU is process time):
+
+- A node's co-tenants are re-solved in C (``sim_bridge._retenant_core``: ``retenant``, and
+  the tenants' own and added demands, ``owns`` and ``add_each``; ``RETENANT_IN_C`` off runs
+  the Python loop, their reference; the same traces, and after every re-solve the same
+  fields of every co-tenant, in ``tests/test_tenancy_fast_paths.py``).
+  ``bench/bench_retenant.py`` (Alibaba 2017's first 0.25 h without speculation, loop CPU):
+  python 31.8 s, compiled 25.0 s (0.79x), equal traces. Whole process (``/tmp/s17/ab.py``):
+  30.5 -> 24.0 s with the re-solve alone, 34.8 -> 27.0 / 25.8 s with the demands too (a
+  loaded machine); FB-2010 with LATE, first 400,000 events, 80.3 -> 72.1 s (0.90x). Not
+  measurable on the LATE day: to 6 h 770 s of CPU (``bench_day.py --until 6``, code
+  5f53dd8), against 711 s for cc305d2 on 2026-11-28 under another load; its scan, not the
+  re-solve, is its cost. Prefetching the attempts' objects in LATE's compiled scan was tried
+  and left out: 65 -> 59 ms a scan of 86,948 running attempts at 1.5 h (~4% of the run).
+- The FB-2009 day with LATE: 23 s of CPU, 451,698 events, peak 229 MB (as before).
+- Alibaba 2017's first 4 hours' jobs (2,365 jobs, 2,293,053 tasks: 22% of the table) without
+  speculation on 1,300 x 176 (code 1737da4, ``bench_day.py --workload ALI2017 --policy none
+  --hours 4``; ``bench/results/ALI2017_none_4h.jsonl``): 1 h 80 s / 737 MB; 4 h 479 s /
+  0.56M events / 1,743 jobs live / 1,321 MB; 6 h 736 s / 1,349 MB peak; 24 h 1,752 s / 1.69M
+  events / 978 jobs live / peak 1,434 MB; stopped (SIGTERM) at 30.4 h in its drain with 890
+  jobs live: 1,915 s, peak **1,434 MB**, peak 24 h / 6 h 1.06. The same run on the code
+  before the compiled re-solve (cc62b5c): 1 h 99 s, 2 h 277 s, 4 h 609 s (0.79x the CPU at
+  4 h now, under different loads beside them).
+- Alibaba 2017, the whole table (11,644 jobs, 10,214,275 tasks) without speculation on
+  1,300 x 176 (code 1737da4, ``bench_day.py --workload ALI2017 --policy none --hours 18``;
+  ``bench/results/ALI2017_none_full.jsonl``; other replays and the test suite beside it for
+  part of its run): 1 h 79 s / 807 MB; 6 h 870 s / 0.81M events / 2,322 jobs
+  live / 1,722 MB; 12 h 2,152 s / 1.59M / 4,163 / 2,584 MB peak; 16 h 3,714 s / 2.17M /
+  6,149 / 3,632 MB; every job arrived by 17.9 h; stopped (SIGTERM) at 18.2 h with 5,812 jobs
+  live: 4,598 s of CPU, 2.49M events, **peak 3,743 MB**. CPU grows ~470 s a simulated hour
+  at the end of the arrivals; its drain would be hours more.
+- Alibaba's simulated tasks run far longer than the trace's (a world-model question, not
+  changed here): in the first 0.25 h in memory, an attempt's ``duration / input_work`` is
+  28x at the median, 52x at the 90th percentile, 121x at the 99th (8.5x, 19x, 74x with
+  ``interference=0``); the trace's task groups of those jobs end within 1.1 h of their
+  creation (median 1.5 minutes), the simulated attempts at 0.74 h median, 17 h at the 99th
+  percentile, and the run ends at 206 h.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
