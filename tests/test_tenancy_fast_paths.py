@@ -6,7 +6,9 @@ inline) and ``others_demand`` sums each tenant's others' demands in C; with
 ``sim_bridge.world._attempts.FAST_TENANTS`` off the engine makes one ``_advance`` and one
 ``_resolve`` call per co-tenant and one ``sum_demand`` of the others each. The oracle is that
 path: the same runs, in memory and streamed, must give ``DataFrame.equals`` tables, on nodes
-of a few slots and of 176 (Alibaba 2017's machines, up to 175 co-tenants).
+of a few slots and of 176 (Alibaba 2017's machines, up to 175 co-tenants). The fused loop runs
+compiled (``sim_bridge._retenant_core``) and in Python (``RETENANT_IN_C`` off), and the
+compiled one must also leave every co-tenant's fields as the Python one does.
 """
 
 from __future__ import annotations
