@@ -162,7 +162,8 @@ def retenant(
     cdef object same_m2
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due
-    cdef bint from_prog, in_resolve = False
+    cdef bint from_prog, keyable, in_resolve = False
+    cdef double od[4]  # a keyable demand's four terms
     cdef long long k1, pid, seq, horizon
     cdef Walk walks[N_WALKED]
     cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
@@ -213,15 +214,21 @@ def retenant(
                     ):
                         hit = NULL
                         pid = pid_obj
-                        if share and t0 < now and type(old) is tuple and len(old) == 4:
+                        # a walk another tenant may share: its key (pid, t0, the demand's terms)
+                        keyable = (
+                            share and t0 < now and type(old) is tuple and _tuple_size(old) == 4
+                        )
+                        if keyable:
+                            for w in range(4):
+                                od[w] = _item_d(old, w)
                             for w in range(n_walked):
                                 if (
                                     walks[w].pid == pid
                                     and walks[w].t0 == t0
-                                    and walks[w].d[0] == _item_d(old, 0)
-                                    and walks[w].d[1] == _item_d(old, 1)
-                                    and walks[w].d[2] == _item_d(old, 2)
-                                    and walks[w].d[3] == _item_d(old, 3)
+                                    and walks[w].d[0] == od[0]
+                                    and walks[w].d[1] == od[1]
+                                    and walks[w].d[2] == od[2]
+                                    and walks[w].d[3] == od[3]
                                 ):
                                     hit = &walks[w]
                                     break
@@ -237,16 +244,12 @@ def retenant(
                             if <double>walk[1] < now:
                                 work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
                                 horizon = cl._horizon
-                            elif (
-                                share and t0 < now and type(old) is tuple and len(old) == 4
-                                and n_walked < N_WALKED
-                            ):  # a whole walk: the memo holds its last step
+                            elif keyable and n_walked < N_WALKED:
+                                # a whole walk: the memo holds its last step
                                 walks[n_walked].pid = pid
                                 walks[n_walked].t0 = t0
-                                walks[n_walked].d[0] = _item_d(old, 0)
-                                walks[n_walked].d[1] = _item_d(old, 1)
-                                walks[n_walked].d[2] = _item_d(old, 2)
-                                walks[n_walked].d[3] = _item_d(old, 3)
+                                for w in range(4):
+                                    walks[n_walked].d[w] = od[w]
                                 walks[n_walked].work = work
                                 walk_memo.append((memo[0], memo[2]))
                                 n_walked += 1
