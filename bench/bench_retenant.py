@@ -21,6 +21,7 @@ repo, whole process CPU):
 - Alibaba 0.25 h, the re-solve loop alone in C: 30.5 s -> 24.0 s (0.79x, a quiet machine);
   with the own and added demands too: 34.8 s -> 27.0 / 25.8 s (0.76x); equal traces. This
   script (``--repeat 1``), loop CPU only: python 31.8 s, compiled 25.0 s (0.79x), equal;
+  after the walk's key is read once a tenant (5b929b1): 31.2 s, 23.5 s (0.75x), equal;
 - FB-2010 with LATE, first 400,000 events: 80.3 s -> 72.1 s (0.90x); equal traces.
 
 Run: ``.venv/bin/python bench/bench_retenant.py [--ali2017-hours 0.25] [--fb2010-events 0]
