@@ -21,6 +21,8 @@ from libc.math cimport isfinite
 
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._slots cimport (
+    Py_INCREF,
+    Py_XDECREF,
     _float_exact,
     _float_value,
     _list_item,
@@ -29,8 +31,24 @@ from sim_bridge._slots cimport (
     _long_value,
     _tuple_item,
     _tuple_size,
+    slot_ptr,
     slot_set,
 )
+
+
+cdef extern from "Python.h":
+    bint _tuple_exact "PyTuple_CheckExact"(PyObject* o)
+    Py_ssize_t _refcnt "Py_REFCNT"(PyObject* o)
+    void _tuple_set_item "PyTuple_SET_ITEM"(PyObject* t, Py_ssize_t i, PyObject* o)
+
+
+cdef extern from *:
+    """
+    static inline void straggler_float_set(PyObject* f, double x) {
+        ((PyFloatObject*)f)->ob_fval = x;
+    }
+    """
+    void _float_set "straggler_float_set"(PyObject* f, double x)
 from sim_bridge._slots cimport slot_offsets as _slot_offsets
 
 
@@ -164,6 +182,43 @@ cdef inline void _set_prog(object a, bint fast, object value) except *:
         a._prog = value
 
 
+cdef inline void _book_prog(object a, bint fast, object now_obj, double done) except *:
+    """``a._prog = (now_obj, done)``: a read's new last read.
+
+    When the attempt's current ``_prog`` is a pair that nothing else references (the
+    attempt's slot holds the only reference to it, and it the only one to its float), the
+    pair is rewritten in place, not replaced: no reader can tell (no other reference sees
+    the old values), and a scan then allocates no pair and no float per attempt, nor frees
+    the old ones (with their GC passes, a fifth of a LATE scan's CPU). The caller must hold
+    no reference to the old pair."""
+    cdef PyObject* p
+    cdef PyObject* old
+    if fast:
+        p = slot_ptr(a, _off[F_PROG])
+        if p is not NULL and _tuple_exact(p) and _refcnt(p) == 1 and _tuple_size(<object>p) == 2:
+            old = _tuple_item(<object>p, 1)
+            if _float_exact(old) and _refcnt(old) == 1:
+                _float_set(old, done)
+            else:
+                _tuple_put(p, 1, done)
+            old = _tuple_item(<object>p, 0)
+            if old != <PyObject*>now_obj:
+                Py_INCREF(<PyObject*>now_obj)
+                _tuple_set_item(p, 0, <PyObject*>now_obj)
+                Py_XDECREF(old)
+            return
+    _set_prog(a, fast, (now_obj, done))
+
+
+cdef void _tuple_put(PyObject* t, Py_ssize_t i, double x) except *:
+    """Item ``i`` of the tuple ``t`` (held by one reference) becomes the float ``x``."""
+    cdef object f = x
+    cdef PyObject* old = _tuple_item(<object>t, i)
+    Py_INCREF(<PyObject*>f)
+    _tuple_set_item(t, i, <PyObject*>f)
+    Py_XDECREF(old)
+
+
 cdef inline bint _any(object demand):
     """``any(demand)`` for a tuple of floats (NaN counts as true, as in Python)."""
     cdef object x
@@ -248,7 +303,8 @@ cdef class _Reader:
                         done = _fitem(prog, 1) + (0.0 + _fitem(memo, 2) * self.seen_gap)
                     else:
                         done = _fitem(prog, 1) + 0.0
-                    _set_prog(a, fast, (self.now_obj, done))
+                    prog = None  # the pair's one reference is now the attempt's
+                    _book_prog(a, fast, self.now_obj, done)
                     frac = done / work
                     engine = False
             if engine and self.walk_here and _any(dem):
@@ -276,7 +332,8 @@ cdef class _Reader:
                         walked = <double>walk[1] >= now  # else it stopped short
                     if walked:
                         done = base + total
-                        _set_prog(a, fast, (self.now_obj, done))
+                        prog = None  # the pair's one reference is now the attempt's
+                        _book_prog(a, fast, self.now_obj, done)
                         frac = done / work
                         engine = False
             if engine:

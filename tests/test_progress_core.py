@@ -9,6 +9,8 @@
 * Whole runs with the compiled loop equal runs with the Python loop (tables and events),
   streamed and in memory: the loop also books each read under demand (``_prog``), which
   later reads go on from.
+* The compiled loop rewrites an attempt's last-read pair in place only when nothing else
+  holds it: a pair, or its float, held elsewhere keeps its values.
 * LATE's scan in C (``late_scan``) ranks, at every scan, the same attempts with the same
   estimates as the Python scan (``LATE._ranked_py``) and books the same reads; runs with
   either are equal.
@@ -64,7 +66,7 @@ def _save(a) -> tuple:
 
 def _restore(a, saved: tuple) -> None:
     prog, memo, contents = saved
-    a._prog = prog  # a tuple: replaced by a read, never changed
+    a._prog = prog  # a pair held here: a read replaces it (it rewrites only unheld pairs)
     a._step_rate = memo
     if memo is not None:  # a list the reads update in place
         memo[:] = contents
@@ -238,3 +240,47 @@ def test_late_scan_leaves_numpys_cases_to_the_python_percentile(q, numpys, monke
     monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
     slow = sim_bridge.simulate(make(), LATE(slow_task_threshold=q), seed=3, progress=False, **kw)
     assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)
+
+
+class _HoldsReads(LATE):
+    """LATE that, before each scan, holds a reference to the last-read pair of one running
+    attempt in three and to the float of another in three (their values noted), reads every
+    running attempt through the compiled loop, and checks what was held kept its values
+    while each attempt read under demand booked a new last read at the clock."""
+
+    name = "_holds_last_reads"
+
+    def reset(self) -> None:
+        super().reset()
+        self.held_ = self.booked_ = 0
+
+    def on_tick(self, view):
+        atts = list(view.running_attempts())
+        before = [_branch(view, a) for a in atts]
+        held: list = []  # the only other references to what they hold
+        for i, a in enumerate(atts):
+            if a._prog is not None and i % 3 != 2:
+                obj = a._prog if i % 3 == 0 else a._prog[1]
+                held.append((obj, repr(obj)))
+        obj = None
+        view._progress_list(atts)
+        for obj, was in held:
+            assert repr(obj) == was
+        for a, b in zip(atts, before, strict=True):
+            if b in ("inline", "engine") and a.state == A_RUNNING:
+                assert a._prog is not None and a._prog[0] == view.now
+                self.booked_ += 1
+        self.held_ += len(held)
+        return super().on_tick(view)
+
+
+def test_a_read_rewrites_no_last_read_held_elsewhere(monkeypatch):
+    make, kw = CASES["crowded"]
+    pol = _HoldsReads()
+    held = sim_bridge.simulate(make(), pol, seed=4, progress=False, **kw)
+    assert pol.held_ > 100 and pol.booked_ > 100
+    # the same run with every read in Python (new pairs every time) is the same run
+    monkeypatch.setattr(view_mod, "PROGRESS_IN_C", False)
+    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
+    slow = sim_bridge.simulate(make(), _HoldsReads(), seed=4, progress=False, **kw)
+    assert held.tasks.equals(slow.tasks) and held.jobs.equals(slow.jobs)
