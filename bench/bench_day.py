@@ -3,13 +3,14 @@ simulated clock goes, against the production-scale goals; a JSONL log and a PNG.
 
 The replay is ``sim_bridge.simulate(..., trace_sink=...)`` in this process, after
 :func:`sim_bridge.lean_allocators` (what ``straggler simulate --stream`` runs). A thread reads
-the running simulator every ``--every`` seconds of wall time (its clock, events, jobs alive;
-the loop itself is not touched) and this process's RSS and peak RSS, so the figures are the
-whole process's, set-up included. Each sample is one line of ``OUT/<workload>_<policy>.jsonl``
-as it is taken; the file is ``.jsonl.part`` until the replay returns, and only then gets its
-last line, ``"kind": "end"``, and its final name. The end line's ``stopped`` is None for a
-replay that ran to its end, else why it stopped (``--until``, or Ctrl-C or SIGTERM, which a
-streamed replay turns into a clean stop); a process killed outright leaves the ``.part``.
+the running simulator every ``--every`` seconds of wall time (its clock, events, jobs alive,
+their tasks, the attempts running; the loop itself is not touched) and this process's RSS
+and peak RSS, so the figures are the whole process's, set-up included. Each sample is one
+line of ``OUT/<workload>_<policy>.jsonl`` as it is taken; the file is ``.jsonl.part`` until
+the replay returns, and only then gets its last line, ``"kind": "end"``, and its final name.
+The end line's ``stopped`` is None for a replay that ran to its end, else why it stopped
+(``--until``, or Ctrl-C or SIGTERM, which a streamed replay turns into a clean stop); a
+process killed outright leaves the ``.part``.
 
 The peers are the goals of the production-scale issue, printed as ratios: the FB-2010 day with
 LATE in under 10 minutes of CPU and under 4 GB of peak RSS, the FB-2009 day under 300 MB, and
@@ -160,6 +161,10 @@ def replay(args: argparse.Namespace) -> Path:
                 "events": s.events,
                 "jobs_arrived": s.n_arrived,
                 "jobs_live": len(s._active),
+                # what a live job holds: all its tasks (list() of the values is one C call,
+                # atomic under the GIL against the engine's thread)
+                "tasks_live": sum(j.n_tasks for j in list(s._active.values())),
+                "attempts_running": s.cluster.n_nodes * s.cluster.slots - s._n_free,
                 "rss_mb": _rss_mb(),
                 "peak_rss_mb": _peak_mb(),
             }
@@ -291,6 +296,19 @@ def _report(log: dict) -> None:
         print(
             f"{name} peak RSS {at} / at 6 h: {d24 / six:.2f} (goal <= {GOAL_FLAT:g}; "
             f"{six:,.0f} -> {d24:,.0f} MB)"
+        )
+    with_tasks = [r for r in samples if r.get("tasks_live") is not None and r["sim_h"] >= 1.0]
+    if len(with_tasks) >= 10:  # logs from 2026-11-29 (b) on: does memory follow the work alive?
+        import numpy as np
+
+        x = np.array([r["tasks_live"] for r in with_tasks], dtype=float)
+        y = np.array([r["rss_mb"] for r in with_tasks])
+        slope, fixed = np.polyfit(x, y, 1)
+        r2 = 1.0 - float(np.sum((y - (fixed + slope * x)) ** 2) / np.sum((y - y.mean()) ** 2))
+        print(
+            f"{name} RSS against the tasks of the live jobs (least squares over "
+            f"{len(x)} samples from 1 h on): {fixed:,.0f} MB + {slope * 1024:.2f} KB a task, "
+            f"R^2 {r2:.2f}; tasks live {x.min():,.0f} to {x.max():,.0f}"
         )
 
 

@@ -18,6 +18,12 @@ day replay on the other core), loop CPU:
   once the progress reads also read their memos in place and book ``_prog`` in its slot;
 - equal traces every time (452,254 rows at 1.2M events).
 
+Measured 2026-11-29 (b), the reads' last-read pairs rewritten in place when nothing else
+holds them (no pair or float allocated, nor the old ones freed, per read), against a copy
+of the commit before (3bae583), the two run side by side (``/tmp/s18/ab.sh``, outside the
+repo): the first 600,000 events, 96.8 / 100.6 -> 88.7 / 93.8 s of loop CPU (two pairs);
+the LATE day to 6 h (``bench_day.py --until 6``) 680 -> 623 s of CPU; equal traces.
+
 Run: ``.venv/bin/python bench/bench_late_scan.py [--events 300000] [--data-dir DIR]
 [--repeat 1]``
 """
