@@ -332,7 +332,7 @@ def plot(paths: list[Path], png: Path) -> None:
             if run["workload"] != w or not s:
                 continue
             colour = f"C{i}"
-            label = f"{run['policy']}, {run['hours']:g} h of jobs" + (
+            label = f"{run['policy']}, {run['hours']:g} h of jobs, {run['commit']}" + (
                 "" if log["end"] else " (incomplete)"
             )
             h = [r["sim_h"] for r in s]
