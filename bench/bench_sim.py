@@ -589,6 +589,44 @@ Measured on 2026-11-29 (one or two long replays beside each run, CPU is process 
   creation (median 1.5 minutes), the simulated attempts at 0.74 h median, 17 h at the 99th
   percentile, and the run ends at 206 h.
 
+Measured on 2026-11-29 (b) (the runs in pairs, side by side on the two cores):
+
+- A progress read rewrites the attempt's last-read pair in place when nothing else holds it
+  (``_progress_core._book_prog``): no pair or float allocated, and no old ones freed, per
+  read. FB-2010 with LATE, the first 600,000 events (loop CPU, two pairs against a copy of
+  3bae583): 96.8 / 100.6 -> 88.7 / 93.8 s; the day to 6 h (``bench_day.py --until 6``):
+  680 -> 623 s of CPU, peak 2,289 MB; equal traces. Prefetching the attempts' objects in the
+  scan (three stages ahead) was tried again on top of it and was slower (83-85 -> 89-94 s).
+- LATE's scan, counted at every 20th scan of the first three hours: per scan 127 / 403 / 443
+  jobs alive, 52,603 / 77,712 / 60,246 running attempts, of which 49,139 / 74,133 / 56,030
+  are read (their jobs may yield a candidate), 29 / 48 / 41 ms a scan: 0.6 us a read, 31 /
+  38 / 43% of the hour's CPU. Every read is needed: it books the attempt's last read, which
+  later reads and re-solves go on from, so skipping one would change the trace.
+- The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none --until
+  24.05``, code 9323745, ``bench/results/FB2010_none_24h.jsonl``; the LATE day beside it):
+  1 h 40 s / 1,131 MB; 6 h 199 s / 3.25M events / 715 jobs live / 1,421 MB (peak 1,580);
+  24 h **1,161 s** / 16.42M events / 1,230 jobs live / 2,677 MB (peak 2,731). The samples now
+  carry the tasks of the live jobs: 2.92M at 6 h, 8.46M at 24 h. RSS against them, least
+  squares over 114 samples from 1 h on: 849 MB + 0.20 KB a task, R^2 0.92. Memory follows
+  the work alive; the live work nearly triples from 6 to 24 h on this trace, and so the
+  peak's 1.73 ratio.
+- A drain's CPU is the contention paths: the old run without speculation
+  (``FB2010_none.jsonl``) spent 1,175 s of CPU from 51 to 747 simulated hours on 428 events.
+  On 33,000 nodes a day-block is drawn in six parts and each part draws the whole block's
+  stream again (exact, by design); timed alone, a part is ~3.2 s of normal draws and ~0.7 s
+  of filtering. Drawing only a part's steps needs each row's generator state at the part's
+  start (the ziggurat uses a variable count of words a normal), i.e. numpy's C bit-generator
+  API in an extension; not built.
+- The world's background alone stretches every workload (no co-tenant, mean node): on
+  1,300 nodes a day of the default paths has median levels cpu 0.33, mem 0.90, disk 0.05,
+  net 0.36, so the mem response is 6.1 at the median. The median stretch (``1 + kappa *
+  sum(sensitivity * response)``) of each profile: FB2009 map 2.09, reduce 3.19; FB2010 map
+  3.79, reduce 6.75; ALI2017 7.78; SYN map 2.97, reduce 3.69. The fitted Alibaba 2018 memory
+  level is an occupancy, and the queueing response reads it as a load; that is why Alibaba's
+  tasks run ~8x their work with no co-tenant. A question for the world model (issue 11),
+  not changed here. (``Cluster(1300, 176, keep_paths=True)``: ``_levels`` and
+  ``_block_rate`` of each ``PROFILES`` entry.)
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the

@@ -34,8 +34,10 @@ from sim_bridge._slots cimport (
     slot_ptr,
     slot_set,
 )
+from sim_bridge._slots cimport slot_offsets as _slot_offsets
 
 
+# a last-read pair rewritten in place (``_book_prog``)
 cdef extern from "Python.h":
     bint _tuple_exact "PyTuple_CheckExact"(PyObject* o)
     Py_ssize_t _refcnt "Py_REFCNT"(PyObject* o)
@@ -49,7 +51,6 @@ cdef extern from *:
     }
     """
     void _float_set "straggler_float_set"(PyObject* f, double x)
-from sim_bridge._slots cimport slot_offsets as _slot_offsets
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
@@ -189,8 +190,8 @@ cdef inline void _book_prog(object a, bint fast, object now_obj, double done) ex
     attempt's slot holds the only reference to it, and it the only one to its float), the
     pair is rewritten in place, not replaced: no reader can tell (no other reference sees
     the old values), and a scan then allocates no pair and no float per attempt, nor frees
-    the old ones (with their GC passes, a fifth of a LATE scan's CPU). The caller must hold
-    no reference to the old pair."""
+    the old ones (with their GC passes, about a quarter of a LATE scan's CPU). The caller
+    must hold no reference to the old pair."""
     cdef PyObject* p
     cdef PyObject* old
     if fast:
