@@ -602,6 +602,13 @@ Measured on 2026-11-29 (b) (the runs in pairs, side by side on the two cores):
   are read (their jobs may yield a candidate), 29 / 48 / 41 ms a scan: 0.6 us a read, 31 /
   38 / 43% of the hour's CPU. Every read is needed: it books the attempt's last read, which
   later reads and re-solves go on from, so skipping one would change the trace.
+- The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
+  code 9323745, ``bench/results/FB2010_late.jsonl``; the day without speculation beside it):
+  1 h 70 s / 1,166 MB; 6 h 576 s / 3.28M events / 492 jobs and 1.90M tasks live / peak
+  2,312 MB; 24 h **3,566 s** (59 min) / 16.57M events / 588 jobs and 2.99M tasks live / peak
+  **3,212 MB** (3,267 MB at its stop, 24.08 h). RSS against the live tasks: 946 MB + 0.69 KB
+  a task, R^2 0.90 (360 samples). The 2026-11-28 log of cc305d2 said 4,693 s to 24 h under a
+  heavier load; the controlled comparison is the A/B above.
 - The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none --until
   24.05``, code 9323745, ``bench/results/FB2010_none_24h.jsonl``; the LATE day beside it):
   1 h 40 s / 1,131 MB; 6 h 199 s / 3.25M events / 715 jobs live / 1,421 MB (peak 1,580);
