@@ -73,8 +73,8 @@ def compare_fb2010(
     ``repeat`` times each, interleaved: ``run_side(in_c, out)`` runs the compiled side
     (True) or its peer (False), streamed to ``out``, and returns its loop CPU and events.
     Prints each run (``what``: the replay, e.g. ``"FB-2010 with LATE"``; ``labels``: each
-    side's name). Returns the best loop CPU of the
-    compiled side and of the peer, and whether their first traces are equal."""
+    side's name). Returns the best loop CPU of the compiled side and of the peer, and whether
+    their first traces are equal."""
     import pyarrow.parquet as pq
 
     cpu: dict[bool, list[float]] = {True: [], False: []}

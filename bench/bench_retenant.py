@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from _fb2010_loop import compare_fb2010, loop_cpu
+from _fb2010_loop import compare_fb2010, fb2010_loop_cpu, loop_cpu
 
 
 def _side(in_c: bool, run) -> tuple[float, int]:
@@ -70,9 +70,7 @@ def main() -> None:
         cases.append(
             (
                 f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10",
-                lambda out: loop_cpu(
-                    "FB2010", 33000, 10, "late", 24, args.fb2010_events, args.data_dir, out
-                ),
+                lambda out: fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out),
             )
         )
     for what, run in cases:

@@ -11,7 +11,7 @@ same IEEE operations in the same order (no fused multiply-add: ``-ffp-contract=o
 same calls for what it does not do itself -- on the attempts' fields read and written in
 their slots (:func:`set_types`, called on ``sim_bridge._jobs``' classes at import).
 ``AttemptPhysics._retenant_py`` is the reference it is tested against
-(``tests/test_tenancy_fast_paths.py``, ``tests/test_retenant_core.py``).
+(``tests/test_tenancy_fast_paths.py``; ``tests/test_no_compiler.py`` runs without it).
 """
 
 from cpython.dict cimport PyDict_GetItemWithError
@@ -155,8 +155,9 @@ def retenant(
     ``speed``; ``push`` is the heap's, ``chunk_min`` the longest walk done inline, ``share``
     whether co-tenants share walks, ``lower`` and ``ev_solve`` the deferral's factor and
     event kind. ``sim._seq`` is counted here as the Python loop counts it, and written back
-    before each re-solve it leaves to ``sim._resolve`` (read again after) and at the end. Returns False, having changed nothing, when an attempt, its task or
-    job is not of the slotted types, or the lists' lengths differ."""
+    before each re-solve it leaves to ``sim._resolve`` (read again after) and at the end.
+    Returns False, having changed nothing, when an attempt, its task or job is not of the
+    slotted types, or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef object att, dem, task, job, pid_obj, node_obj, old, memo, prog, prev, same_m0
     cdef object same_m2
