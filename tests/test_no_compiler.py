@@ -1,8 +1,8 @@
 """The install without a C compiler: ``STRAGGLER_NO_EXTENSIONS=1`` makes ``sim_bridge`` skip
 its compiled extensions (``_fifo_core``, ``_counters_core``, ``_tenants_core``,
-``_retenant_core``, ``_paths_core``, ``_progress_core``, ``_heap_core``) as if they had not
-been built, and the engine oracles and counter tests must pass on the Python/NumPy fallbacks
-(issue 16).
+``_retenant_core``, ``_paths_core``, ``_progress_core``, ``_heap_core``, ``_normals_core``) as
+if they had not been built, and the engine oracles and counter tests must pass on the
+Python/NumPy fallbacks (issue 16).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ FALLBACK_SUITE = [
     "test_sim_conformance.py",
     "test_sim_model.py::test_task_driven_counters_follow_the_running_tasks",
     "test_sim_model.py::test_synthetic_contention_paths_are_deterministic_and_persistent",
+    "test_path_parts.py::test_a_part_of_a_block_is_the_blocks_slice",
 ]
 
 
@@ -44,6 +45,8 @@ def test_environment_variable_switches_the_extensions_off():
         "assert v._progress_c is None and sp._late_scan is None\n"
         "assert c.CounterSynth is None and c.TenantRates is None and not k.compiled_available()\n"
         "assert c._compiled_response is None and p.ar1_rows is p.expit_inplace is None\n"
+        "import sim_bridge.world._block_marks as bm\n"
+        "assert bm._normals_core is None and not bm.seekable()\n"
         "import sim_bridge.world._attempts as a\n"
         "assert a._retenant_c is None\n"
         "r = s.simulate(workload='SYN', hours=0.05, seed=0)\n"

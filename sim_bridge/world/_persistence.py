@@ -55,6 +55,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from sim_bridge.world._block_marks import BlockMarks, seekable
+
 try:  # the recursion in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
@@ -597,6 +599,7 @@ class PersistentLevels:
         self._a = np.exp(-self.dt / np.stack([p["t_slow"], p["t_fast"]]))  # (2, 4)
         start = self._sd[:, :, None] * rng.standard_normal((2, 4, n))
         self._end: dict[int, np.ndarray] = {-1: start}  # end state (2, 4, n) after block b
+        self._marks: BlockMarks | None = None  # the parts of the block being drawn in parts
 
     def block(self, b: int, n_steps: int, out: np.ndarray | None = None) -> np.ndarray:
         """Levels ``(4, n_nodes, n_steps)`` in [0, 1] of block ``b`` (after block ``b - 1``),
@@ -672,7 +675,15 @@ class PersistentLevels:
         rows = latent.reshape(4 * n, m)
         if m and not np.shares_memory(rows, latent):
             raise ValueError("parameter out: its (resource, node) axes must merge into one")
-        chunk = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
+        # a part of an even split: drawn from the marks of the block's first pass (see
+        # sim_bridge.world._block_marks), the first pass then records them
+        key = (b, n_steps, m)
+        marks = self._marks if self._marks is not None and self._marks.key == key else None
+        new = None
+        if marks is None and m and n_steps % m == 0 and lo % m == 0 and m < n_steps and seekable():
+            self._marks = None  # another block's: dropped before the new ones are made
+            new = BlockMarks.start(rng, key, 4 * n)
+        chunk = max(1, _CHUNK_BYTES // (8 * max(m if marks is not None else n_steps, 1)))
         for c in range(2):  # the slow component is added first, as the stream orders them
             a = [float(x) for x in self._a[c]]
             gain = [float(self._sd[c, r]) * math.sqrt(1.0 - a[r] * a[r]) for r in range(4)]
@@ -680,12 +691,29 @@ class PersistentLevels:
             start, stop = state[c].reshape(4 * n), end[c].reshape(4 * n)
             for i in range(0, 4 * n if n_steps else 0, chunk):
                 j = min(i + chunk, 4 * n)
-                y = rng.standard_normal((j - i, n_steps))
+                if marks is not None:  # this part's steps alone
+                    y = marks.part(c, i, j, lo // m)
+                    y *= gain_rows[i:j, None]
+                    ar1_inplace(y, a_rows[i:j], marks.starts[c, i:j, lo // m])
+                    rows[i:j] += y
+                    stop[i:j] = y[:, -1]
+                    continue
+                if new is None:
+                    y = rng.standard_normal((j - i, n_steps))
+                else:  # the same normals, with the marks recorded on the way
+                    y = new.draw(c, i, j, n_steps)
                 y *= gain_rows[i:j, None]
                 ar1_inplace(y, a_rows[i:j], start[i:j])
+                if new is not None:
+                    new.note_starts(c, i, j, y, start[i:j])
                 rows[i:j] += y[:, lo : lo + m]
                 stop[i:j] = y[:, -1]
                 del y  # before the next chunk is drawn: one chunk alive at a time
+        if new is not None or marks is not None:  # kept until every part was drawn once
+            done = new or marks
+            assert done is not None
+            done.left.discard(lo // m)
+            self._marks = done if done.left else None
         if last:
             self._end[b] = end
         _expit(latent, out=latent)
