@@ -214,8 +214,9 @@ class Cluster:
         ``_BLOCK``. A block is still one draw (its values do not depend on this), but drawn
         a part at a time: with a window (:meth:`hold`) the paths then hold the steps from the
         oldest one read to the clock and a part, not to the end of the clock's day (on
-        33,000 nodes a day-block of levels, rates and sums is 2.9 GB). Each part of a
-        synthetic block draws the whole block's stream again
+        33,000 nodes a day-block of levels, rates and sums is 2.9 GB). A synthetic block's
+        first part draws the block's whole stream and marks where each row's other parts
+        start; those draw only their own steps
         (:meth:`~sim_bridge.world.PersistentLevels.block_part`). Results are the same for
         every value; the ``markov`` source draws whole blocks only.
 

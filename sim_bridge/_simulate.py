@@ -74,8 +74,10 @@ LAUNCH_LEVELS_MIN_BYTES = 0
 #: A streamed run draws the contention paths in parts of at most this many bytes of levels
 #: when a day-block is bigger (:func:`path_part_steps`): its window then ends a part past the
 #: clock, not at the end of the clock's day. On 33,000 nodes a day of levels, rates and
-#: sums is 2.9 GB; parts of 240 steps (4 h, 254 MB of levels) cost six draws of each
-#: block's stream (~6 s each there) and keep one part, not a day, ahead of the clock.
+#: sums is 2.9 GB; parts of 240 steps (4 h, 254 MB of levels) keep one part, not a day,
+#: ahead of the clock. The block's first part draws its whole stream and marks where each
+#: row's later parts start (``sim_bridge.world._block_marks``, 36 MiB there); the others draw
+#: only their own steps: 7.2 s a block in 6 parts, not 23.9 s (``bench/bench_path_parts.py``).
 PATH_PART_BYTES = 256 << 20
 
 

@@ -639,11 +639,15 @@ class PersistentLevels:
         ``block(b, n_steps)[:, :, lo:lo + m]``, bit for bit, without the rest of the block
         in memory (``out`` as in :meth:`block`, of ``m`` steps).
 
-        The stream is ordered by row, then step, so every part draws and filters the whole
-        block's stream again (a block in ``k`` parts costs ``k`` blocks' draws) but keeps
-        one chunk of rows and the part. Parts may come in any order once block ``b - 1``'s
-        end is known; the part that reaches the block's end records block ``b``'s (the next
-        block's start).
+        The stream is ordered by row, then step, so a part reaches its steps only by drawing
+        and filtering the whole block's stream; it keeps one chunk of rows and the part.
+        When ``m`` divides ``n_steps`` (and ``lo`` is a multiple of it) and
+        ``sim_bridge._normals_core`` is built, that pass also marks where each row's other
+        parts start (:class:`~sim_bridge.world._block_marks.BlockMarks`), and those parts
+        draw only their own steps, to the same floats; the marks are dropped once every
+        part of the block was drawn. Otherwise every part draws the whole stream again. Parts
+        may come in any order once block ``b - 1``'s end is known; the part that reaches the
+        block's end records block ``b``'s (the next block's start).
 
         Examples
         --------
