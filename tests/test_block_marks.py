@@ -164,6 +164,18 @@ def test_parts_in_any_order_are_the_whole_blocks_and_draw_only_their_steps(
         assert part._marks is None
 
 
+def test_a_part_off_the_split_is_not_read_from_its_marks(counted):
+    """Marks of parts of 4 steps say nothing of a part of 4 steps from step 2: it draws the
+    whole block, and the marks stay for the parts they belong to."""
+    g = _Counting(DEFAULT_PERSISTENCE, 3, (1,))
+    ref = PersistentLevels(DEFAULT_PERSISTENCE, 3, (1,)).block(0, 12)
+    assert np.array_equal(g.block_part(0, 12, 0, 4), ref[:, :, :4])
+    assert np.array_equal(g.block_part(0, 12, 2, 4), ref[:, :, 2:6])
+    assert np.array_equal(g.block_part(0, 12, 4, 4), ref[:, :, 4:8])
+    assert g.drawn == [288, 288, 96]
+    assert g._marks is not None and g._marks.left == {2}
+
+
 def test_a_part_of_an_uneven_split_or_the_whole_block_draws_no_marks(counted):
     g = _Counting(DEFAULT_PERSISTENCE, 3, (1,))
     ref = PersistentLevels(DEFAULT_PERSISTENCE, 3, (1,)).block(0, 100)

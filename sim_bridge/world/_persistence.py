@@ -682,9 +682,10 @@ class PersistentLevels:
         # a part of an even split: drawn from the marks of the block's first pass (see
         # sim_bridge.world._block_marks), the first pass then records them
         key = (b, n_steps, m)
-        marks = self._marks if self._marks is not None and self._marks.key == key else None
+        even = m > 0 and n_steps % m == 0 and lo % m == 0 and m < n_steps
+        marks = self._marks if even and self._marks is not None and self._marks.key == key else None
         new = None
-        if marks is None and m and n_steps % m == 0 and lo % m == 0 and m < n_steps and seekable():
+        if marks is None and even and seekable():
             self._marks = None  # another block's: dropped before the new ones are made
             new = BlockMarks.start(rng, key, 4 * n)
         chunk = max(1, _CHUNK_BYTES // (8 * max(m if marks is not None else n_steps, 1)))
@@ -713,11 +714,10 @@ class PersistentLevels:
                 rows[i:j] += y[:, lo : lo + m]
                 stop[i:j] = y[:, -1]
                 del y  # before the next chunk is drawn: one chunk alive at a time
-        if new is not None or marks is not None:  # kept until every part was drawn once
-            done = new or marks
-            assert done is not None
-            done.left.discard(lo // m)
-            self._marks = done if done.left else None
+        used = new if new is not None else marks
+        if used is not None:  # kept until every part was drawn once
+            used.left.discard(lo // m)
+            self._marks = used if used.left else None
         if last:
             self._end[b] = end
         _expit(latent, out=latent)
