@@ -284,6 +284,8 @@ class Job:
         "_recs",
         "_one",
         "_done_f",
+        "_many_i",
+        "_many_f",
         "_nspill",
     )
 
@@ -319,6 +321,10 @@ class Job:
     #: streaming runs: per task (by index) the work, first launch and finish time of a
     #: :class:`DoneOne` (``DONE_F`` floats a task); allocated with ``_one``
     _done_f: array | None
+    #: streaming runs: the integers and floats of the closed attempts of its done tasks that
+    #: ran several (:class:`sim_bridge._closed_attempts.ClosedAttempts`); None until one is
+    _many_i: array | None
+    _many_f: array | None
     #: streaming runs: the first floats of its launch records, moved to a file
     #: (:class:`sim_bridge._record_spill.RecordSpill`; offsets count them)
     _nspill: int
@@ -327,6 +333,8 @@ class Job:
         self._recs = None
         self._one = None
         self._done_f = None
+        self._many_i = None
+        self._many_f = None
         self._nspill = 0
 
     @property
@@ -381,6 +389,8 @@ class Job:
         self._recs = None
         self._one = None
         self._done_f = None
+        self._many_i = None
+        self._many_f = None
 
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""

@@ -38,6 +38,7 @@ from typing import Any, cast
 import numpy as np
 
 from sim_bridge import _task_list
+from sim_bridge._closed_attempts import pack_closed
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
 from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
@@ -227,8 +228,11 @@ class AttemptLifecycle:
         free[node] = 1 if c is None else c + 1
         self._n_free += 1
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
-            if shed_closed(att) and _task_list.DROP_DONE:
-                self._drop_q.new.append(att.task)  # its object may go: DropQueue
+            if shed_closed(att):
+                if _task_list.DROP_DONE:
+                    self._drop_q.new.append(att.task)  # its object may go: DropQueue
+            elif not task.live and (state == A_FINISHED or task.state == DONE):
+                pack_closed(task)  # its last attempt closed: several kept as rows
             spill = self._spill
             if spill is not None:  # its job's launch records past spill.chunk go to disk
                 job = att.task.job
