@@ -93,8 +93,14 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
             return cols, None
         return cols, np.fromiter(map(attrgetter("_rec"), atts), np.int64, len(atts))
     # a streaming run's storage (sim_bridge._task_list.TaskList): a dropped done task is
-    # None there, read from the rows like a DoneOne and not built again
+    # None there; one that ran one attempt is read from the rows like a DoneOne, not built
+    # again; one that ran several (a DoneMany: minus their count in its row) is built
+    # again, and its attempts are read as objects
     items = getattr(tasks, "_items", tasks)
+    rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset, task uid
+    for i in np.flatnonzero(rows[:, 1] < 0).tolist():
+        if items[i] is None:
+            _ = tasks[i]
     n_t = len(items)
     kept_l = [x is None or type(x) is DoneOne for x in items]
     kept = np.fromiter(kept_l, bool, n_t)
@@ -113,7 +119,6 @@ def job_attempt_columns(job: Any) -> tuple[dict[str, np.ndarray], np.ndarray | N
     n0 = len(job.stages[0])
     k0 = int(np.searchsorted(index, n0))  # kept tasks of the first stage
     phases = job.spec.phases
-    rows = np.frombuffer(one, np.int64).reshape(-1, ONE_ROW)  # uid, node, offset, task uid
     # work, first launch, finish time
     floats = np.frombuffer(job._done_f, np.float64).reshape(-1, DONE_F)
     kept_cols: dict[str, Any] = {

@@ -9,10 +9,13 @@ of 19 slots and their floats), held by the live jobs until they end.
 
 :func:`pack_closed` moves them into two flat arrays of the job (``Job._many_i``: uid, node,
 launch record's offset and state; ``Job._many_f``: launch time, start fraction, end time,
-``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt, and gives
-the task a :class:`ClosedAttempts` view that builds them again when read: equal in every
-public field and in what reading their progress needs, but new objects (as
-:class:`~sim_bridge._jobs.OneFinished` does for a task's one attempt). A killed attempt is
+``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt, and makes
+the task a :class:`DoneMany`, whose numbers are read from its job's rows (as a
+:class:`~sim_bridge._jobs.DoneOne`'s) and whose ``attempts``, a :class:`ClosedAttempts`
+view, builds them again when read: equal in every public field and in what reading their
+progress needs, but new objects (as :class:`~sim_bridge._jobs.OneFinished` does for a task's
+one attempt). Like a ``DoneOne``, the task's own object may then go once nothing but its job
+holds it (``sim_bridge._task_list``). A killed attempt is
 packed only when its progress at its end is read from what is kept: its work done there was
 booked at its close (a streamed run whose paths follow the live attempts does that), or it
 has a fixed duration (``_work <= 0``). Otherwise the task keeps its objects.
@@ -27,11 +30,13 @@ Examples
 >>> a1 = Attempt(9, task, 1, node=4, launch_time=6.0, start_fraction=0.0)
 >>> a0.state, a0.end_time, a0._work, a0._prog, a0._rec = 2, 8.0, 10.0, (8.0, 4.5), 0
 >>> a1.state, a1.end_time, a1._end, a1._work, a1._rec = 1, 8.0, 8.0, 0.0, 4
->>> task.attempts, task.live = [a0, a1], {}
+>>> task.attempts, task.live, task.first_launch = [a0, a1], {}, 2.0
 >>> pack_closed(task)
 True
->>> type(task.attempts).__name__, len(task.attempts)
-('ClosedAttempts', 2)
+>>> type(task).__name__, type(task.attempts).__name__, len(task.attempts)
+('DoneMany', 'ClosedAttempts', 2)
+>>> task.uid, task.work, task.finish_time  # read from the job's rows
+(5, 10.0, None)
 >>> [(a.uid, a.node, a.state, a.end_time, a._rec) for a in task.attempts]
 [(7, 3, 2, 8.0, 0), (9, 4, 1, 8.0, 4)]
 >>> task.attempts[0]._prog, task.attempts[-1].index
@@ -45,10 +50,10 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from sim_bridge._jobs import Attempt, Task
+from sim_bridge._jobs import _SLOT, DONE_F, ONE_ROW, Attempt, DoneOne, Task
 from sim_bridge._states import A_FINISHED, A_KILLED
 
-__all__ = ["MANY_AS_ROWS", "ClosedAttempts", "pack_closed"]
+__all__ = ["MANY_AS_ROWS", "ClosedAttempts", "DoneMany", "pack_closed"]
 
 #: keep a done task's several closed attempts as its job's rows (:func:`pack_closed`); off,
 #: it keeps the objects (the same trace: ``tests/test_closed_attempts.py``)
@@ -112,6 +117,33 @@ class ClosedAttempts(Sequence[Attempt]):
         return f"ClosedAttempts({list(self)!r})"
 
 
+def _many_attempts(task: DoneMany) -> ClosedAttempts:
+    one = task.job._one
+    assert one is not None  # set when packed
+    k = ONE_ROW * task.index
+    return ClosedAttempts(task, one[k], -one[k + 1])
+
+
+class DoneMany(DoneOne):
+    """A done :class:`~sim_bridge._jobs.Task` of a streaming run whose several attempts were
+    packed (:func:`pack_closed`): a :class:`~sim_bridge._jobs.DoneOne` whose row in
+    ``Job._one`` holds its first attempt's row in ``Job._many_i`` and minus its count of
+    attempts (a ``DoneOne``'s node there is never negative), and whose ``attempts`` is a
+    :class:`ClosedAttempts` built when read. Like a ``DoneOne``, its object may be dropped
+    once nothing but its job holds it (``sim_bridge._task_list``), and setting its
+    ``attempts`` makes it a plain ``Task`` again."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def attempts(self) -> Sequence[Attempt]:
+        return _many_attempts(self)
+
+    @attempts.setter
+    def attempts(self, value: Sequence[Attempt]) -> None:
+        DoneOne.attempts.fset(self, value)  # type: ignore[attr-defined,misc]  # a Task again
+
+
 def _packable(att: Attempt, i: int, task: Task) -> bool:
     """Whether ``att``, the ``i``-th attempt of the done ``task``, is read the same from the
     rows: closed and shed (its launch record an offset), and its progress at its end read
@@ -146,6 +178,15 @@ def pack_closed(task: Task) -> bool:
         floats = job._many_f = array("d")
     at = len(ints) // MANY_I
     nan = math.nan
+    one, done_f = job._one, job._done_f
+    if one is None or done_f is None:
+        one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
+        done_f = job._done_f = array("d", bytes(8 * DONE_F * job.n_tasks))
+    k, f = ONE_ROW * task.index, DONE_F * task.index
+    one[k], one[k + 1], one[k + 2], one[k + 3] = at, -len(atts), 0, task.uid
+    fin = task.finish_time
+    done_f[f], done_f[f + 1] = task.work, task.first_launch  # type: ignore[assignment]
+    done_f[f + 2] = nan if fin is None else fin
     for a in atts:
         ints.extend((a.uid, a.node, a._rec, a.state))  # type: ignore[arg-type]
         prog = a._prog
@@ -154,5 +195,8 @@ def pack_closed(task: Task) -> bool:
         floats.extend(
             (a.launch_time, a.start_fraction, a.end_time, a._end, a._work, done)  # type: ignore[arg-type]
         )
-    task.attempts = ClosedAttempts(task, at, len(atts))
+    # the list, the attempts and the task's numbers go: reads build the view from the rows
+    for slot in _SLOT.values():
+        slot.__set__(task, None)
+    task.__class__ = DoneMany
     return True

@@ -228,11 +228,11 @@ class AttemptLifecycle:
         free[node] = 1 if c is None else c + 1
         self._n_free += 1
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
-            if shed_closed(att):
-                if _task_list.DROP_DONE:
-                    self._drop_q.new.append(att.task)  # its object may go: DropQueue
-            elif not task.live and (state == A_FINISHED or task.state == DONE):
-                pack_closed(task)  # its last attempt closed: several kept as rows
+            rows = shed_closed(att)
+            if not rows and not task.live and (state == A_FINISHED or task.state == DONE):
+                rows = pack_closed(task)  # its last attempt closed: several kept as rows
+            if rows and _task_list.DROP_DONE:
+                self._drop_q.new.append(task)  # its object may go: DropQueue
             spill = self._spill
             if spill is not None:  # its job's launch records past spill.chunk go to disk
                 job = att.task.job

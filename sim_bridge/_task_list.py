@@ -28,7 +28,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from sim_bridge._jobs import _SHADOWED, _SLOT, NO_LIVE, DoneOne, Job, Task, task_indices
+from sim_bridge._closed_attempts import DoneMany
+from sim_bridge._jobs import _SHADOWED, _SLOT, NO_LIVE, ONE_ROW, DoneOne, Job, Task, task_indices
 from sim_bridge._states import DONE
 
 __all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists"]
@@ -41,6 +42,9 @@ DROP_DONE = True
 #: finished attempt's stale heap entry holds its task until the clock reaches it): by
 #: :class:`DropQueue` at 0, 1, 3, 7, 15, 31 and 63 sweeps after it was queued
 _TRIES = 7
+
+#: the done tasks whose numbers are their job's rows: their objects may be dropped
+_AS_ROWS = (DoneOne, DoneMany)
 
 
 class TaskList(Sequence[Task]):
@@ -106,8 +110,13 @@ def set_task_lists(job: Job, tasks: list[Any], n0: int) -> None:
 
 def revive(job: Job, k: int, n0: int) -> DoneOne:
     """The done task at position ``k`` of ``job``, built from its rows: what the dropped
-    :class:`DoneOne` held (its numbers are read from the job's rows, as before)."""
-    t = DoneOne.__new__(DoneOne)
+    :class:`DoneOne` or :class:`~sim_bridge._closed_attempts.DoneMany` held (its numbers are
+    read from the job's rows, as before; a negative count of attempts there marks the
+    second)."""
+    one = job._one
+    assert one is not None  # a task is dropped only once its row is set
+    cls = DoneMany if one[ONE_ROW * k + 1] < 0 else DoneOne
+    t = cls.__new__(cls)
     stage = 0 if k < n0 else 1
     t.job = job
     t.index = task_indices(k + 1)[k]  # the shared int, as at arrival
@@ -223,7 +232,7 @@ def drop_unheld(queue: list[Task], tries: array) -> tuple[list[Task], array]:
     for i in range(len(queue)):
         task = queue[i]  # held as _free_refs' probe is: no other name refers to it
         job = task.job
-        if job.finish_time is not None or type(task) is not DoneOne:
+        if job.finish_time is not None or type(task) not in _AS_ROWS:
             continue  # released with its job, or no longer a row (Job.release)
         if getrc(task) == _FREE:
             job.tasks._items[task.index] = None  # type: ignore[attr-defined]

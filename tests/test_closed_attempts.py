@@ -19,10 +19,11 @@ from _crowded import crowded_workload
 
 import sim_bridge
 import sim_bridge._closed_attempts as closed
+import sim_bridge._engine
 import sim_bridge._sim_lifecycle as lifecycle
 from sim_bridge import Cluster
 from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
-from sim_bridge._closed_attempts import ClosedAttempts, pack_closed
+from sim_bridge._closed_attempts import ClosedAttempts, DoneMany, pack_closed
 from sim_bridge._engine import Simulator
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._states import A_FINISHED, A_KILLED, DONE
@@ -31,60 +32,84 @@ from sim_bridge.policies import get_policy
 PUBLIC = ("uid", "index", "node", "launch_time", "start_fraction", "state", "end_time")
 
 
-def _streamed(policy: str, check_job, packed: list, monkeypatch) -> Simulator:
-    """A crowded run streamed as ``simulate(trace_sink=...)`` streams a big cluster (the
-    killed attempts' work done booked at their close); each task packed is checked against
-    its objects, and ``check_job(sim, job)`` runs on each job done."""
-    real = closed.pack_closed
+TASK_FIELDS = ("uid", "index", "stage", "phase", "work", "state", "first_launch", "finish_time")
 
-    def watched(task):
-        before = list(task.attempts)
-        want = [([getattr(a, f) for f in PUBLIC], a._rec, sim.view.progress(a)) for a in before]
-        if not real(task):
-            return False
-        got = task.attempts
-        assert type(got) is ClosedAttempts and len(got) == len(before) >= 2
-        for i, (a, (fields, rec, prog)) in enumerate(zip(got, want, strict=True)):
-            assert type(a) is Attempt and a.task is task and a is not before[i]
-            assert [getattr(a, f) for f in PUBLIC] == fields
-            assert a._rec == rec and sim.view.progress(a) == prog
-        packed.append(task)
-        return True
 
-    monkeypatch.setattr(lifecycle, "pack_closed", watched)
+def _run(policy: str, keep_history: bool, check_job=None, box=None) -> Simulator:
+    """A crowded run streamed (``keep_history=False``) as ``simulate(trace_sink=...)``
+    streams a big cluster: a killed attempt's work done is booked at its close."""
     pol, place = get_policy(policy), get_policy("fair")
     pol.reset()
     place.reset()
-    w = crowded_workload(3, 40)
-    sim = Simulator(Cluster(8, 6, 3, keep_paths=True), [w], pol, place, seed=5,
-                    keep_history=False, on_job_done=lambda job: check_job(sim, job))  # fmt: skip
-    sim._hold_live = True  # as a streamed big cluster: a killed attempt's end is booked
+    on_done = None if check_job is None else (lambda job: check_job(sim, job))
+    sim = Simulator(Cluster(8, 6, 3, keep_paths=True), [crowded_workload(3, 40)], pol, place,
+                    seed=5, keep_history=keep_history, on_job_done=on_done)  # fmt: skip
+    sim._hold_live = True
+    if box is not None:
+        box["sim"] = sim
     sim.run()
     return sim
 
 
 @pytest.mark.parametrize("policy", ["late", "mantri", "sda"])
-def test_packed_attempts_read_as_the_objects_did(policy, monkeypatch):
-    packed: list[Task] = []
-    seen = {"jobs": 0, "with_packed": 0}
+def test_packed_tasks_read_as_the_objects_did(policy, monkeypatch):
+    """Each task packed, against its own objects at that moment (every public field, the
+    launch record's offset, the progress read); at each job's end, every done task against
+    the same run kept in memory (its fields), and the trace's row reader against its object
+    reader. Packed tasks nobody held were dropped and are built again when read."""
+    ref = _run(policy, True)
+    ref_tasks = {(t.job.uid, t.index): t for j in ref.jobs for t in j.tasks}
+    real = closed.pack_closed
+    packed: list[tuple[int, ...]] = []  # the attempts' states of each task packed
+    seen = {"jobs": 0, "with_packed": 0, "dropped": 0}
 
-    def check_job(_sim, job):
+    def watched(task):
+        before = list(task.attempts)
+        view = box["sim"].view
+        want = [([getattr(a, f) for f in PUBLIC], a._rec, view.progress(a)) for a in before]
+        if not real(task):
+            return False
+        got = task.attempts
+        assert type(task) is DoneMany and type(got) is ClosedAttempts
+        assert len(got) == len(before) >= 2
+        for i, (a, (fields, rec, prog)) in enumerate(zip(got, want, strict=True)):
+            assert type(a) is Attempt and a.task is task and a is not before[i]
+            assert [getattr(a, f) for f in PUBLIC] == fields
+            assert a._rec == rec and view.progress(a) == prog
+        packed.append(tuple(a.state for a in before))
+        return True
+
+    def check_job(sim, job):
+        for live in [*sim._active.values(), job]:  # dropped packed tasks: None in the storage
+            one = live._one  # and minus their count of attempts in their row
+            if one is not None:
+                items = live.tasks._items
+                seen["dropped"] += sum(
+                    x is None and one[4 * k + 1] < 0 for k, x in enumerate(items)
+                )
         cols, offsets = job_attempt_columns(job)
         atts = [a for t in job.tasks for a in t.attempts]  # the packed ones rebuilt
-        ref = attempt_columns(atts)
+        want = attempt_columns(atts)
         for k in ATTEMPT_COLUMNS:
-            np.testing.assert_array_equal(cols[k], ref[k], err_msg=k)
+            np.testing.assert_array_equal(cols[k], want[k], err_msg=k)
         np.testing.assert_array_equal(offsets, [a._rec for a in atts])
+        for task in job.tasks:
+            old = ref_tasks[(job.uid, task.index)]
+            for f in TASK_FIELDS:
+                assert getattr(task, f) == getattr(old, f), (task, f)
+                assert type(getattr(task, f)) is type(getattr(old, f)), (task, f)
+            assert [a.uid for a in task.attempts] == [a.uid for a in old.attempts]
         seen["jobs"] += 1
-        seen["with_packed"] += any(type(t.attempts) is ClosedAttempts for t in job.tasks)
+        seen["with_packed"] += any(type(t) is DoneMany for t in job.tasks)
 
-    sim = _streamed(policy, check_job, packed, monkeypatch)
-    assert seen["jobs"] == 40 and seen["with_packed"] > 3
-    assert len(packed) > 15
-    kinds = {tuple(a.state for a in t.attempts) for t in packed}
-    assert any(A_KILLED in k for k in kinds)  # copies killed once their task was done
-    assert all(t.state == DONE and not t.live for t in packed)
-    assert sim.events > 0
+    monkeypatch.setattr(lifecycle, "pack_closed", watched)
+    monkeypatch.setattr(sim_bridge._engine, "_CHECK_EVERY", 16)  # sweeps of the drop queue
+    box: dict = {}
+    sim = _run(policy, False, check_job, box)
+    assert sim.events == ref.events
+    assert seen["jobs"] == 40 and seen["with_packed"] > 3 and len(packed) > 15
+    assert seen["dropped"] > 0  # and read again above: built from the rows
+    assert any(A_KILLED in k for k in packed)  # copies killed once their task was done
 
 
 @pytest.mark.parametrize("policy", ["late", "mantri", "sda"])
@@ -117,7 +142,7 @@ def _task_of_two(kill_booked: bool) -> Task:
     a0.state, a0.end_time, a0._work, a0._rec = A_KILLED, 8.0, 10.0, 0
     a0._prog = (8.0, 4.5) if kill_booked else (7.0, 4.0)
     a1.state, a1.end_time, a1._end, a1._work, a1._rec = A_FINISHED, 8.0, 8.0, 0.0, 4
-    task.attempts, task.live, task.state = [a0, a1], {}, DONE
+    task.attempts, task.live, task.state, task.first_launch = [a0, a1], {}, DONE, 2.0
     return task
 
 
@@ -142,3 +167,28 @@ def test_the_view_is_a_read_only_sequence():
     task.job.tasks = [task]
     task.job.release()  # the rows go with the job
     assert task.attempts == () and task.job._many_i is None and task.job._many_f is None
+
+
+def test_a_dropped_packed_task_is_built_again_from_its_rows():
+    from array import array
+
+    from sim_bridge._task_list import drop_unheld, set_task_lists
+
+    task = _task_of_two(kill_booked=True)
+    job = task.job
+    job.spec = type("Spec", (), {"phases": ("map", "reduce")})()
+    job.workload, job.submit_time = "SYN", 0.0
+    set_task_lists(job, [task], 1)
+    task.finish_time = 8.0
+    assert pack_closed(task) and type(task) is DoneMany
+    fields = [(f, getattr(task, f)) for f in TASK_FIELDS]
+    atts = [[getattr(a, f) for f in PUBLIC] for a in task.attempts]
+    del task
+    left, _ = drop_unheld(list(job.tasks), array("B"))
+    assert left == [] and job.tasks._items == [None]
+    again = job.tasks[0]  # built from the rows, and kept
+    assert type(again) is DoneMany and job.tasks._items == [again]
+    assert [(f, getattr(again, f)) for f in TASK_FIELDS] == fields
+    assert [[getattr(a, f) for f in PUBLIC] for a in again.attempts] == atts
+    cols, offsets = job_attempt_columns(job)
+    assert cols["attempt"].tolist() == [0, 1] and offsets.tolist() == [0, 4]
