@@ -15,10 +15,10 @@ the task a :class:`DoneMany`, whose numbers are read from its job's rows (as a
 view, builds them again when read: equal in every public field and in what reading their
 progress needs, but new objects (as :class:`~sim_bridge._jobs.OneFinished` does for a task's
 one attempt). Like a ``DoneOne``, the task's own object may then go once nothing but its job
-holds it (``sim_bridge._task_list``). A killed attempt is
-packed only when its progress at its end is read from what is kept: its work done there was
-booked at its close (a streamed run whose paths follow the live attempts does that), or it
-has a fixed duration (``_work <= 0``). Otherwise the task keeps its objects.
+holds it (``sim_bridge._task_list``). A killed attempt is packed only when its progress at
+its end is read from what is kept: its work done there was booked at its close (a streamed
+run whose paths follow the live attempts does that), or it has a fixed duration
+(``_work <= 0``). Otherwise the task keeps its objects.
 
 Examples
 --------
