@@ -634,6 +634,33 @@ Measured on 2026-11-29 (b) (the runs in pairs, side by side on the two cores):
   not changed here. (``Cluster(1300, 176, keep_paths=True)``: ``_levels`` and
   ``_block_rate`` of each ``PROFILES`` entry.)
 
+Measured on 2026-11-29 (c):
+
+- A day-block's parts from marks (``sim_bridge/_normals_core.pyx``,
+  ``sim_bridge/world/_block_marks.py``): the block's first part draws its whole stream and
+  records each row's PCG64 and AR(1) state at every part; the others draw only their own
+  steps. ``bench/bench_path_parts.py`` (33,000 nodes, 6 parts of 240 steps): 23.9 -> 7.2 s a
+  block (0.30x), every part the same array; the marks hold 36 MiB while a block is drawn.
+- The FB-2010 day without speculation to deep in its drain (``bench_day.py --workload
+  FB2010 --policy none``, code 252e9c0 from a copy of its tree, ``bench/results/
+  FB2010_none.jsonl``; the LATE day beside it): 1 h 40 s; 6 h 190 s / 3.29M events / 715
+  jobs live / peak 1,616 MB; 24 h **1,099 s** / 16.40M events / 1,280 jobs live / 2,740 MB
+  (peak 2,761); peak 2,768 MB at 30 h. The drain from 48 to 730 simulated hours took
+  **479 s** (the code of 1178e5b: 1,154 s from 51 to 747 h, 2.4x more); stopped (SIGTERM) at
+  1,254 h with one job of 943 tasks still running 19 attempts: 2,017 s of CPU in all. In
+  the drain (py-spy, 30 s at ~50 h) the block parts are 44% of the CPU (the first pass 28%,
+  the other parts 17%) and the rates of each part (``Cluster._ensure_rates``, every node's)
+  30%: both are for all 33,000 nodes while a few attempts run.
+- A done task's several attempts as its job's rows (``sim_bridge/_closed_attempts.py``). Of
+  the tasks done after 400,000 events of the LATE day (0.86 h), 124,568 ran two attempts
+  (80,698 the original killed, 43,870 the copy), 192,481 one: two in five. A/B, the day to
+  6 h (``bench_day.py --policy late --until 6``, the packing on and off, runs side by side):
+  peak 2,349 MB off; 1,930 MB with the attempts as rows and the task kept; **1,797 MB**
+  (0.77x) with the task dropped as well. RSS per live task 0.80 -> 0.46 KB. CPU 615 / 603 /
+  589 s (other runs beside them). The first 400,000 events give the same trace, on and off.
+- LATE's scan at 10 simulated hours (py-spy, 60 s): 52% of the CPU (the progress reads 31%,
+  collecting each job's live attempts 11%), against 38% at 2-3 h.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
