@@ -322,7 +322,8 @@ class Job:
     #: :class:`DoneOne` (``DONE_F`` floats a task); allocated with ``_one``
     _done_f: array | None
     #: streaming runs: the integers and floats of the closed attempts of its done tasks that
-    #: ran several (:class:`sim_bridge._closed_attempts.ClosedAttempts`); None until one is
+    #: ran several (:class:`sim_bridge._closed_attempts.ClosedAttempts`); None until a task
+    #: is packed
     _many_i: array | None
     _many_f: array | None
     #: streaming runs: the first floats of its launch records, moved to a file
