@@ -39,6 +39,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -382,7 +383,8 @@ def plot(paths: list[Path], png: Path) -> None:
         ax_c.set_ylabel("CPU minutes (process)")
         ax_c.set_title(f"{w} on {cluster}: CPU", fontsize=10)
     commits = ", ".join(sorted({log["run"]["commit"] for log in logs}))
-    fig.suptitle(f"Streamed replays (commit {commits})", fontsize=10)
+    title = textwrap.fill(f"Streamed replays (commits {commits})", 120)  # the figure's width
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=110)

@@ -660,6 +660,13 @@ Measured on 2026-11-29 (c):
   589 s (other runs beside them). The first 400,000 events give the same trace, on and off.
 - LATE's scan at 10 simulated hours (py-spy, 60 s): 52% of the CPU (the progress reads 31%,
   collecting each job's live attempts 11%), against 38% at 2-3 h.
+- The FB-2010 day with LATE on code e902050 (``bench_day.py --workload FB2010 --policy late
+  --until 24.05``, ``bench/results/FB2010_late.jsonl``; other runs beside it for part of the
+  day): 1 h 73 s / 1,142 MB; 6 h 580 s / 3.28M events / 487 jobs live / peak 1,797 MB; 24 h
+  **3,273 s** (55 min) / 16.54M events / 627 jobs and ~3.0M tasks live / peak **2,493 MB**
+  (2,547 MB at its stop, 24.2 h), against 3,566 s and 3,212 MB on 9323745. RSS against the
+  live tasks: 889 MB + 0.46 KB a task, R^2 0.83 (0.69 KB before). Peak 24 h / 6 h: 1.39, as
+  before: both fell alike.
 
 Usage::
 
