@@ -50,7 +50,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from sim_bridge._jobs import _SLOT, DONE_F, ONE_ROW, Attempt, DoneOne, Task
+from sim_bridge._jobs import ONE_ROW, Attempt, DoneOne, Task, task_to_row
 from sim_bridge._states import A_FINISHED, A_KILLED
 
 __all__ = ["MANY_AS_ROWS", "ClosedAttempts", "DoneMany", "pack_closed"]
@@ -178,15 +178,6 @@ def pack_closed(task: Task) -> bool:
         floats = job._many_f = array("d")
     at = len(ints) // MANY_I
     nan = math.nan
-    one, done_f = job._one, job._done_f
-    if one is None or done_f is None:
-        one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
-        done_f = job._done_f = array("d", bytes(8 * DONE_F * job.n_tasks))
-    k, f = ONE_ROW * task.index, DONE_F * task.index
-    one[k], one[k + 1], one[k + 2], one[k + 3] = at, -len(atts), 0, task.uid
-    fin = task.finish_time
-    done_f[f], done_f[f + 1] = task.work, task.first_launch  # type: ignore[assignment]
-    done_f[f + 2] = nan if fin is None else fin
     for a in atts:
         ints.extend((a.uid, a.node, a._rec, a.state))  # type: ignore[arg-type]
         prog = a._prog
@@ -195,8 +186,5 @@ def pack_closed(task: Task) -> bool:
         floats.extend(
             (a.launch_time, a.start_fraction, a.end_time, a._end, a._work, done)  # type: ignore[arg-type]
         )
-    # the list, the attempts and the task's numbers go: reads build the view from the rows
-    for slot in _SLOT.values():
-        slot.__set__(task, None)
-    task.__class__ = DoneMany
+    task_to_row(task, at, -len(atts), 0, DoneMany)  # minus the count: not a DoneOne's node
     return True

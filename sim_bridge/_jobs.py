@@ -639,30 +639,36 @@ def shed_closed(att: Attempt) -> bool:
             and task.first_launch is att.launch_time
             and type(att._rec) is int
         ):  # its one attempt: kept as its job's row (:class:`OneFinished`)
-            job = task.job
-            one = job._one
-            if one is None:
-                one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
-                job._done_f = array("d", bytes(8 * DONE_F * job.n_tasks))
-            done_f = job._done_f
-            assert done_f is not None  # allocated with _one
-            k = ONE_ROW * task.index
-            one[k] = att.uid
-            one[k + 1] = att.node
-            one[k + 2] = att._rec
-            one[k + 3] = task.uid
-            f = DONE_F * task.index
-            done_f[f] = task.work
-            done_f[f + 1] = task.first_launch  # type: ignore[assignment]  # is launch_time
-            fin = task.finish_time
-            done_f[f + 2] = math.nan if fin is None else fin
-            # the list and the numbers go: reads build the view and read the rows
-            for slot in _SLOT.values():
-                slot.__set__(task, None)
-            task.__class__ = DoneOne
+            task_to_row(task, att.uid, att.node, att._rec, DoneOne)  # type: ignore[arg-type]
             return True
         task.attempts = atts[:]  # exact size
     return False
+
+
+def task_to_row(task: Task, a: int, b: int, c: int, cls: type[DoneOne]) -> None:
+    """Move the done ``task``'s numbers into its job's rows and make it a ``cls`` (a
+    :class:`DoneOne`, or a subclass that reads its attempts otherwise): ``Job._one`` gets
+    ``a``, ``b``, ``c`` (what ``cls`` reads its attempts from) and the task's uid,
+    ``Job._done_f`` its work, first launch and finish time (NaN until set). Its attempts
+    list and its numbers go: reads build the view and read the rows."""
+    job = task.job
+    one, done_f = job._one, job._done_f
+    if one is None or done_f is None:
+        one = job._one = array("q", bytes(8 * ONE_ROW * job.n_tasks))
+        done_f = job._done_f = array("d", bytes(8 * DONE_F * job.n_tasks))
+    k = ONE_ROW * task.index
+    one[k] = a
+    one[k + 1] = b
+    one[k + 2] = c
+    one[k + 3] = task.uid
+    f = DONE_F * task.index
+    done_f[f] = task.work
+    done_f[f + 1] = task.first_launch  # type: ignore[assignment]  # set at its first launch
+    fin = task.finish_time
+    done_f[f + 2] = math.nan if fin is None else fin
+    for slot in _SLOT.values():
+        slot.__set__(task, None)
+    task.__class__ = cls
 
 
 def task_indices(n: int) -> list[int]:

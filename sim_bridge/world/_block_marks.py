@@ -14,7 +14,8 @@ read and set): for every row and every part, the bit generator's state before th
 first normal and the AR(1) state before its first step. A later part starts every row there
 and draws and filters only its own steps, to the same floats: the same normals (the
 stream's values from the same state), scaled and filtered by the same operations in the
-same order. That is 2 x 16 + 8 bytes a (row, part): 40 MB on 33,000 nodes in 6 parts.
+same order. That is 16 + 8 bytes a (component, row) and part: 36 MiB on 33,000 nodes in 6
+parts.
 
 Without the extension, or when its stream does not match this NumPy's
 (:func:`sim_bridge._normals_core.stream_matches_numpy`, checked once), :data:`SEEKABLE` is
