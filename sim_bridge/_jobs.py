@@ -277,6 +277,7 @@ class Job:
         "finish_time",
         "alpha",
         "_pdel",
+        "_rdel",
         "_m",
         "pids",
         "_rng",
@@ -307,6 +308,7 @@ class Job:
     finish_time: float | None
     alpha: float
     _pdel: int  # deletions from ``pending`` since it was last rebuilt
+    _rdel: int  # deletions from ``running`` since it was last rebuilt
     _m: list[float]  # the originals' residual noise multipliers
     pids: tuple[int, int]  # the cluster's profile ids of the two stages
     _rng: np.random.Generator | None
@@ -331,6 +333,7 @@ class Job:
     _nspill: int
 
     def __init__(self) -> None:
+        self._rdel = 0
         self._recs = None
         self._one = None
         self._done_f = None

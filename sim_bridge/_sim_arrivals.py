@@ -108,6 +108,7 @@ class JobArrivals:
         job.pending = dict(zip(idx, first, strict=False))  # the first stage waits (n_m items)
         job._pdel = 0
         job.running = {}
+        job._rdel = 0
         job.n_done = 0
         job.n_tasks = n_m + n_r
         job.finish_time = None
