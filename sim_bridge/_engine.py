@@ -239,8 +239,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 next_check = self.events + _CHECK_EVERY
                 if self._bounded:
                     self._hold_paths()
-                if self._drop_q:  # a streaming run's done tasks nobody else holds go
-                    self._drop_q.sweep()
+                self._upkeep()  # a streaming run's done tasks and rows
                 if progress_bar is not None:
                     n_fin = self.n_arrived - len(self._active)
                     progress_bar.update(n_fin - finished_before)

@@ -318,7 +318,8 @@ class Job:
     _recs: array | None
     #: streaming runs: per task (by index) the uid, node and launch record's offset of a done
     #: task's one finished attempt (:class:`OneFinished`) and the task's uid; None until one
-    #: is kept
+    #: is kept (a big job's, in a file mapping: a memoryview of the same layout,
+    #: :class:`sim_bridge._row_maps.RowMaps`)
     _one: array | None
     #: streaming runs: per task (by index) the work, first launch and finish time of a
     #: :class:`DoneOne` (``DONE_F`` floats a task); allocated with ``_one``

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Job, Task, task_indices
+from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import WAITING
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._task_list import set_task_lists
@@ -48,6 +49,7 @@ class JobArrivals:
     _waiting: dict[int, Job]
     _waiting_dirty: bool
     _n_waiting: int
+    _rows: RowMaps | None
 
     # ----------------------------------------------------------------- arrivals
     def _arrive(self, i: int) -> Job:
@@ -111,6 +113,8 @@ class JobArrivals:
         job._rdel = 0
         job.n_done = 0
         job.n_tasks = n_m + n_r
+        if self._rows is not None:  # a streaming run: a big job's rows in a file mapping
+            self._rows.assign(job)
         job.finish_time = None
         if self.keep_history:
             self.jobs.append(job)

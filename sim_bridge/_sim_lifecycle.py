@@ -43,6 +43,7 @@ from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
 from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
 from sim_bridge._record_spill import RecordSpill
+from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
@@ -55,7 +56,7 @@ from sim_bridge._states import (
 from sim_bridge.policies.base import Launch, PolicyError
 from sim_bridge.world._attempts import decay_loads
 
-__all__ = ["COMPACT_RUNNING", "AttemptLifecycle"]
+__all__ = ["AttemptLifecycle"]
 
 #: rebuild a job's ``running`` dict once deletions exceed twice what is left
 #: (``AttemptLifecycle._close``); off, it keeps the table it grew to (the same trace:
@@ -77,6 +78,7 @@ class AttemptLifecycle:
     _just_launched: list[Attempt]
     _drop_q: _task_list.DropQueue
     _spill: RecordSpill | None
+    _rows: RowMaps | None
     _free: dict[int, int]
     _n_free: int
     _n_running: int
@@ -254,6 +256,16 @@ class AttemptLifecycle:
                 recs = job._recs
                 if recs is not None and len(recs) >= spill.chunk:
                     spill.put(job)
+
+    def _upkeep(self) -> None:
+        """A streaming run's periodic upkeep (at the engine's checks): the done tasks nobody
+        else holds go (:class:`~sim_bridge._task_list.DropQueue`), and the pages of the big
+        jobs' rows written since the last return go back to the kernel
+        (:meth:`~sim_bridge._row_maps.RowMaps.tick`)."""
+        if self._drop_q:
+            self._drop_q.sweep()
+        if self._rows is not None:
+            self._rows.tick()
 
     def _kill(self, att: Attempt) -> None:
         self._close(att, A_KILLED)

@@ -36,6 +36,7 @@ from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import new_event_heap
 from sim_bridge._jobs import Attempt, Job
 from sim_bridge._record_spill import RecordSpill
+from sim_bridge._row_maps import RowMaps
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._task_list import DropQueue
 from sim_bridge._view import SimView
@@ -89,6 +90,9 @@ class SimulatorSetup:
         #: streaming runs: where the live jobs' launch records past a small buffer go (set
         #: by ``simulate`` with its trace sink's)
         self._spill: RecordSpill | None = None
+        #: streaming runs: where the big live jobs' done-task rows are mapped (set by
+        #: ``simulate`` with its trace sink's; :class:`sim_bridge._row_maps.RowMaps`)
+        self._rows: RowMaps | None = None
         #: the simulated time of the last scan of the live attempts' oldest read
         self._held_at = -math.inf
         if not self.keep_history and on_job_done is None:

@@ -447,6 +447,7 @@ def simulate(
         sim._hold_live = not cluster.ideal and (big or not record_counters)
         sim._launch_levels = sink.launch_levels = record_counters and sim._hold_live
         sim._spill = sink.spill  # live jobs' launch records past 64 KiB a job go to disk
+        sim._rows = sink.rows  # big live jobs' done rows: file mappings (None on tmpfs)
     n_jobs = len(sim._specs)
     show = (n_jobs > 2000) if progress is None else bool(progress)
     bar = None

@@ -32,6 +32,7 @@ import numpy as np
 from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._record_spill import RecordSpill
+from sim_bridge._row_maps import RowMaps, pages_to_disk
 from sim_bridge._stream_summary import StreamSummary
 from sim_bridge._trace_columns import task_columns
 from sim_bridge.trace import DEFAULT_BETA, jobs_table, task_ids, tasks_table
@@ -309,6 +310,11 @@ class TraceSink:
         self.spill = RecordSpill(
             None if self.path is None else self.path.with_name(f".{self.path.name}.spill")
         )
+        #: where the engine maps its big live jobs' done-task rows (unlinked files in the same
+        #: directory), when that directory is on a disk (:func:`pages_to_disk`)
+        self.rows: RowMaps | None = None
+        if self.path is not None and pages_to_disk(self.path.parent):
+            self.rows = RowMaps(self.path.with_name(f".{self.path.name}.spill"))
         self.record_counters = bool(record_counters)
         self.tenancy = bool(tenancy)
         #: each launch record ends with the node's background levels at launch (set by
@@ -475,6 +481,8 @@ class TraceSink:
         self.flush()
         self.release_received()
         self.spill.close()  # the jobs not done (a run stopped early) are not in the trace
+        if self.rows is not None:
+            self.rows.close()
         if self.path is not None:
             if self._writer is None:  # no row at all: an empty file with the trace's columns
                 self._write(attempt_columns([]), np.zeros((0, self._width)), [])

@@ -1,0 +1,208 @@
+"""A streaming run's big live jobs' done-task rows, in file-backed maps the OS pages.
+
+A done task of a live job is a row in its job (:func:`sim_bridge._jobs.task_to_row`: 4 ints
+in ``Job._one``, 3 floats in ``Job._done_f``; 56 bytes a task, allocated for all the job's
+tasks at its first done one). The jobs alive at 24 h of an FB-2010 day hold 8.6M tasks, so
+their rows are some 480 MB that nothing reads until the job ends, except a policy that reads
+a done task again. :class:`RowMaps` gives a job of at least ``min_tasks`` tasks its two row
+arrays as views of a shared file mapping (a sparse file, unlinked as soon as it is mapped:
+nothing is left on disk, even by a run that is killed), and :meth:`RowMaps.give_back`
+returns the mapped pages to the kernel (``madvise(MADV_DONTNEED)``). The rows stay in the
+file and the page cache: a later read faults its page back in, with the same bytes, so no
+value of the run changes. They leave the process's resident memory, and the kernel may write
+them to disk and reclaim them under pressure, as it does for any file.
+
+This only moves memory out of the process if the file is on a disk: on a ``tmpfs`` or
+``ramfs`` (where ``/tmp`` is on some systems) the page cache is the memory itself, so
+:func:`pages_to_disk` is False there and the jobs keep their rows in memory, as without this
+module.
+
+Examples
+--------
+>>> import tempfile
+>>> d = tempfile.mkdtemp()
+>>> from sim_bridge._jobs import Job
+>>> maps = RowMaps(d, min_tasks=4)
+>>> small, big = Job(), Job()
+>>> small.n_tasks, big.n_tasks = 3, 5
+>>> maps.assign(small), small._one  # a small job keeps its rows in arrays of its own
+(False, None)
+>>> maps.assign(big), len(big._one), len(big._done_f), big._one[3], big._done_f[2]
+(True, 20, 15, 0, 0.0)
+>>> big._one[3], big._done_f[2] = 41, 2.5
+>>> maps.give_back()  # the pages go back to the kernel; the bytes stay
+>>> big._one[3], big._done_f[2]
+(41, 2.5)
+>>> maps.close()
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["GIVE_BACK_TICKS", "ROW_MAP_MIN_TASKS", "ROW_MAP_SEGMENT", "RowMaps", "pages_to_disk"]
+
+#: a job's rows go to a map from this many tasks (224 KiB of rows); smaller jobs keep arrays
+#: (most of the rows alive are big jobs': FB-2010's tasks are in jobs of thousands)
+ROW_MAP_MIN_TASKS = 4096
+
+#: the bytes of one file mapping; a job's rows start on a page of their own
+ROW_MAP_SEGMENT = 1 << 30
+
+#: the engine's checks (every 1,024 events) between two page returns (:meth:`RowMaps.tick`):
+#: a page written since faults back in once (a few microseconds), so not at every check
+GIVE_BACK_TICKS = 64
+
+_PAGE = mmap.PAGESIZE
+_ONE_BYTES = 4 * 8  # sim_bridge._jobs.ONE_ROW ints a task
+_DONE_BYTES = 3 * 8  # sim_bridge._jobs.DONE_F floats a task
+_MEMORY_FS = frozenset({"tmpfs", "ramfs", "devtmpfs", "hugetlbfs"})
+
+
+def pages_to_disk(directory: str | Path) -> bool:
+    """Whether a file in ``directory`` is backed by a disk, so that pages the process gives
+    back leave memory (False on ``tmpfs``/``ramfs``, whose page cache is the memory, and
+    where the file system's type cannot be read from ``/proc/self/mounts``).
+
+    Examples
+    --------
+    >>> import sys
+    >>> pages_to_disk("/dev/shm") if sys.platform == "linux" else False
+    False
+    """
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return False
+    try:
+        where = os.path.realpath(directory)
+        best, kind = "", None
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) < 3:
+                    continue
+                point = parts[1].replace("\\040", " ")
+                inside = where == point or where.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, parts[2]
+    except OSError:
+        return False
+    return kind is not None and kind not in _MEMORY_FS
+
+
+class _Segment:
+    """One file mapping, handed out from its start (``used`` bytes so far) to ``jobs``."""
+
+    __slots__ = ("jobs", "map", "used")
+
+    def __init__(self, directory: Path, size: int):
+        fd, path = tempfile.mkstemp(prefix="rows-", suffix=".bin", dir=directory)
+        try:
+            os.ftruncate(fd, size)  # sparse: no block is written until a row is
+            self.map = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)
+            os.unlink(path)  # the mapping keeps the file alive, nothing outlives the process
+        self.used = 0
+        #: the jobs given rows here and not released yet
+        self.jobs: list[Any] = []
+
+
+class RowMaps:
+    """The row arrays of a streaming run's big live jobs, as views of file mappings.
+
+    Parameters
+    ----------
+    directory : path
+        Where the (unlinked) files are made: beside the trace, on its disk.
+    min_tasks : int, optional
+        Jobs of fewer tasks get None from :meth:`rows` (default :data:`ROW_MAP_MIN_TASKS`).
+    segment : int, optional
+        Bytes of one mapping (default :data:`ROW_MAP_SEGMENT`); a job whose rows need more
+        gets a mapping of its own.
+    """
+
+    def __init__(
+        self, directory: str | Path, min_tasks: int | None = None, segment: int | None = None
+    ):
+        min_tasks = ROW_MAP_MIN_TASKS if min_tasks is None else min_tasks
+        segment = ROW_MAP_SEGMENT if segment is None else segment
+        if not (isinstance(min_tasks, int) and min_tasks >= 1):
+            raise ValueError(f"parameter min_tasks must be an integer >= 1, got {min_tasks!r}")
+        if not (isinstance(segment, int) and segment >= _PAGE):
+            raise ValueError(f"parameter segment must be an integer >= {_PAGE}, got {segment!r}")
+        self.directory = Path(directory)
+        self.min_tasks = min_tasks
+        self.segment = segment
+        self._segments: list[_Segment] = []
+        self._made = False  # whether the directory was made here (close removes it)
+        self._ticks = 0
+        #: jobs given rows here, and the bytes of those rows
+        self.jobs = 0
+        self.bytes = 0
+
+    def assign(self, job: Any) -> bool:
+        """Give ``job`` (of ``job.n_tasks`` tasks) its ``_one`` and ``_done_f``:
+        ``4 * n_tasks`` int64 and ``3 * n_tasks`` float64, all zero, in a mapping. False,
+        and nothing set, for a job under ``min_tasks`` or when no file can be made (the job
+        then keeps arrays, as without maps)."""
+        n = job.n_tasks
+        if n < self.min_tasks:
+            return False
+        a = _ONE_BYTES * n
+        need = -(-(a + _DONE_BYTES * n) // _PAGE) * _PAGE
+        seg = self._segments[-1] if self._segments else None
+        if seg is None or seg.used + need > len(seg.map):
+            try:
+                if not self.directory.is_dir():
+                    self.directory.mkdir(parents=True)
+                    self._made = True
+                seg = _Segment(self.directory, max(self.segment, need))
+            except OSError:  # no space, no descriptor: the job keeps its rows in memory
+                return False
+            self._segments.append(seg)
+        lo = seg.used
+        seg.used = lo + need
+        whole = memoryview(seg.map)
+        job._one = whole[lo : lo + a].cast("q")
+        job._done_f = whole[lo + a : lo + a + _DONE_BYTES * n].cast("d")
+        seg.jobs.append(job)
+        self.jobs += 1
+        self.bytes += need
+        return True
+
+    def tick(self) -> None:
+        """The engine's periodic check: :meth:`give_back` at every
+        :data:`GIVE_BACK_TICKS`-th call."""
+        self._ticks += 1
+        if self._ticks >= GIVE_BACK_TICKS:
+            self._ticks = 0
+            self.give_back()
+
+    def give_back(self) -> None:
+        """Return every mapping's pages to the kernel (their bytes stay in the file), and drop
+        the mappings whose jobs all let their rows go (``Job.release``)."""
+        keep = []
+        last = self._segments[-1] if self._segments else None
+        for seg in self._segments:
+            seg.jobs = [j for j in seg.jobs if j._one is not None]
+            if seg is not last and not seg.jobs:
+                continue  # unmapped once the last view of it goes
+            if seg.used:
+                seg.map.madvise(mmap.MADV_DONTNEED, 0, seg.used)
+            keep.append(seg)
+        self._segments = keep
+
+    def close(self) -> None:
+        """Forget every mapping (each is unmapped once the last view of it goes), and remove
+        the directory if it was made here and is empty."""
+        self._segments = []
+        if self._made:
+            self._made = False
+            try:
+                self.directory.rmdir()
+            except OSError:  # not empty (another run's files) or gone already
+                pass
