@@ -38,10 +38,13 @@ __all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists"
 #: every task object (the same trace: ``tests/test_task_list.py``)
 DROP_DONE = True
 
-#: how many times a queued task that is still held is tried before it is kept for good (a
-#: finished attempt's stale heap entry holds its task until the clock reaches it): by
-#: :class:`DropQueue` at 0, 1, 3, 7, 15, 31 and 63 sweeps after it was queued
-_TRIES = 7
+#: how many times a queued task that is still held is tried before it is kept for good: by
+#: :class:`DropQueue` at 0, 1, 3, 7, 15, ... sweeps after it was queued, so 40 tries reach
+#: 2 ** 39 sweeps, past any run. A killed attempt's stale heap entry holds its task until
+#: the clock reaches the end it would have had, often hours later for a straggler beaten by
+#: its copy: with 7 tries (63 sweeps, until 2026-11-29 (d)) the FB-2010 LATE day kept 186,693
+#: such tasks for good by 3 simulated hours, every one its LATE run had packed
+_TRIES = 40
 
 #: the done tasks whose numbers are their job's rows: their objects may be dropped
 _AS_ROWS = (DoneOne, DoneMany)
@@ -149,9 +152,9 @@ _FREE = _free_refs()
 class DropQueue:
     """The done tasks a streaming run may drop (:func:`drop_unheld`), tried again with a
     back-off: a task still held after its ``n``-th try waits ``2 ** (n - 1)`` sweeps for the
-    next, up to :data:`_TRIES` tries (63 sweeps, as many as one try a sweep gave before, in 7
-    tries instead of 64: most tasks held at their first try are held by a stale heap entry
-    for a while, and re-checking ~7,000 of them every sweep was ~5% of an FB-2010 run).
+    next, up to :data:`_TRIES` tries: a task held for ``s`` sweeps is tried about
+    ``log2(s)`` times (most tasks held at their first try are held by a stale heap entry for
+    a while, and re-checking ~7,000 of them every sweep was ~5% of an FB-2010 run).
 
     Examples
     --------
@@ -207,8 +210,8 @@ def drop_unheld(queue: list[Task], tries: array) -> tuple[list[Task], array]:
     """Drop the queued done tasks that only their job's storage holds (set their item to
     None); return the tasks still held, to be tried at a later sweep, and their tries.
 
-    A task of a finished job is left (its job releases it); one held for more than
-    ``_TRIES`` sweeps is kept for good.
+    A task of a finished job is left (its job releases it); one held at its ``_TRIES``-th
+    try is kept for good.
 
     Examples
     --------

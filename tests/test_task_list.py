@@ -211,9 +211,12 @@ def test_the_sweep_carries_held_tasks_then_gives_up():
 
 def test_the_drop_queue_backs_off_then_gives_up(monkeypatch):
     """A held task is tried at the first sweep after it was queued, then 1, 3, 7, ... sweeps
-    later (``2 ** (n - 1)`` after its ``n``-th try), :data:`_TRIES` times in all, then kept
-    for good; one let go between two tries is dropped at the next; the others at once."""
+    later (``2 ** (n - 1)`` after its ``n``-th try), :data:`_TRIES` times in all (7 here),
+    then kept for good; one let go between two tries is dropped at the next; the others at
+    once."""
     from sim_bridge import _task_list
+
+    monkeypatch.setattr(_task_list, "_TRIES", 7)
 
     job = _job_of_rows(3, 3)
     for t in job.tasks:
@@ -241,8 +244,28 @@ def test_the_drop_queue_backs_off_then_gives_up(monkeypatch):
         q.sweep()
     assert job.tasks._items[2] is None and job.tasks._items[1] is held  # kept for good
     want, at = [1], 1
-    for n in range(1, _TRIES):
+    for n in range(1, _task_list._TRIES):
         at += 2 ** (n - 1)
         want.append(at)
     assert tried == want == [1, 2, 4, 8, 16, 32, 64]
     assert not q and len(q) == 0
+
+
+def test_a_task_held_for_thousands_of_sweeps_is_still_dropped():
+    """By default the queue keeps trying, with its back-off: a task let go after 5,000
+    sweeps (a straggler's stale heap entry, hours of a big run) is dropped at its next try,
+    the 14th (sweep 8,192)."""
+    job = _job_of_rows(2, 2)
+    for t in job.tasks:
+        t.__class__ = DoneOne
+    held = job.tasks[1]
+    del t
+    q = DropQueue()
+    q.new.extend(job.tasks)
+    for s in range(1, 8193):
+        if s == 5000:
+            held = None
+        q.sweep()
+        if s == 8191:
+            assert job.tasks._items[1] is not None and len(q) == 1
+    assert job.tasks._items[1] is None and not q and held is None
