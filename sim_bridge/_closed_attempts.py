@@ -9,7 +9,9 @@ of 19 slots and their floats), held by the live jobs until they end.
 
 :func:`pack_closed` moves them into two flat arrays of the job (``Job._many_i``: uid, node,
 launch record's offset and state; ``Job._many_f``: launch time, start fraction, end time,
-``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt, and makes
+``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt (``Job._many_n``
+of them; a big job's arrays are the room of a file mapping, :mod:`sim_bridge._row_maps`,
+until it fills and they go on as arrays), and makes
 the task a :class:`DoneMany`, whose numbers are read from its job's rows (as a
 :class:`~sim_bridge._jobs.DoneOne`'s) and whose ``attempts``, a :class:`ClosedAttempts`
 view, builds them again when read: equal in every public field and in what reading their
@@ -173,18 +175,30 @@ def pack_closed(task: Task) -> bool:
         return False
     job = task.job
     ints, floats = job._many_i, job._many_f
+    at = job._many_n
+    n = len(atts)
     if ints is None or floats is None:
         ints = job._many_i = array("q")
         floats = job._many_f = array("d")
-    at = len(ints) // MANY_I
+    elif type(ints) is memoryview and MANY_I * (at + n) > len(ints):
+        # a mapping's room is full (sim_bridge._row_maps): the rows go on in arrays
+        ints = job._many_i = array("q", ints[: MANY_I * at].tobytes())
+        floats = job._many_f = array("d", floats[: MANY_F * at].tobytes())  # type: ignore[index]
     nan = math.nan
+    rows_i: list[int] = []
+    rows_f: list[float] = []
     for a in atts:
-        ints.extend((a.uid, a.node, a._rec, a.state))  # type: ignore[arg-type]
+        rows_i += (a.uid, a.node, a._rec, a.state)  # type: ignore[arg-type]
         prog = a._prog
         booked = a.state == A_KILLED and prog is not None and prog[0] == a.end_time
         done = prog[1] if booked else nan  # type: ignore[index]
-        floats.extend(
-            (a.launch_time, a.start_fraction, a.end_time, a._end, a._work, done)  # type: ignore[arg-type]
-        )
-    task_to_row(task, at, -len(atts), 0, DoneMany)  # minus the count: not a DoneOne's node
+        rows_f += (a.launch_time, a.start_fraction, a.end_time, a._end, a._work, done)  # type: ignore[arg-type]
+    if type(ints) is memoryview:  # the room of a mapping: written in place
+        ints[MANY_I * at : MANY_I * (at + n)] = array("q", rows_i)
+        floats[MANY_F * at : MANY_F * (at + n)] = array("d", rows_f)
+    else:
+        ints.extend(rows_i)
+        floats.extend(rows_f)
+    job._many_n = at + n
+    task_to_row(task, at, -n, 0, DoneMany)  # minus the count: not a DoneOne's node
     return True

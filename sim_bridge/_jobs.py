@@ -287,6 +287,7 @@ class Job:
         "_done_f",
         "_many_i",
         "_many_f",
+        "_many_n",
         "_nspill",
     )
 
@@ -329,6 +330,9 @@ class Job:
     #: is packed
     _many_i: array | None
     _many_f: array | None
+    #: the attempts' rows used in them (a big job's are the room of a mapping, of a fixed
+    #: size: :class:`sim_bridge._row_maps.RowMaps`)
+    _many_n: int
     #: streaming runs: the first floats of its launch records, moved to a file
     #: (:class:`sim_bridge._record_spill.RecordSpill`; offsets count them)
     _nspill: int
@@ -340,6 +344,7 @@ class Job:
         self._done_f = None
         self._many_i = None
         self._many_f = None
+        self._many_n = 0
         self._nspill = 0
 
     @property

@@ -4,10 +4,13 @@ A done task of a live job is a row in its job (:func:`sim_bridge._jobs.task_to_r
 in ``Job._one``, 3 floats in ``Job._done_f``; 56 bytes a task, allocated for all the job's
 tasks at its first done one). The jobs alive at 24 h of an FB-2010 day hold 8.6M tasks, so
 their rows are some 480 MB that nothing reads until the job ends, except a policy that reads
-a done task again. :class:`RowMaps` gives a job of at least ``min_tasks`` tasks its two row
-arrays as views of a shared file mapping (a sparse file, unlinked as soon as it is mapped:
-nothing is left on disk, even by a run that is killed), and :meth:`RowMaps.give_back`
-returns the mapped pages to the kernel (``madvise(MADV_DONTNEED)``). The rows stay in the
+a done task again; a done task that ran several attempts adds 80 bytes an attempt
+(``Job._many_i``, ``Job._many_f``: :mod:`sim_bridge._closed_attempts`). :class:`RowMaps`
+gives a job of at least ``min_tasks`` tasks those four arrays (the last two with room for
+:data:`MANY_ROOM` attempts a task) as views of a shared file mapping (a sparse file,
+unlinked as soon as it is mapped: nothing is left on disk, even by a run that is killed),
+and :meth:`RowMaps.give_back` returns the mapped pages to the kernel
+(``madvise(MADV_DONTNEED)``). The rows stay in the
 file and the page cache: a later read faults its page back in, with the same bytes, so no
 value of the run changes. They leave the process's resident memory, and the kernel may write
 them to disk and reclaim them under pressure, as it does for any file.
@@ -29,6 +32,8 @@ Examples
 (False, None)
 >>> maps.assign(big), len(big._one), len(big._done_f), big._one[3], big._done_f[2]
 (True, 20, 15, 0, 0.0)
+>>> len(big._many_i), len(big._many_f), big._many_n  # room for 2 attempts a task
+(40, 60, 0)
 >>> big._one[3], big._done_f[2] = 41, 2.5
 >>> maps.give_back()  # the pages go back to the kernel; the bytes stay
 >>> big._one[3], big._done_f[2]
@@ -44,7 +49,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GIVE_BACK_TICKS", "ROW_MAP_MIN_TASKS", "ROW_MAP_SEGMENT", "RowMaps", "pages_to_disk"]
+from sim_bridge._closed_attempts import MANY_F, MANY_I
+from sim_bridge._jobs import DONE_F, ONE_ROW
+
+__all__ = [
+    "GIVE_BACK_TICKS",
+    "MANY_ROOM",
+    "ROW_MAP_MIN_TASKS",
+    "ROW_MAP_SEGMENT",
+    "RowMaps",
+    "pages_to_disk",
+]
 
 #: a job's rows go to a map from this many tasks (224 KiB of rows); smaller jobs keep arrays
 #: (most of the rows alive are big jobs': FB-2010's tasks are in jobs of thousands)
@@ -57,9 +72,18 @@ ROW_MAP_SEGMENT = 1 << 30
 #: a page written since faults back in once (a few microseconds), so not at every check
 GIVE_BACK_TICKS = 64
 
+#: closed attempts' rows a job's mapping has room for, a task (its done tasks that ran several
+#: attempts, ``Job._many_i`` and ``Job._many_f``: 80 bytes an attempt); past it the job's
+#: further rows go on in arrays (:func:`sim_bridge._closed_attempts.pack_closed`). Under LATE
+#: two in five tasks ran two attempts: 0.9 a task. Room not written costs neither memory nor
+#: disk (a sparse file)
+MANY_ROOM = 2
+
 _PAGE = mmap.PAGESIZE
-_ONE_BYTES = 4 * 8  # sim_bridge._jobs.ONE_ROW ints a task
-_DONE_BYTES = 3 * 8  # sim_bridge._jobs.DONE_F floats a task
+_ONE_BYTES = 8 * ONE_ROW  # a task's ints in Job._one
+_DONE_BYTES = 8 * DONE_F  # a task's floats in Job._done_f
+_MANY_I_BYTES = 8 * MANY_I  # a closed attempt's ints in Job._many_i
+_MANY_F_BYTES = 8 * MANY_F  # a closed attempt's floats in Job._many_f
 _MEMORY_FS = frozenset({"tmpfs", "ramfs", "devtmpfs", "hugetlbfs"})
 
 
@@ -145,15 +169,17 @@ class RowMaps:
         self.bytes = 0
 
     def assign(self, job: Any) -> bool:
-        """Give ``job`` (of ``job.n_tasks`` tasks) its ``_one`` and ``_done_f``:
-        ``4 * n_tasks`` int64 and ``3 * n_tasks`` float64, all zero, in a mapping. False,
-        and nothing set, for a job under ``min_tasks`` or when no file can be made (the job
-        then keeps arrays, as without maps)."""
+        """Give ``job`` (of ``job.n_tasks`` tasks) its ``_one`` and ``_done_f`` (``4 *
+        n_tasks`` int64 and ``3 * n_tasks`` float64) and the room of its ``_many_i`` and
+        ``_many_f`` (:data:`MANY_ROOM` attempts a task), all zero, in a mapping. False, and
+        nothing set, for a job under ``min_tasks`` or when no file can be made (the job then
+        keeps arrays, as without maps)."""
         n = job.n_tasks
         if n < self.min_tasks:
             return False
-        a = _ONE_BYTES * n
-        need = -(-(a + _DONE_BYTES * n) // _PAGE) * _PAGE
+        room = int(MANY_ROOM * n)
+        sizes = (_ONE_BYTES * n, _DONE_BYTES * n, _MANY_I_BYTES * room, _MANY_F_BYTES * room)
+        need = -(-sum(sizes) // _PAGE) * _PAGE
         seg = self._segments[-1] if self._segments else None
         if seg is None or seg.used + need > len(seg.map):
             try:
@@ -167,8 +193,11 @@ class RowMaps:
         lo = seg.used
         seg.used = lo + need
         whole = memoryview(seg.map)
-        job._one = whole[lo : lo + a].cast("q")
-        job._done_f = whole[lo + a : lo + a + _DONE_BYTES * n].cast("d")
+        views: list[memoryview] = []
+        for size, code in zip(sizes, ("q", "d", "q", "d"), strict=True):
+            views.append(whole[lo : lo + size].cast(code))  # type: ignore[call-overload]
+            lo += size
+        job._one, job._done_f, job._many_i, job._many_f = views
         seg.jobs.append(job)
         self.jobs += 1
         self.bytes += need

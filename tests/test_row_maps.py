@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import sim_bridge
 import sim_bridge._engine as engine
 import sim_bridge._row_maps as row_maps
+import sim_bridge._sim_lifecycle as lifecycle
 import sim_bridge._trace_sink as trace_sink
 from sim_bridge._jobs import Job
 from sim_bridge._row_maps import RowMaps, pages_to_disk
@@ -45,44 +46,56 @@ def _job(n: int) -> Job:
     ],
 )
 def test_a_trace_does_not_depend_on_the_maps(tmp_path, monkeypatch, workload, policy, nodes, slots):
-    """The same streamed run with the rows in maps (every job of 8 tasks or more, its pages
-    given back every 16 events) and in arrays: the same trace and job table, bit for bit,
-    and the same rows as the run kept in memory."""
+    """The same streamed run with the rows in arrays, in maps (every job of 8 tasks or more,
+    its pages given back every 16 events) with room for 2 closed attempts a task, and with
+    room for 0.1 (jobs whose room fills go on in arrays): the same trace and job table, bit for
+    bit, and the same rows as the run kept in memory."""
     w = workload()
     kw = {"nodes": nodes, "slots": slots, "seed": 2, "progress": False, "engine": "python"}
     kept = sim_bridge.simulate(w, policy, "fair", **kw)
     monkeypatch.setattr(engine, "_CHECK_EVERY", 16)
     monkeypatch.setattr(row_maps, "GIVE_BACK_TICKS", 1)
-    seen = {"gives": 0, "jobs": 0}
-    real_give = RowMaps.give_back
+    monkeypatch.setattr(row_maps, "ROW_MAP_MIN_TASKS", 8)
+    seen = {"gives": 0, "jobs": 0, "in_room": 0, "moved": 0}
+    real_give, real_pack = RowMaps.give_back, lifecycle.pack_closed
 
     def give_back(self):
         seen["gives"] += 1
         seen["jobs"] = self.jobs
         real_give(self)
 
+    def pack(task):
+        before = type(task.job._many_i)
+        done = real_pack(task)
+        if done and before is memoryview:
+            seen["in_room" if type(task.job._many_i) is memoryview else "moved"] += 1
+        return done
+
     monkeypatch.setattr(RowMaps, "give_back", give_back)
+    monkeypatch.setattr(lifecycle, "pack_closed", pack)
     out = {}
-    for on in (True, False):
-        monkeypatch.setattr(row_maps, "ROW_MAP_MIN_TASKS", 8)
+    variants = (("arrays", False, 2), ("maps", True, 2), ("small room", True, 0.1))
+    for variant, on, room in variants:
+        monkeypatch.setattr(row_maps, "MANY_ROOM", room)
         monkeypatch.setattr(trace_sink, "pages_to_disk", lambda d, on=on: on)
-        path = tmp_path / f"{on}.parquet"
+        path = tmp_path / f"{variant}.parquet"
+        gives = seen["gives"]
         r = sim_bridge.simulate(w, policy, "fair", trace_sink=path, **kw)
-        out[on] = (pd.read_parquet(path), r.jobs)
+        out[variant] = (pd.read_parquet(path), r.jobs)
         assert r.summary["complete"] is True
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
             f"{k}.parquet" for k in out
         )  # nothing left beside the trace
-        if on:
-            assert seen["gives"] > 3 and seen["jobs"] > 3
-            gives = seen["gives"]
-        else:
-            assert seen["gives"] == gives  # no maps, no returns
-    for a, b in zip(out[True], out[False], strict=True):
-        pd.testing.assert_frame_equal(a, b, check_exact=True)
-    pd.testing.assert_frame_equal(out[True][1], kept.jobs, check_exact=True)
+        assert (seen["gives"] > gives + 3) == on  # no maps, no returns
+        assert not on or seen["jobs"] > 3
+    if policy != "none":  # several attempts packed in a mapping's room, some moved out
+        assert seen["in_room"] > 10 and seen["moved"] > 0
+    for variant in ("maps", "small room"):
+        for a, b in zip(out[variant], out["arrays"], strict=True):
+            pd.testing.assert_frame_equal(a, b, check_exact=True)
+    pd.testing.assert_frame_equal(out["maps"][1], kept.jobs, check_exact=True)
     key = ["job_id", "task_id", "attempt"]
-    got = out[True][0].sort_values(key).reset_index(drop=True)
+    got = out["maps"][0].sort_values(key).reset_index(drop=True)
     want = kept.tasks.sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
