@@ -10,10 +10,16 @@ gives a job of at least ``min_tasks`` tasks those four arrays (the last two with
 :data:`MANY_ROOM` attempts a task) as views of a shared file mapping (a sparse file,
 unlinked as soon as it is mapped: nothing is left on disk, even by a run that is killed),
 and :meth:`RowMaps.give_back` returns the mapped pages to the kernel
-(``madvise(MADV_DONTNEED)``). The rows stay in the
-file and the page cache: a later read faults its page back in, with the same bytes, so no
-value of the run changes. They leave the process's resident memory, and the kernel may write
-them to disk and reclaim them under pressure, as it does for any file.
+(``madvise(MADV_DONTNEED)``). The rows stay in the file and the page cache: a later read
+faults its page back in, with the same bytes, so no value of the run changes. They leave the
+process's resident memory, and the kernel may write them to disk and reclaim them under
+pressure, as it does for any file.
+
+A write to a sparse file's page that the disk has no room for kills the process (``SIGBUS``)
+instead of raising, so a mapping is made only while the disk has twice its size free
+(:data:`FREE_FACTOR`); otherwise the job keeps arrays. A disk filled by something else during
+the run can still do it: the trace, written to a ``.part`` file renamed at its end, is then
+not mistaken for a complete one.
 
 This only moves memory out of the process if the file is on a disk: on a ``tmpfs`` or
 ``ramfs`` (where ``/tmp`` is on some systems) the page cache is the memory itself, so
@@ -53,6 +59,7 @@ from sim_bridge._closed_attempts import MANY_F, MANY_I
 from sim_bridge._jobs import DONE_F, ONE_ROW
 
 __all__ = [
+    "FREE_FACTOR",
     "GIVE_BACK_TICKS",
     "MANY_ROOM",
     "ROW_MAP_MIN_TASKS",
@@ -67,6 +74,9 @@ ROW_MAP_MIN_TASKS = 4096
 
 #: the bytes of one file mapping; a job's rows start on a page of their own
 ROW_MAP_SEGMENT = 1 << 30
+
+#: a mapping is made only while its disk has this many times its size free
+FREE_FACTOR = 2
 
 #: the engine's checks (every 1,024 events) between two page returns (:meth:`RowMaps.tick`):
 #: a page written since faults back in once (a few microseconds), so not at every check
@@ -143,7 +153,7 @@ class RowMaps:
     directory : path
         Where the (unlinked) files are made: beside the trace, on its disk.
     min_tasks : int, optional
-        Jobs of fewer tasks get None from :meth:`rows` (default :data:`ROW_MAP_MIN_TASKS`).
+        Jobs of fewer tasks keep arrays (:meth:`assign`; default :data:`ROW_MAP_MIN_TASKS`).
     segment : int, optional
         Bytes of one mapping (default :data:`ROW_MAP_SEGMENT`); a job whose rows need more
         gets a mapping of its own.
@@ -172,8 +182,9 @@ class RowMaps:
         """Give ``job`` (of ``job.n_tasks`` tasks) its ``_one`` and ``_done_f`` (``4 *
         n_tasks`` int64 and ``3 * n_tasks`` float64) and the room of its ``_many_i`` and
         ``_many_f`` (:data:`MANY_ROOM` attempts a task), all zero, in a mapping. False, and
-        nothing set, for a job under ``min_tasks`` or when no file can be made (the job then
-        keeps arrays, as without maps)."""
+        nothing set, for a job under ``min_tasks``, or when no file can be made or its disk
+        has not :data:`FREE_FACTOR` times its size free (the job then keeps arrays, as
+        without maps)."""
         n = job.n_tasks
         if n < self.min_tasks:
             return False
@@ -186,8 +197,12 @@ class RowMaps:
                 if not self.directory.is_dir():
                     self.directory.mkdir(parents=True)
                     self._made = True
-                seg = _Segment(self.directory, max(self.segment, need))
-            except OSError:  # no space, no descriptor: the job keeps its rows in memory
+                size = max(self.segment, need)
+                st = os.statvfs(self.directory)
+                if st.f_bavail * st.f_frsize < FREE_FACTOR * size:
+                    return False  # a full disk would kill the run (module doc): arrays
+                seg = _Segment(self.directory, size)
+            except OSError:  # no descriptor, no file: the job keeps its rows in memory
                 return False
             self._segments.append(seg)
         lo = seg.used

@@ -211,6 +211,26 @@ def test_a_job_keeps_arrays_when_no_file_can_be_made(tmp_path, monkeypatch):
     assert maps.assign(job) is False and job._one is None and maps.jobs == 0
 
 
+def test_a_job_keeps_arrays_on_a_disk_nearly_full(tmp_path, monkeypatch):
+    """A mapping whose writes the disk might not hold (less than twice its size free) is
+    not made: a write there would kill the run."""
+    real = row_maps.os.statvfs
+    free = {"blocks": 0}
+
+    class Stat:
+        def __init__(self, where):
+            st = real(where)
+            self.f_frsize, self.f_bavail = st.f_frsize, free["blocks"]
+
+    monkeypatch.setattr(row_maps.os, "statvfs", Stat)
+    maps = RowMaps(tmp_path, min_tasks=1, segment=1 << 20)
+    job = _job(10)
+    assert maps.assign(job) is False and job._one is None
+    free["blocks"] = (2 << 20) // real(tmp_path).f_frsize  # exactly twice: enough
+    assert maps.assign(job) is True and len(job._one) == 40
+    maps.close()
+
+
 def test_bad_parameters_are_named(tmp_path):
     with pytest.raises(ValueError, match="min_tasks must be an integer >= 1, got 0"):
         RowMaps(tmp_path, min_tasks=0)
