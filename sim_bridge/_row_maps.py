@@ -133,13 +133,11 @@ class _Segment:
     __slots__ = ("jobs", "map", "used")
 
     def __init__(self, directory: Path, size: int):
-        fd, path = tempfile.mkstemp(prefix="rows-", suffix=".bin", dir=directory)
-        try:
-            os.ftruncate(fd, size)  # sparse: no block is written until a row is
-            self.map = mmap.mmap(fd, size)
-        finally:
-            os.close(fd)
-            os.unlink(path)  # the mapping keeps the file alive, nothing outlives the process
+        # a file without a name (unlinked at once, or O_TMPFILE): the mapping keeps it alive,
+        # and nothing of it outlives the process
+        with tempfile.TemporaryFile(prefix="rows-", dir=directory) as f:
+            os.ftruncate(f.fileno(), size)  # sparse: no block is written until a row is
+            self.map = mmap.mmap(f.fileno(), size)
         self.used = 0
         #: the jobs given rows here and not released yet
         self.jobs: list[Any] = []
