@@ -9,18 +9,18 @@ of 19 slots and their floats), held by the live jobs until they end.
 
 :func:`pack_closed` moves them into two flat arrays of the job (``Job._many_i``: uid, node,
 launch record's offset and state; ``Job._many_f``: launch time, start fraction, end time,
-``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt (``Job._many_n``
-of them; a big job's arrays are the room of a file mapping, :mod:`sim_bridge._row_maps`,
-until it fills and they go on as arrays), and makes
-the task a :class:`DoneMany`, whose numbers are read from its job's rows (as a
+``_end``, ``_work`` and the work done booked at its end), 80 bytes an attempt
+(``Job._many_n`` of them; a big job's arrays are the room of a file mapping,
+:mod:`sim_bridge._row_maps`, until it fills and they go on as arrays), and makes the task a
+:class:`DoneMany`, whose numbers are read from its job's rows (as a
 :class:`~sim_bridge._jobs.DoneOne`'s) and whose ``attempts``, a :class:`ClosedAttempts`
 view, builds them again when read: equal in every public field and in what reading their
 progress needs, but new objects (as :class:`~sim_bridge._jobs.OneFinished` does for a task's
 one attempt). Like a ``DoneOne``, the task's own object may then go once nothing but its job
 holds it (``sim_bridge._task_list``). A killed attempt is packed only when its progress at
 its end is read from what is kept: its work done there was booked at its close (a streamed
-run whose paths follow the live attempts does that), or it has a fixed duration
-(``_work <= 0``). Otherwise the task keeps its objects.
+run whose paths follow the live attempts does that), or it has a fixed duration (``_work <=
+0``). Otherwise the task keeps its objects.
 
 Examples
 --------
