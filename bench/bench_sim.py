@@ -668,6 +668,52 @@ Measured on 2026-11-29 (c):
   live tasks: 889 MB + 0.46 KB a task, R^2 0.83 (0.69 KB before). Peak 24 h / 6 h: 1.39, as
   before: both fell alike.
 
+Measured on 2026-11-29 (d):
+
+- Where a streamed FB-2010 day's memory goes, counted in the running engine (the live jobs'
+  structures, ``sys.getsizeof`` and buffer sizes; a copy of ``bench_day.py`` that counts them
+  with the engine paused) on code b24374b. Without speculation at 6.2 h (RSS 1,325 MB, 720 jobs
+  and 3.0M tasks live, 2.75M of them dropped done tasks): the ``running`` dicts 118 MB (88k
+  attempts running: each kept the table its widest stage grew to), the rows ``_one`` and
+  ``_done_f`` 160 MB (56 bytes a task of a live job), the live ``Task`` objects and their
+  numbers 62 MB, the rest under 25 MB each; ~470 MB in all. Set-up alone (imports, the
+  day's 24,437 job specs, the world) is ~600 MB, and ~930 MB after 2,000 events (a 242 MB
+  block part of levels). With LATE at 3.0 h: 186,693 done tasks that ran several attempts
+  were still objects (``DoneMany``), every one packed so far: the drop queue had given up on
+  them after 63 sweeps while a killed straggler's stale heap entry held them; at 6.0 h
+  368,081, and the ``running`` dicts 97 MB, the rows 101 MB, the attempts' rows (``_many_i``,
+  ``_many_f``) 103 MB.
+- Three changes follow (the traces unchanged, bit for bit: ``tests/test_row_maps.py``,
+  ``tests/test_running_compaction.py``, ``tests/test_task_list.py``): a job's ``running``
+  rebuilt once deletions pass twice what is left; the drop queue trying a held task with its
+  back-off without a limit (40 tries); a job of 4,096 tasks or more keeping its rows (the 56
+  bytes a task and the 80 an attempt, with room for 2 attempts a task) in a sparse, unlinked
+  file mapping whose pages the engine gives back every 65,536 events
+  (``sim_bridge/_row_maps.py``). With them, LATE at 3.0 h holds 25,731 ``DoneMany`` objects
+  (was 186,693) and the ``running`` dicts 6.7 MB (was 56.6).
+- ``bench/bench_row_maps.py`` (400 jobs of 20,000 tasks, rows written round-robin as a day
+  finishes them, pages given back every 65,536 rows; three replays beside it): arrays 2.51 s
+  to write, 430 MB resident at the end, peak 466 MB; maps 3.53 s (**1.41x**: the page faults
+  after each return, ~0.13 us a row, ~2 s over an FB-2010 day), **0 MB** resident after the
+  last return, peak 43 MB; reading every job's rows back 0.05 / 0.06 s; the same rows.
+- The FB-2010 day on the new code (``bench_day.py --workload FB2010 --until 24.05``, each
+  from a copy of its tree, ``bench/results/FB2010_late.jsonl`` and ``FB2010_none_24h.jsonl``;
+  up to three other runs beside them). LATE, code 8a9b632: 1 h 77 s; 6 h 601 s / 3.27M
+  events / peak 1,529 MB (was 1,797); 12 h 1,557 s / peak 1,844 MB (was 2,293); 24 h
+  **3,231 s** (54 min, was 3,273) / 16.54M events / 630 jobs live / peak **2,089 MB** (was
+  2,493; 0.84x), 2,143 MB at its stop. Without speculation, code aa4468b: 6 h 192 s / peak
+  1,452 MB (was 1,616); 12 h 550 s / 1,791 MB (was 2,250); 24 h **1,191 s** (was 1,099) /
+  16.41M events / peak **2,131 MB** (was 2,761; 0.77x). Peak 24 h / 6 h: 1.37 with LATE
+  (was 1.39), 1.47 without (was 1.71). RSS against the live tasks: 907 MB + 0.31 KB a task
+  with LATE (was 0.46 KB), 972 MB + 0.11 KB without (was 0.20 KB).
+- CPU, side by side (the day without speculation to 3 h, b24374b and the new code at once):
+  94 s to 3.15 h (1.58M events) and 93 s to 3.08 h (1.51M events), 59.6 and 61.7 us an
+  event: the same within what two runs beside each other differ by. The 24 h runs' CPU
+  (1,191 against 1,099 s without speculation, 3,231 against 3,273 with LATE) moved with the
+  load beside them.
+- FB-2009 day with LATE (``bench_day.py --workload FB2009 --policy late --every 1``): 20 s,
+  peak 230 MB (228 MB before), two replays beside it.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
