@@ -679,8 +679,8 @@ Measured on 2026-11-29 (d):
   numbers 62 MB, the rest under 25 MB each; ~470 MB in all. Set-up alone (imports, the
   day's 24,437 job specs, the world) is ~600 MB, and ~930 MB after 2,000 events (a 242 MB
   block part of levels). With LATE at 3.0 h: 186,693 done tasks that ran several attempts
-  were still objects (``DoneMany``), every one packed so far: the drop queue had given up on
-  them after 63 sweeps while a killed straggler's stale heap entry held them; at 6.0 h
+  were still objects (``DoneMany``), most of them because the drop queue had given up on them
+  after 63 sweeps while a killed straggler's stale heap entry held them; at 6.0 h
   368,081, and the ``running`` dicts 97 MB, the rows 101 MB, the attempts' rows (``_many_i``,
   ``_many_f``) 103 MB.
 - Three changes follow (the traces unchanged, bit for bit: ``tests/test_row_maps.py``,
