@@ -718,8 +718,16 @@ Measured on 2026-11-29 (d):
   mostly room not written), against an RSS of ~1,250 MB. The event heap holds 197,561
   entries: 172,684 of running attempts and 24,877 of closed ones (killed copies' and
   originals' stale ends, holding 15,149 tasks), a median 0.1 h ahead of the clock (p90
-  0.96 h): not the growth either. Not counted yet: the world's held paths, the trace sink's
-  buffered jobs, the allocators' free lists.
+  0.96 h): not the growth either.
+- The allocators, counted in the same way without speculation at 6.2 and 12.0 h on the new
+  code (``sys._debugmallocstats``, glibc's ``mallinfo2``; RSS 1,291 -> 1,776 MB, +485):
+  pymalloc's arenas 419 -> 621 MB (+202), of which blocks in use 272 -> 363 MB and free
+  blocks inside them 127 -> 242 MB (no arena was ever returned: a 1 MiB arena goes back only
+  when all of it is free, and long-lived task objects of big jobs share arenas with
+  short-lived attempts and tuples); glibc's mmapped blocks 613 -> 777 MB (+164: the world's
+  arrays stay at ~355 MB, the live jobs' task lists and noise lists, 16 bytes a task, grow
+  51 -> 101 MB, the rest is not attributed); glibc's heap 159 -> 220 MB. So of what grows,
+  about half is memory the allocators hold free.
 
 Usage::
 
