@@ -726,7 +726,7 @@ Measured on 2026-11-29 (d):
   when all of it is free, and long-lived task objects of big jobs share arenas with
   short-lived attempts and tuples); glibc's mmapped blocks 613 -> 777 MB (+164: the world's
   arrays stay at ~355 MB, the live jobs' task lists and noise lists, 16 bytes a task, grow
-  51 -> 101 MB, the rest is not attributed); glibc's heap 159 -> 220 MB. So of what grows,
+  46 -> 101 MB, the rest is not attributed); glibc's heap 159 -> 220 MB. So of what grows,
   about half is memory the allocators hold free.
 
 Usage::
