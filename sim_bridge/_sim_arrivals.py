@@ -109,8 +109,7 @@ class JobArrivals:
         job.stage_left = [n_m, n_r]
         job.pending = dict(zip(idx, first, strict=False))  # the first stage waits (n_m items)
         job._pdel = 0
-        job.running = {}
-        job._rdel = 0
+        job.running = {}  # (its deletions count from 0: Job.__init__)
         job.n_done = 0
         job.n_tasks = n_m + n_r
         if self._rows is not None:  # a streaming run: a big job's rows in a file mapping
