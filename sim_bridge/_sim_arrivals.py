@@ -83,6 +83,9 @@ class JobArrivals:
         u0, wk, job._m = self._draws.job(i)
         n_m = len(spec.map_work)
         n_r = len(spec.reduce_work)
+        # the first stage's originals read their numbers first (sim_bridge._jobs.read_noise)
+        job._m_off = 0
+        job._m_end = job._m_left = n_m or n_r
         tuid = self._task_uid
         ph0 = spec.phases[0]
         idx = task_indices(n_m + n_r)  # shared index objects

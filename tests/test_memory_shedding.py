@@ -10,6 +10,8 @@ done task shares the read-only empty ``NO_LIVE``.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
@@ -80,7 +82,7 @@ def test_closed_attempts_of_live_jobs_hold_only_what_is_read(policy, kw):
             for task in job.tasks:
                 for a in task.attempts:
                     if a.state == A_RUNNING:
-                        assert type(a._rec) is list
+                        assert type(a._rec) is array
                         seen["running"] += 1
                         continue
                     seen["closed"] += 1

@@ -32,18 +32,18 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim_bridge._jobs import read_noise
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
 
 if TYPE_CHECKING:
-    from array import array
-
     from sim_bridge._cluster import Cluster, PastPaths
     from sim_bridge._event_heap import EventQueue
     from sim_bridge._jobs import Attempt, Job, Task
@@ -256,7 +256,7 @@ class AttemptPhysics:
         if keep:
             self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
         else:
-            att._rec = rec = [running_before, l1[node], l5[node], l15[node]]
+            att._rec = rec = array("d", (running_before, l1[node], l5[node], l15[node]))
         # duration
         if self.duration_dist is not None:
             x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
@@ -277,9 +277,8 @@ class AttemptPhysics:
                     u = task._u0 if index == 0 else job.rng.random()
                     mult = float(residual_noise(u, alpha))
                 elif index == 0:
-                    mult = job._m[task.index]
-                    if not keep:  # read once: a streaming run drops the number
-                        job._m[task.index] = 1.0
+                    # read once: a streaming run lets a stage's numbers go once all are read
+                    mult = job._m[task.index] if keep else read_noise(job, task.index)
                 else:
                     alpha = noise_alpha(job.alpha, self._tail[node], 0.0, 0.0)
                     mult = float(residual_noise(job.rng.random(), alpha))
@@ -690,7 +689,7 @@ class AttemptPhysics:
         now: float,
         mult: float,
         r_now: float,
-        rec: list[float] | None = None,
+        rec: array | None = None,
     ) -> None:
         """The hidden truth of a launch: nominal work, noise, the node's slowdown and the
         median node's (same profile, same instant, no co-located tasks); appended to ``rec``
