@@ -1,7 +1,8 @@
 """A day-block of contention levels drawn in parts from marks, against drawing it again a part.
 
-A cluster whose day-block of levels is bigger than 256 MiB (about 5,800 nodes) draws it a
-part at a time (``sim_bridge._simulate.path_part_steps``: 4-hour parts on 33,000 nodes).
+A cluster whose day-block of levels is bigger than 128 MiB (about 2,900 nodes) draws it a
+part at a time (``sim_bridge._simulate.path_part_steps``: 2-hour parts on 33,000 nodes; 4-hour
+parts, 256 MiB, until 2026-11-29 (e)).
 Peer measured in the same run: every part draws and filters the whole block's stream again
 and keeps its own steps (``PersistentLevels.block_part`` with the marks switched off, what
 it did before and does without ``sim_bridge._normals_core``). The marks: the block's first
@@ -17,6 +18,11 @@ with its defaults (33,000 nodes, one block in 6 parts of 240 steps): peer 3.86-4
 part, 23.9 s the block; marks 3.76 s for the first part and 0.68-0.70 s for each other,
 7.2 s the block (**0.30x**); every part the same array; the marks hold 36 MiB while the
 block is drawn.
+
+Measured 2026-11-29 (e), the parts now 120 steps (12 a block; this script, its defaults, an
+FB-2010 replay beside it): peer 3.89-4.24 s a part, 47.6 s the block; marks 3.97 s for the
+first part and 0.34-0.35 s for each other, 7.8 s the block (**0.16x**); every part the same
+array; the marks hold 73 MiB while the block is drawn.
 
 Run: ``.venv/bin/python bench/bench_path_parts.py [--nodes 33000] [--blocks 1] [--repeat 1]``
 """

@@ -74,11 +74,15 @@ LAUNCH_LEVELS_MIN_BYTES = 0
 #: A streamed run draws the contention paths in parts of at most this many bytes of levels
 #: when a day-block is bigger (:func:`path_part_steps`): its window then ends a part past the
 #: clock, not at the end of the clock's day. On 33,000 nodes a day of levels, rates and
-#: sums is 2.9 GB; parts of 240 steps (4 h, 254 MB of levels) keep one part, not a day,
+#: sums is 2.9 GB; parts of 120 steps (2 h, 127 MB of levels) keep one part, not a day,
 #: ahead of the clock. The block's first part draws its whole stream and marks where each
-#: row's later parts start (``sim_bridge.world._block_marks``, 36 MiB there); the others draw
-#: only their own steps: 7.2 s a block in 6 parts, not 23.9 s (``bench/bench_path_parts.py``).
-PATH_PART_BYTES = 256 << 20
+#: row's later parts start (``sim_bridge.world._block_marks``, 73 MiB there); the others draw
+#: only their own steps (``bench/bench_path_parts.py``): 7.8 s a block in 12 parts (7.2 s in
+#: 6 parts of 240 steps, 47.6 s drawing the stream again a part). Until 2026-11-29 (e) the
+#: parts were 256 MiB (240 steps): the levels' and the rates' windows each swing by a part
+#: (1 MB a step each with FB-2010's two profiles), so halving it takes ~250 MB off a day's
+#: peak for 37 MiB more marks and ~0.6 s a block.
+PATH_PART_BYTES = 128 << 20
 
 
 def path_part_steps(n_nodes: int, max_bytes: int | None = None) -> int:
@@ -89,7 +93,7 @@ def path_part_steps(n_nodes: int, max_bytes: int | None = None) -> int:
     Examples
     --------
     >>> path_part_steps(600), path_part_steps(33_000), path_part_steps(33_000, 1)
-    (1440, 240, 1)
+    (1440, 120, 1)
     """
     if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
         return _BLOCK  # the cluster says what is wrong with it

@@ -83,7 +83,7 @@ def test_a_cluster_says_which_parts_it_can_draw():
     assert Cluster(3, 1, source="markov", extend_steps=_BLOCK).horizon_steps == _BLOCK
     ideal = Cluster(3, 1, ideal=True, extend_steps=60)
     assert ideal.end_time(0, ideal.profile_id(PROFILES[0]), 1.0, 5.0) == 6.0
-    assert path_part_steps(33_000) == 240 and path_part_steps(10) == _BLOCK
+    assert path_part_steps(33_000) == 120 and path_part_steps(10) == _BLOCK
 
 
 OPS = st.lists(
