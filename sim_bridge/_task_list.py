@@ -26,8 +26,11 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any, overload
 
+from sim_bridge import _chunked_items as _chunked
+from sim_bridge._chunked_items import ChunkedItems
 from sim_bridge._closed_attempts import DoneMany
 from sim_bridge._jobs import _SHADOWED, _SLOT, NO_LIVE, ONE_ROW, DoneOne, Job, Task, task_indices
 from sim_bridge._states import DONE
@@ -56,12 +59,13 @@ class TaskList(Sequence[Task]):
     a read builds again (a :class:`DoneOne` equal in every field) and keeps.
 
     ``job.tasks`` is the whole storage, ``job.stages[0]`` and ``job.stages[1]`` its two
-    parts: three views of one list (a list each took 8 bytes a task).
+    parts: three views of one storage (a list each took 8 bytes a task), a list or, for a
+    big job, a :class:`~sim_bridge._chunked_items.ChunkedItems`.
     """
 
     __slots__ = ("_items", "_job", "_lo", "_n", "_n0")
 
-    def __init__(self, job: Job, items: list[Task | None], lo: int, n: int, n0: int):
+    def __init__(self, job: Job, items: list[Task | None] | ChunkedItems, lo: int, n: int, n0: int):
         self._job = job
         self._items = items
         self._lo = lo
@@ -94,9 +98,8 @@ class TaskList(Sequence[Task]):
         return self._at(self._lo + k)
 
     def __iter__(self) -> Iterator[Task]:
-        items = self._items
-        for k in range(self._lo, self._lo + self._n):
-            t = items[k]
+        lo = self._lo
+        for k, t in enumerate(islice(self._items, lo, lo + self._n), lo):
             yield self._at(k) if t is None else t
 
     def __repr__(self) -> str:
@@ -105,10 +108,15 @@ class TaskList(Sequence[Task]):
 
 def set_task_lists(job: Job, tasks: list[Any], n0: int) -> None:
     """Give ``job`` its ``tasks`` (the first ``n0`` of the first stage) as :class:`TaskList`
-    views of one storage list (``tasks`` itself, which the job then owns)."""
+    views of one storage: ``tasks`` itself, which the job then owns, or for a job of
+    :data:`~sim_bridge._chunked_items.CHUNKED_MIN_TASKS` tasks or more the same items in
+    chunks that go once all their tasks were dropped (:class:`ChunkedItems`)."""
     n = len(tasks)
-    job.tasks = TaskList(job, tasks, 0, n, n0)  # type: ignore[assignment]
-    job.stages = [TaskList(job, tasks, 0, n0, n0), TaskList(job, tasks, n0, n - n0, n0)]  # type: ignore[list-item]
+    items: list[Any] | ChunkedItems = tasks
+    if n >= _chunked.CHUNKED_MIN_TASKS:
+        items = ChunkedItems(tasks, _chunked.CHUNK)
+    job.tasks = TaskList(job, items, 0, n, n0)  # type: ignore[assignment]
+    job.stages = [TaskList(job, items, 0, n0, n0), TaskList(job, items, n0, n - n0, n0)]  # type: ignore[list-item]
 
 
 def revive(job: Job, k: int, n0: int) -> DoneOne:
