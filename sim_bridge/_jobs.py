@@ -638,7 +638,7 @@ def read_noise(job: Job, index: int) -> float:
         raise RuntimeError(
             f"job {job.job_id!r}: task {index}'s noise read outside its current stage's "
             f"numbers (tasks {job._m_off} to {job._m_end - 1}): an original launched twice, "
-            "or a stage before the one before it was done"
+            "or before the stage ahead of its own had launched all its originals"
         )
     mult = job._m[k]
     left = job._m_left - 1
