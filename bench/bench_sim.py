@@ -729,10 +729,62 @@ Measured on 2026-11-29 (d):
   46 -> 101 MB, the rest is not attributed); glibc's heap 159 -> 220 MB. So of what grows,
   about half is memory the allocators hold free.
 
+Measured on 2026-11-29 (e):
+
+- A running attempt's memory, counted in the running engine (a copy of ``bench_day.py`` that
+  pauses it, as in (d)), LATE at 0.5 h, 84,000-119,000 attempts running: the ``Attempt``
+  object 184 bytes, its launch record (``_rec``, 12 floats as a list) 416, its rate memo ~130,
+  its co-tenants' demand tuple 165, its last-read pair 94, its deferred solve ~50, its floats
+  and uid up to ~200 (some shared), its task's ``live`` dict 224 and ``attempts`` list 88;
+  with its entries in the job's and node's dicts and the heap, ~1.6 KB. The record is now an
+  ``array("d")``: 208 bytes (~1.4 KB an attempt in all). The same traces (the streamed runs'
+  tests against runs kept in memory).
+- What the FB-2010 day's peak grows with from 6 to 24 h: without speculation (the run below,
+  code c3bf760) the peak is 1,132 MB at 6 h and 1,374 MB at 12 h, then jumps to 1,667 MB in
+  the 13th hour, when the cluster is full (330,000 attempts running at once, where its samples
+  saw at most 188,225 in the first 6 hours) and stays there (pymalloc keeps what it held); the
+  run with the chunks the same (1,353 MB at 12 h, 1,635 MB in the 13th hour; its samples saw
+  at most 156,647 running before 6 h). At ~1.4 KB a running attempt, the extra 140,000-170,000
+  attempts are ~200-240 MB of it: memory follows the work alive, and the work alive doubles.
+- The world's windows swing with the path parts: at 6 and 12 h the levels held 282 MB (a
+  part of 240 steps past the clock and the last 30 minutes), the two profiles' rates and
+  running sums 122 MB and 253 MB. Parts are now 128 MiB (120 steps on 33,000 nodes:
+  ``PATH_PART_BYTES``): ``bench/bench_path_parts.py`` 7.8 s a day-block (7.2 s in 6 parts),
+  marks 73 MiB (36).
+- A stage's noise multipliers (8 bytes a task) go once all its originals have launched
+  (``sim_bridge._jobs.read_noise``); a job of 4,096 tasks or more keeps its task storage in
+  chunks of 1,024 that go once their tasks were all dropped
+  (``sim_bridge/_chunked_items.py``): 8 bytes a done task of a live job each, ~68 MB each
+  at 24 h.
+- Tried and not kept: ``PYTHONMALLOC=malloc`` (glibc for every object) with ``malloc_trim``
+  every 10 s, LATE to 4 h beside the same run on pymalloc: CPU 452 against 400 s, RSS 1,489
+  against 1,469 MB. ``malloc_trim`` alone, at 6 and 12 h without speculation, returned 4-8
+  MB. A full collection with ``gc.DEBUG_SAVEALL`` at 1 and 2 h with LATE found 1,608 and
+  3,097 objects of import-time garbage and no engine cycles: nothing leaks past
+  ``Job.release``.
+- The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none
+  --until 24.05``, each run from a copy of its tree; the LATE day beside them): code c3bf760
+  (the record, the noise and the parts): 6 h 189 s / peak 1,132 MB; 12 h 497 s / 1,374 MB;
+  24 h 1,072 s / 16.36M events / 1,682 MB. Code 1b8e553 (and the chunks;
+  ``bench/results/FB2010_none_24h.jsonl``): 6 h 198 s / 1,123 MB; 12 h 526 s / 1,353 MB;
+  24 h **1,150 s** / 16.34M events / 1,322 jobs live / peak **1,636 MB** (was 2,131; 0.77x),
+  1,677 MB at its stop (24.6 h). Peak 24 h / 6 h: 1.46 (was 1.47): the peaks fell alike.
+  RSS against the live tasks: 867 MB + 0.08 KB a task (R^2 0.84; was 972 MB + 0.11 KB).
+- The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
+  code c3bf760, before the chunks, from a copy of its tree;
+  ``bench/results/FB2010_late.jsonl``; the days without speculation beside it): 1 h 79 s / 898
+  MB; 6 h 536 s / 3.26M events / peak 1,276 MB (was 1,529); 12 h 1,486 s / 1,606 MB (was
+  1,844); 24 h **3,149 s** (53 min, was 3,231) / 16.53M events / 632 jobs and 3.0M tasks live
+  / peak **1,819 MB** (was 2,089; 0.87x), 1,861 MB at its stop (24.2 h). Peak 24 h / 6 h: 1.43
+  (was 1.37): the 6 h peak fell more. RSS against the live tasks: 827 MB + 0.28 KB a task (R^2
+  0.76; was 907 MB + 0.31 KB). Its CPU, like the days without speculation's, moved with the
+  load beside it (not an A/B).
+- FB-2009 day with LATE (``--every 1``), code 1b8e553: 21 s, peak 229 MB (230 before).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
-    #   FB-2010 day on 33,000 x 10 takes hours of CPU and ~3 GB without speculation;
+    #   FB-2010 day on 33,000 x 10 takes ~20 minutes of CPU and ~1.7 GB without speculation;
     #   --fb2010-hours 6 replays the first 6 hours' jobs)
     python bench/bench_sim.py --quick              # smaller part 1, FB-2009 first 6 hours
     python bench/bench_sim.py --skip-part1 --fb2010-hours 1 6   # two slices of FB-2010 only
