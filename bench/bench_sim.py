@@ -780,6 +780,10 @@ Measured on 2026-11-29 (e):
   0.76; was 907 MB + 0.31 KB). Its CPU, like the days without speculation's, moved with the
   load beside it (not an A/B).
 - FB-2009 day with LATE (``--every 1``), code 1b8e553: 21 s, peak 229 MB (230 before).
+- CPU, side by side (the LATE day to 2.5 h, code 0823780 and 1b8e553 at once, each from a copy
+  of its tree, nothing else running): 220 s each, to 2.63 h / 1.375M events and 2.68 h /
+  1.392M events: 160 and 158 us an event, the same. Peak RSS to there 1,350 -> 1,179 MB
+  (0.87x).
 
 Usage::
 
