@@ -98,9 +98,14 @@ class TaskList(Sequence[Task]):
         return self._at(self._lo + k)
 
     def __iter__(self) -> Iterator[Task]:
-        lo = self._lo
-        for k, t in enumerate(islice(self._items, lo, lo + self._n), lo):
-            yield self._at(k) if t is None else t
+        items, lo = self._items, self._lo
+        if type(items) is list:  # by index: the second stage's view skips nothing
+            for k in range(lo, lo + self._n):
+                t = items[k]
+                yield self._at(k) if t is None else t
+        else:  # chunks: read in order (an index reads through a Python call)
+            for k, t in enumerate(islice(items, lo, lo + self._n), lo):
+                yield self._at(k) if t is None else t
 
     def __repr__(self) -> str:
         return f"TaskList({self._n} tasks of job {self._job.job_id})"

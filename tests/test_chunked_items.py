@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_task_list import _Holder, _run
+from test_task_list import _Holder, _job_of_rows, _run
 
 import sim_bridge._chunked_items
 import sim_bridge._engine
@@ -80,3 +80,13 @@ def test_a_task_someone_holds_is_never_dropped_from_a_chunk(small_chunks):
     pol = _Holder()
     (sim,) = _run(pol, False)
     assert pol.checked > 100 and pol.dropped_seen > 100
+
+
+@pytest.mark.parametrize("n, n0", [(1, 1), (5, 5), (9, 4), (13, 6), (13, 0)])
+def test_task_list_views_of_chunks_read_like_lists(small_chunks, n, n0):
+    job = _job_of_rows(n, n0)
+    items = job.tasks._items
+    assert type(items) is ChunkedItems
+    ref = list(items)
+    for lst, want in ((job.tasks, ref), (job.stages[0], ref[:n0]), (job.stages[1], ref[n0:])):
+        assert list(lst) == want and [lst[i] for i in range(len(want))] == want
