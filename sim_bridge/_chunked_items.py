@@ -67,17 +67,19 @@ class ChunkedItems:
     def __len__(self) -> int:
         return self._n
 
-    def _index(self, k: int) -> int:
-        if not 0 <= k < self._n:
-            raise IndexError(f"item {k} out of range: the storage holds {self._n} items")
-        return k
+    def _out_of_range(self, k: int) -> IndexError:
+        return IndexError(f"item {k} out of range: the storage holds {self._n} items")
 
     def __getitem__(self, k: int) -> Any:
-        c = self._chunks[self._index(k) // self._chunk]
+        if not 0 <= k < self._n:
+            raise self._out_of_range(k)
+        c = self._chunks[k // self._chunk]
         return None if c is None else c[k % self._chunk]
 
-    def __setitem__(self, k: int, value: Any) -> None:
-        i, j = divmod(self._index(k), self._chunk)
+    def __setitem__(self, k: int, value: Any) -> None:  # the drop sweep's, once a done task
+        if not 0 <= k < self._n:
+            raise self._out_of_range(k)
+        i, j = divmod(k, self._chunk)
         c = self._chunks[i]
         if c is None:  # it went: build it again, every item None
             if value is None:
