@@ -162,9 +162,7 @@ class AttemptLifecycle:
                 task.first_launch = now
         # a task not done holds a list, or before its first launch the shared empty tuple
         attempts = cast("list[Attempt]", task.attempts)
-        if not attempts:  # its first launch: its own list and dict (not the shared empties)
-            attempts = []
-            task.attempts = attempts
+        if not attempts:  # its first launch: its own dict (not the shared empty)
             task.live = {}
         index = len(attempts)
         uid = self._attempt_uid
@@ -174,7 +172,14 @@ class AttemptLifecycle:
         running_before = node_running[node]
         keep = self.keep_history
         end = self._solve_launch(att, task, job, node, now, sf, running_before)
-        attempts.append(att)
+        # lists sized to their attempts: [] then append() allocates room for 4 (88 bytes),
+        # [att] 64 and [a0, att] 72 (a list appended to once more grows to room for 8)
+        if index > 1:
+            attempts.append(att)
+        elif index:
+            task.attempts = [attempts[0], att]
+        else:
+            task.attempts = [att]
         task.live[uid] = att
         job.running[uid] = att
         self._node_live[node][uid] = att

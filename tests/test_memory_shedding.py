@@ -10,6 +10,7 @@ done task shares the read-only empty ``NO_LIVE``.
 
 from __future__ import annotations
 
+import sys
 from array import array
 
 import numpy as np
@@ -75,7 +76,7 @@ def test_shedding_closed_attempts_changes_no_row(monkeypatch, policy, kw):
 
 @pytest.mark.parametrize("policy, kw", CASES)
 def test_closed_attempts_of_live_jobs_hold_only_what_is_read(policy, kw):
-    seen = {"closed": 0, "running": 0}
+    seen = {"closed": 0, "running": 0, "sized": 0}
 
     def check(sim, done_job):
         for job in [*sim._active.values(), done_job]:
@@ -90,12 +91,16 @@ def test_closed_attempts_of_live_jobs_hold_only_what_is_read(policy, kw):
                     if a.state == A_FINISHED:
                         assert a._dem is None and a._prog is None and a._end is a.end_time
                 assert (task.live is NO_LIVE) == task.done
+                atts = task.attempts
+                if type(atts) is list and len(atts) <= 2:  # sized to its attempts
+                    assert sys.getsizeof(atts) == sys.getsizeof([None] * len(atts))
+                    seen["sized"] += 1
             n_closed = sum(a.state != A_RUNNING for t in job.tasks for a in t.attempts)
             width = 4 + 4 * sim._tenancy + 4 * sim.record_truth
             assert len(job._recs or ()) == width * n_closed
 
     _stream(policy, check=check, **kw)
-    assert seen["closed"] > 100 and seen["running"] > 0
+    assert seen["closed"] > 100 and seen["running"] > 0 and seen["sized"] > 100
 
 
 def test_no_live_is_empty_and_refuses_writes():
