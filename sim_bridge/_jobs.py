@@ -133,9 +133,10 @@ class Attempt:
         #: Cluster.work_with's memo of the last step read: [step, demand, rate]
         self._step_rate: list | None = None
         # streaming runs (keep_history=False): what its trace row needs from its launch
-        # (running count and load averages, then the tenants' demand and the truth when on),
-        # an ``array("d")`` (a list of floats took ~400 bytes more a running attempt); once
-        # closed, its offset in its job's flat ``_recs`` (:func:`shed_closed`)
+        # (running count and load averages, then the tenants' demand, the truth when on and
+        # the node's levels), written at its launch to its job's flat ``_recs``: its offset
+        # there (an array of its own took 208 bytes a running attempt; a list of floats or an
+        # array, as hand-built attempts hold, moves there when it closes: :func:`shed_closed`)
         self._rec: array | list[float] | int | None = None
         # a streaming run's solve that stopped at the end of the contention paths
         # (Cluster.PastPaths): its pending heap entry is an EV_CHECK there, not its end
@@ -656,15 +657,16 @@ def read_noise(job: Job, index: int) -> float:
 def shed_closed(att: Attempt) -> bool:
     """Streaming runs (``keep_history=False``): shrink a closed attempt to what is still read.
 
-    Its launch record (``_rec``, floats: an ``array("d")``) moves to the end of its job's flat
-    ``_recs`` array (``_rec`` becomes its offset there; the trace sink reads it when the job
-    is done); the rate memo of its progress reads goes (a cache: reads give the same values
-    without it). A finished attempt's progress is 1 and is no longer computed, so its
-    segment state goes too, and its task (done: no attempt will be added) drops its original's
-    spent draw and gets an exact-size attempts list or, when that attempt was its only one
-    (started from scratch), a :class:`OneFinished`: the attempt then lives on as three
-    integers of its job's ``_one``. A killed attempt keeps what its progress at its end is
-    read from. Returns whether its task became a :class:`DoneOne`.
+    Its launch record is in its job's flat ``_recs`` array, where the engine writes it at the
+    launch (``_rec`` its offset there; the trace sink reads it when the job is done); a
+    record of its own (a list or an ``array("d")`` of floats) moves there now. The rate memo
+    of its progress reads goes (a cache: reads give the same values without it). A finished
+    attempt's progress is 1 and is no longer computed, so its segment state goes too, and its
+    task (done: no attempt will be added) drops its original's spent draw and gets an
+    exact-size attempts list or, when that attempt was its only one (started from scratch), a
+    :class:`OneFinished`: the attempt then lives on as three integers of its job's ``_one``.
+    A killed attempt keeps what its progress at its end is read from. Returns whether its
+    task became a :class:`DoneOne`.
 
     Examples
     --------

@@ -172,6 +172,11 @@ class AttemptLifecycle:
         running_before = node_running[node]
         keep = self.keep_history
         end = self._solve_launch(att, task, job, node, now, sf, running_before)
+        spill = self._spill
+        if spill is not None:  # a streaming run: its job's launch records past a chunk go
+            recs = job._recs
+            if recs is not None and len(recs) >= spill.chunk:
+                spill.put(job)
         # lists sized to their attempts: [] then append() allocates room for 4 (88 bytes),
         # [att] 64 and [a0, att] 72 (a list appended to once more grows to room for 8)
         if index > 1:

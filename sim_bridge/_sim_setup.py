@@ -109,6 +109,8 @@ class SimulatorSetup:
         #: co-located tasks slow each other (re-solved end times); off on an ideal cluster
         self._tenancy = self.interference > 0 and not cluster.ideal and duration_dist is None
         self._pid_demand: dict[int, tuple[float, ...]] = {}
+        #: co-tenants' demands, one tuple a value (:mod:`sim_bridge.world._shared_demands`)
+        self._dem_pool: dict[tuple[float, ...], tuple[float, ...]] = {}
         self.tail_pressure = float(tail_pressure)
         self.skew = tuple(float(v) for v in skew)
         if len(self.skew) != 2 or not all(math.isfinite(v) and v >= 0 for v in self.skew):

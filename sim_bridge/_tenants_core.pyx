@@ -15,6 +15,9 @@ Python reference would extend the paths for (the last step of the paths) or coul
 through :meth:`TenantRates.set_levels`) and the walk goes on.
 """
 
+from cpython.object cimport PyObject
+from libc.math cimport signbit
+
 import numpy as np
 
 from sim_bridge._cfloat cimport py_floordiv
@@ -236,3 +239,42 @@ def others_demand(list owns):
         if not (c == 0.0 and m == 0.0 and d == 0.0 and e == 0.0):
             out[i] = (c, m, d, e)
     return out
+
+
+cdef extern from "Python.h":
+    PyObject* _dict_get "PyDict_GetItemWithError"(object d, object key) except? NULL
+
+
+def share_demands(list dems, dict pool, Py_ssize_t cap):
+    """``sim_bridge.world._shared_demands.share_demands_py`` in C: each item of ``dems``
+    that is a tuple of four exact floats, none NaN or ``-0.0``, is replaced in place by
+    ``pool``'s equal tuple (added when it has none, the pool emptied first when it then holds
+    ``cap``)."""
+    cdef Py_ssize_t i, k, n = len(dems)
+    cdef object dem, item
+    cdef PyObject* got
+    cdef double x
+    cdef bint ok
+    for i in range(n):
+        dem = dems[i]
+        if type(dem) is not tuple or len(<tuple>dem) != 4:
+            continue
+        ok = True
+        for k in range(4):
+            item = (<tuple>dem)[k]
+            if type(item) is not float:
+                ok = False
+                break
+            x = <double>item
+            if x != x or (x == 0.0 and signbit(x)):
+                ok = False
+                break
+        if not ok:
+            continue
+        got = _dict_get(pool, dem)
+        if got is not NULL:
+            dems[i] = <object>got
+            continue
+        if len(pool) >= cap:
+            pool.clear()
+        pool[dem] = dem

@@ -40,6 +40,7 @@ import numpy as np
 
 from sim_bridge._jobs import read_noise
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
+from sim_bridge.world import _shared_demands
 from sim_bridge.world._interference import tenant_demand
 from sim_bridge.world._noise import residual_noise
 
@@ -221,6 +222,7 @@ class AttemptPhysics:
     _load_t: list[float]
     _node_live: list[dict[int, Attempt]]
     _pid_demand: dict[int, tuple[float, ...]]
+    _dem_pool: dict[tuple[float, ...], tuple[float, ...]]
     _median_cache: dict[tuple[int, int], float]
     _speed: list[float]
     _tail: list[float]
@@ -256,7 +258,16 @@ class AttemptPhysics:
         if keep:
             self._rstates.extend((running_before, l1[node], l5[node], l15[node]))
         else:
-            att._rec = rec = array("d", (running_before, l1[node], l5[node], l15[node]))
+            # written where its job keeps its records (its offset there): the record is
+            # complete at the end of this launch, and nothing rewrites it (an array of its
+            # own took 208 bytes a running attempt; a job's records past
+            # ``RecordSpill.chunk`` go to disk)
+            recs = job._recs
+            if recs is None:
+                recs = job._recs = array("d")
+            rec: array[float] = recs
+            att._rec = job._nspill + len(rec)
+            rec.extend((running_before, l1[node], l5[node], l15[node]))
         # duration
         if self.duration_dist is not None:
             x = task._u0 if index == 0 else float(self.duration_dist.rvs(random_state=job.rng))
@@ -294,6 +305,10 @@ class AttemptPhysics:
                     if FAST_TENANTS:  # the newcomer loads its co-tenants
                         others = list(live.values())
                         dem = sum_demand(self._owns(others))
+                        if dem is not None and _shared_demands.SHARE_DEMANDS:
+                            one = [dem]
+                            _shared_demands.share_demands(one, self._dem_pool)
+                            dem = one[0]
                         self._retenant(others, now, _add_each(others, own))
                     else:
                         dem = self._demand_of(live.values())
@@ -310,7 +325,7 @@ class AttemptPhysics:
                 else:
                     r_now = r0 if dem is None else cluster.rate_with(node, pid, k0, dem)
                 self._record_truth(task, node, now, mult, r_now, None if keep else rec)
-            if self._launch_levels:  # a streamed run (rec is this attempt's record)
+            if self._launch_levels:  # a streamed run (rec: its job's records, this one last)
                 rec.extend(cluster.levels_now(node, now))
             if ideal:
                 att._c0 = float(now)
@@ -426,6 +441,10 @@ class AttemptPhysics:
         (:meth:`_retenant_py`, its reference: the same operations in the same order)."""
         from sim_bridge._cluster import _CHUNK_MIN  # (a module-level import would be circular)
 
+        if _shared_demands.SHARE_DEMANDS:  # equal demands, one tuple (the same floats)
+            if type(dems) is not list:
+                dems = list(dems)
+            _shared_demands.share_demands(dems, self._dem_pool)
         cl = self.cluster
         trates = cl._trates
         if cl.ideal or trates is None or not DEFER_SOLVES:
