@@ -15,7 +15,8 @@ The simulator's physics lives here, apart from the event loop (slots: :mod:`sim_
 
 - :func:`decay_loads`, :func:`noise_alpha`, :func:`sum_demand` and the engine's
   :class:`AttemptPhysics`: how long a launched attempt runs and the node load averages it
-  moves (``_attempts``).
+  moves (``_attempts``); :func:`share_demands`: co-tenants' demands of equal bits held as
+  one tuple (``_shared_demands``).
 
 Each module's docstring names the evidence behind its defaults; a cause switched off (share
 or sigma 0) gives the old special case.
@@ -49,6 +50,7 @@ from sim_bridge.world._persistence import (
     fit_persistence,
 )
 from sim_bridge.world._response import RESPONSE_EPS, contention_response
+from sim_bridge.world._shared_demands import share_demands, share_demands_py
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
 __all__ = [
@@ -58,6 +60,8 @@ __all__ = [
     "noise_alpha",
     "others_demand",
     "others_demand_py",
+    "share_demands",
+    "share_demands_py",
     "sum_demand",
     "BAD_NODE_SHARE",
     "DEFAULT_PERSISTENCE",

@@ -10,11 +10,12 @@ new demand the pool's tuple of the same bits, so the duplicates go as soon as th
 Only tuples whose equality means equal bits are shared: four exact floats, no NaN (never
 equal) and no ``-0.0`` (equal to ``0.0``). So an attempt's demand has the same floats, and
 every computation from it (rates, ends, the trace's launch records) the same results, bit
-for bit. Each attempt still gets a tuple that is new to it whenever its tenants change: its
-rate memo checks its demand by identity (``memo[1] is att._dem``), and a pooled tuple it met
-before can only be equal in value, for which the memo's rate is the same float (a step's
-rate is a function of the node, profile, step and the demand's values). The pool is emptied
-when it holds ``SHARED_DEMANDS_MAX`` tuples. ``tests/test_shared_demands.py`` holds the
+for bit. An attempt may now get back the very tuple it held before (its demand went back
+to an earlier value while that tuple stayed in the pool): its rate memo, which checks the
+demand by identity (``memo[1] is att._dem``), then gives the rate it computed for that step
+under those same floats, the float a new computation gives (a step's rate is a function of
+the node, profile, step and the demand's values): the memo changes no value. The pool is
+emptied when it holds ``SHARED_DEMANDS_MAX`` tuples. ``tests/test_shared_demands.py`` holds the
 traces to those of runs without sharing.
 
 Examples
