@@ -22,6 +22,7 @@ FALLBACK_SUITE = [
     "test_sim_model.py::test_task_driven_counters_follow_the_running_tasks",
     "test_sim_model.py::test_synthetic_contention_paths_are_deterministic_and_persistent",
     "test_path_parts.py::test_a_part_of_a_block_is_the_blocks_slice",
+    "test_shared_demands.py::test_a_full_pool_is_emptied_before_it_grows",
 ]
 
 
@@ -49,6 +50,8 @@ def test_environment_variable_switches_the_extensions_off():
         "assert bm._normals_core is None and not bm.seekable()\n"
         "import sim_bridge.world._attempts as a\n"
         "assert a._retenant_c is None\n"
+        "import sim_bridge.world._shared_demands as sd\n"
+        "assert sd._share_demands_c is None\n"
         "r = s.simulate(workload='SYN', hours=0.05, seed=0)\n"
         "print(r.summary['engine'], len(r.tasks))\n"
     )
