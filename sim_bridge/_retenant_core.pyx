@@ -320,8 +320,9 @@ def owns(list atts, dict known, object demand):
 
 def add_each(list atts, object own):
     """``[_add(a._dem, own) for a in atts]`` (``sim_bridge.world._attempts._add``: ``own``
-    where an attempt has no demand, else the sums term by term, as Python adds them); None,
-    having made nothing, when an attempt is not of the slotted type or ``own`` is not a
+    where an attempt has no demand, else the sums term by term, as Python adds them; one
+    tuple for a run of attempts holding one tuple, :mod:`sim_bridge.world._shared_demands`);
+    None, having made nothing, when an attempt is not of the slotted type or ``own`` is not a
     tuple of four floats."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
@@ -339,11 +340,14 @@ def add_each(list atts, object own):
     for i in range(n):
         if type(atts[i]) is not _att_type:
             return None
+    cdef object last = None, last_out = None  # the last demand added to, and its sum
     for i in range(n):
         att = atts[i]
         dem = _get(att, _aoff[A_DEM], "_dem")
         if dem is None:
             out[i] = own
+        elif dem is last:  # co-tenants holding one (shared) tuple: the same sum, made once
+            out[i] = last_out
         elif (
             type(dem) is tuple
             and _tuple_size(dem) == 4
@@ -352,12 +356,13 @@ def add_each(list atts, object own):
             and _float_exact(_tuple_item(dem, 2))
             and _float_exact(_tuple_item(dem, 3))
         ):
-            out[i] = (
+            out[i] = last_out = (
                 _float_value(_tuple_item(dem, 0)) + o0,
                 _float_value(_tuple_item(dem, 1)) + o1,
                 _float_value(_tuple_item(dem, 2)) + o2,
                 _float_value(_tuple_item(dem, 3)) + o3,
             )
+            last = dem
         else:
             out[i] = (dem[0] + own[0], dem[1] + own[1], dem[2] + own[2], dem[3] + own[3])
     return out

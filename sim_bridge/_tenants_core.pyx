@@ -252,11 +252,15 @@ def share_demands(list dems, dict pool, Py_ssize_t cap):
     ``cap``)."""
     cdef Py_ssize_t i, k, n = len(dems)
     cdef object dem, item
+    cdef object last = None, last_out = None  # the last tuple shared, and what it became
     cdef PyObject* got
     cdef double x
     cdef bint ok
     for i in range(n):
         dem = dems[i]
+        if dem is last:  # a run of one tuple (co-tenants of one demand): no hashing
+            dems[i] = last_out
+            continue
         if type(dem) is not tuple or len(<tuple>dem) != 4:
             continue
         ok = True
@@ -272,9 +276,12 @@ def share_demands(list dems, dict pool, Py_ssize_t cap):
         if not ok:
             continue
         got = _dict_get(pool, dem)
+        last = dem
         if got is not NULL:
-            dems[i] = <object>got
+            last_out = <object>got
+            dems[i] = last_out
             continue
         if len(pool) >= cap:
             pool.clear()
         pool[dem] = dem
+        last_out = dem

@@ -42,12 +42,18 @@ def _shareable(dem) -> bool:
 
 
 @settings(max_examples=300, deadline=None)
-@given(calls=st.lists(st.lists(_DEMAND, max_size=12), max_size=6), cap=st.integers(1, 6))
+@given(
+    calls=st.lists(st.lists(st.tuples(_DEMAND, st.booleans()), max_size=12), max_size=6),
+    cap=st.integers(1, 6),
+)
 def test_shared_demands_keep_their_bits_and_equal_ones_are_one_tuple(calls, cap):
     pools: dict[str, dict] = {"c": {}, "py": {}}
-    for dems in calls:
-        # copies of the tuples: equal values, distinct objects, as re-solves make them
-        fresh = [tuple(d) if type(d) is tuple else d for d in dems]
+    for items in calls:
+        # new tuples (equal values, distinct objects, as re-solves make them), or runs of
+        # one object (co-tenants given one sum)
+        fresh: list = []
+        for d, again in items:
+            fresh.append(fresh[-1] if again and fresh else d if d is None else tuple([*d]))
         out = {}
         for name, fn in (("c", share_demands), ("py", share_demands_py)):
             got = list(fresh)

@@ -68,16 +68,21 @@ def share_demands_py(dems: list, pool: dict, cap: int) -> None:
     tuple (adding it when the pool has none, the pool emptied first when it then holds
     ``cap``). Other items (None, a tuple with a NaN or a ``-0.0``) are left as they are.
     The reference of the compiled loop (``sim_bridge._tenants_core.share_demands``)."""
+    last = last_out = None  # the last tuple shared, and what it became
     for i, dem in enumerate(dems):
+        if dem is last and last is not None:  # a run of one tuple: no hashing
+            dems[i] = last_out
+            continue
         if not _bits_equal_when_equal(dem):
             continue
+        last = dem
         got = pool.get(dem)
         if got is not None:
-            dems[i] = got
+            dems[i] = last_out = got
             continue
         if len(pool) >= cap:
             pool.clear()
-        pool[dem] = dem
+        pool[dem] = last_out = dem
 
 
 def share_demands(dems: list, pool: dict, cap: int = SHARED_DEMANDS_MAX) -> None:
