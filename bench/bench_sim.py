@@ -785,6 +785,56 @@ Measured on 2026-11-29 (e):
   1.392M events: 160 and 158 us an event, the same. Peak RSS to there 1,350 -> 1,179 MB
   (0.87x).
 
+Measured on 2026-11-29 (f):
+
+- A running attempt's objects, each counted once however many attempts share it (a copy of
+  ``bench_day.py`` that pauses the engine, as in (e)), LATE at 0.5 h: code 02a207f, 97,334-
+  97,395 running, 1,035-1,060 bytes an attempt (the ``Attempt`` 184, its launch record 208,
+  its rate memo with the demand tuple it points to 209-244, its last-read pair 67-77, its
+  task's ``live`` dict 166-170 and ``attempts`` list 65-67, its deferred solve 32-40, its
+  floats and uid ~75); code 4293469, 90,471-120,555 running, 705-727 bytes (its record's
+  offset 28, the memo 102, ``attempts`` 49-50, the demand tuples shared). The jobs' in-memory
+  records of the running attempts: 1.9-2.0 MB in all (the rest spilled to disk with the
+  closed ones'). Three changes, the traces the same bit for bit: a launch record is written
+  at the launch into its job's flat records (``att._rec`` its offset; it was an
+  ``array("d")`` of its own until it closed); co-tenants' demands of equal bits are one tuple
+  (``sim_bridge/world/_shared_demands.py``; at 1 h without speculation 100,798 running
+  attempts held 90,562 demand tuples of 55 values, one of them 86,305 times); a task's
+  attempts list is sized to its attempts ([att], 64 bytes; was 88).
+- The demands' sharing, first cut (code 4293469), hashed every demand of a re-solve: on
+  Alibaba 2017's nodes of 176 slots 5% more CPU an event (``straggler simulate --workload
+  ALI2017 --hours 0.25 --nodes 1300 --slots 176 --policy none --stream --max-events
+  40000``, three trees at once: 02a207f 11.99 s, 4293469 12.66 s). Runs of one tuple now
+  reuse the last result and ``add_each`` makes one sum for co-tenants holding one tuple
+  (f1b9692): 11.65 s. The day runs below are 4293469's.
+- The same FB-2010 half hour (``--hours 0.5 --nodes 2000 --slots 10 --policy late
+  --stream``) on 02a207f, 4293469 and f1b9692: ``tasks.parquet`` and ``jobs.parquet`` equal
+  (``DataFrame.equals``), 254,262 attempts.
+- The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none
+  --until 24.05``, code 4293469 from a copy of its tree, the LATE day and Alibaba 2017 beside
+  it; ``bench/results/FB2010_none_24h.jsonl``): 1 h 36 s / peak 731 MB (891 before); 6 h
+  210 s / 3.20M events / peak 1,045 MB (1,123); 12 h 548 s / 1,230 MB (1,353); in the 14th
+  hour, the cluster full (330,000 running), 1,466 MB (1,635); 24 h **1,165 s** / 16.37M
+  events / 1,296 jobs live / peak **1,466 MB** (1,636; 0.90x), 1,507 MB at its stop
+  (24.6 h). Peak 24 h / 6 h: 1.40 (1.46). RSS against the live tasks: 835 MB + 0.07 KB a
+  task (R^2 0.84). CPU as before (1,150 s on (e), with less beside it).
+- The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
+  code 4293469 from a copy of its tree, beside the day without speculation and Alibaba 2017:
+  three or four replays on the 2 cores, where (e)'s had one beside it;
+  ``bench/results/FB2010_late.jsonl``): 1 h 77 s / peak 832 MB (898 on (e)); 6 h 581 s /
+  3.28M events / peak 1,196 MB (1,276); 12 h 1,577 s / 1,479 MB (1,606); in the 14th hour,
+  325,460 running, 1,610 MB; 24 h **3,308 s** (55 min; 3,149 s on (e)) / 16.54M events / 624
+  jobs live / peak **1,631 MB** (1,819; 0.90x), 1,682 MB at its stop (24.2 h). Peak 24 h /
+  6 h: 1.36 (1.43). RSS against the live tasks: 809 MB + 0.23 KB a task (R^2 0.78). The CPU
+  is not an A/B: side by side below.
+- CPU, side by side (the LATE day to 1.5 h, code 02a207f and f1b9692 at once, each from a
+  copy of its tree, Alibaba 2017 with LATE beside them): 149 s for 795,399 events and 146 s
+  for 824,716: 187 and 177 us an event (0.95x). Peak RSS to there 1,046 -> 967 MB (0.92x).
+- FB-2009 day with LATE (``--every 1``), code 4293469, three replays beside it: 23 s, peak
+  229 MB (the same).
+- Alibaba 2017, the whole table (``--workload ALI2017 --hours 18``), code 4293469: without
+  speculation (niced, two or three replays beside it) ALI_NONE_F; with LATE ALI_LATE_F.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
