@@ -833,7 +833,15 @@ Measured on 2026-11-29 (f):
 - FB-2009 day with LATE (``--every 1``), code 4293469, three replays beside it: 23 s, peak
   229 MB (the same).
 - Alibaba 2017, the whole table (``--workload ALI2017 --hours 18``), code 4293469: without
-  speculation (niced, two or three replays beside it) ALI_NONE_F; with LATE ALI_LATE_F.
+  speculation (niced, two or three replays beside it) to 12.5 h: 1 h peak 731 MB (808 on
+  b24374b), 6 h 1,595 MB (1,727), 12 h 2,382 MB (2,584); its CPU from 6 h on, 2.0 ms an event
+  where the old run and the LATE run beside it took 1.2, is the machine's, not the code's
+  (the same code). With LATE (``bench/results/ALI2017_late_full.jsonl``, the day runs and
+  then nothing beside it): 1 h 109 s / 654 MB; 6 h 663 s / 0.82M events / 1,501 MB; 12 h
+  1,582 s / 2,291 MB; every job arrived by 17.2 h (3,203 s, 3,357 MB); stopped (SIGTERM) at
+  20.3 h, 3,982 s, 2.76M events, 6,199 jobs done, peak **3,370 MB**. Its 228,800 slots are
+  full from the first hour on, so LATE, which copies only onto free slots, made 4,864
+  copies in all: with speculation the table costs what it costs without.
 
 Usage::
 
