@@ -16,15 +16,15 @@ Examples
 >>> items.chunks_held, len(items), items[0], list(items)
 (2, 6, None, [None, None, 'c', 'd', 'e', 'f'])
 >>> items[1] = "B"
->>> items.chunks_held, items[1]
-(3, 'B')
+>>> items.chunks_held, items[1], list(items.iter_range(1, 4))
+(3, 'B', ['B', 'c', 'd'])
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from itertools import repeat
+from itertools import islice, repeat
 from typing import Any
 
 __all__ = ["CHUNK", "CHUNKED_MIN_TASKS", "ChunkedItems"]
@@ -97,11 +97,23 @@ class ChunkedItems:
         return min(self._chunk, self._n - i * self._chunk)
 
     def __iter__(self) -> Iterator[Any]:
-        for i, c in enumerate(self._chunks):
+        return self.iter_range(0, self._n)
+
+    def iter_range(self, lo: int, hi: int) -> Iterator[Any]:
+        """The items ``lo`` to ``hi - 1`` in order, from the chunk holding ``lo`` on (a view
+        of a job's second stage skips the first stage's chunks, not its items)."""
+        size = self._chunk
+        k = max(lo, 0)
+        hi = min(hi, self._n)
+        while k < hi:
+            i, j = divmod(k, size)
+            end = min((i + 1) * size, hi)
+            c = self._chunks[i]
             if c is None:
-                yield from repeat(None, self._size(i))
+                yield from repeat(None, end - k)
             else:
-                yield from c
+                yield from islice(c, j, j + end - k)
+            k = end
 
     @property
     def chunks_held(self) -> int:

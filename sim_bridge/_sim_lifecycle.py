@@ -174,6 +174,7 @@ class AttemptLifecycle:
         end = self._solve_launch(att, task, job, node, now, sf, running_before)
         spill = self._spill
         if spill is not None:  # a streaming run: its job's launch records past a chunk go
+            # to disk (checked here only: the engine's records grow at launches alone)
             recs = job._recs
             if recs is not None and len(recs) >= spill.chunk:
                 spill.put(job)
@@ -261,11 +262,6 @@ class AttemptLifecycle:
                 rows = pack_closed(task)  # its last attempt closed: several kept as rows
             if rows and _task_list.DROP_DONE:
                 self._drop_q.new.append(task)  # its object may go: DropQueue
-            spill = self._spill
-            if spill is not None:  # its job's launch records past spill.chunk go to disk
-                recs = job._recs
-                if recs is not None and len(recs) >= spill.chunk:
-                    spill.put(job)
 
     def _upkeep(self) -> None:
         """A streaming run's periodic upkeep (at the engine's checks): the done tasks nobody

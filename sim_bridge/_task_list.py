@@ -26,7 +26,6 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from typing import Any, overload
 
 from sim_bridge import _chunked_items as _chunked
@@ -99,12 +98,12 @@ class TaskList(Sequence[Task]):
 
     def __iter__(self) -> Iterator[Task]:
         items, lo = self._items, self._lo
-        if type(items) is list:  # by index: the second stage's view skips nothing
+        if isinstance(items, list):  # by index: the second stage's view skips nothing
             for k in range(lo, lo + self._n):
                 t = items[k]
                 yield self._at(k) if t is None else t
         else:  # chunks: read in order (an index reads through a Python call)
-            for k, t in enumerate(islice(items, lo, lo + self._n), lo):
+            for k, t in enumerate(items.iter_range(lo, lo + self._n), lo):
                 yield self._at(k) if t is None else t
 
     def __repr__(self) -> str:
