@@ -81,8 +81,8 @@ class JobArrivals:
         # the job's draws, as Python floats (they index faster than a NumPy array; only the
         # jobs alive hold them)
         u0, wk, job._m = self._draws.job(i)
-        n_m = len(spec.map_work)
-        n_r = len(spec.reduce_work)
+        n_m = spec.n_map
+        n_r = spec.n_reduce
         # the first stage's originals read their numbers first (sim_bridge._jobs.read_noise)
         job._m_off = 0
         job._m_end = job._m_left = n_m or n_r

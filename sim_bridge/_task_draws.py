@@ -71,10 +71,8 @@ class TaskDraws:
         self.skew = tuple(skew)
         jobs = list(map(itemgetter(0), specs))
         #: tasks of each job's first and second stage
-        self.n_map = np.fromiter(map(len, map(attrgetter("map_work"), jobs)), np.int64, len(jobs))
-        self.n_red = np.fromiter(
-            map(len, map(attrgetter("reduce_work"), jobs)), np.int64, len(jobs)
-        )
+        self.n_map = np.fromiter(map(attrgetter("n_map"), jobs), np.int64, len(jobs))
+        self.n_red = np.fromiter(map(attrgetter("n_reduce"), jobs), np.int64, len(jobs))
         sizes = self.n_map + self.n_red
         #: first task (draw) index of each job
         self.task_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)

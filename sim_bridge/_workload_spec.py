@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sim_bridge._work_runs import work_property, work_size, work_values
 from sim_bridge.world._noise import NOISE_TAIL_ALPHA
 
 __all__ = [
@@ -90,9 +91,11 @@ class JobSpec:
 
     job_id: str
     submit_time: float
-    #: stored as 1-d float arrays; the constructor takes any sequence of float (below)
+    #: read as 1-d float arrays; the constructor takes any sequence of float (below). A
+    #: stage of many tasks with few distinct values is held as runs of equal values and read
+    #: as a new, read-only array (``sim_bridge._work_runs.work_property``)
     map_work: np.ndarray
-    reduce_work: np.ndarray = ()  # type: ignore[assignment]  # an array after __post_init__
+    reduce_work: np.ndarray = ()  # type: ignore[assignment]  # an array once set
     workload: str = "SYN"
     deadline: float | None = None
     phases: tuple[str, str] = ("map", "reduce")
@@ -111,12 +114,12 @@ class JobSpec:
         ) -> None: ...
 
     def __post_init__(self) -> None:
-        self.map_work = np.asarray(self.map_work, dtype=float).ravel()
-        self.reduce_work = np.asarray(self.reduce_work, dtype=float).ravel()
-        if self.map_work.size == 0:
+        # map_work and reduce_work were packed by their setters (work_property)
+        if self.n_map == 0:
             raise ValueError(f"job {self.job_id!r}: map_work must hold at least one task")
         self._critical_path = 0.0
-        for name, w in (("map_work", self.map_work), ("reduce_work", self.reduce_work)):
+        for name in ("map_work", "reduce_work"):
+            w = work_values(self.__dict__["_" + name])  # one value a run, in order
             if not w.size:
                 continue
             lo, hi = (w[0], w[0]) if w.size == 1 else (w.min(), w.max())
@@ -130,13 +133,29 @@ class JobSpec:
             )
 
     @property
+    def n_map(self) -> int:
+        """Tasks of the first stage (``len(map_work)``, without building the array)."""
+        return work_size(self.__dict__["_map_work"])
+
+    @property
+    def n_reduce(self) -> int:
+        """Tasks of the second stage (``len(reduce_work)``, without building the array)."""
+        return work_size(self.__dict__["_reduce_work"])
+
+    @property
     def n_tasks(self) -> int:
-        return int(self.map_work.size + self.reduce_work.size)
+        return self.n_map + self.n_reduce
 
     @property
     def critical_path(self) -> float:
         """Longest chain of base work: the longest map plus the longest reduce."""
         return self._critical_path
+
+
+# after @dataclass, which took the fields (and reduce_work's default) from the class body
+for _name in ("map_work", "reduce_work"):
+    setattr(JobSpec, _name, work_property(_name))
+del _name
 
 
 @dataclass

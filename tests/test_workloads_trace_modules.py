@@ -25,6 +25,8 @@ BEFORE_SPLIT = "c42cd8a"
 CHANGED_SINCE = {
     "tasks_table": "builds its DataFrame from _trace_columns.task_columns, the pandas-free "
     "column builder of streamed runs: one owner of the columns",
+    "JobSpec": "holds a big stage's work as runs of equal values (sim_bridge._work_runs), "
+    "with n_map and n_reduce that count its tasks without building the array",
 }
 
 #: Each split module and its parts (``sim_bridge.<name>``), the module first.
