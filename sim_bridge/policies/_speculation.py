@@ -188,7 +188,8 @@ def _count_below(values: list[float], x: float, arr: np.ndarray) -> int:
 
 
 class _StageStats(SpeculationPolicy):
-    """Keeps, per (job, stage), the run times of the attempts that finished a task."""
+    """Keeps, per (job, stage) of the jobs alive, the run times of the attempts that finished
+    a task; a job's first stage's go when a task of its second stage finishes."""
 
     def reset(self) -> None:
         self._durs: dict[tuple[int, int], _Durations] = {}
@@ -204,6 +205,11 @@ class _StageStats(SpeculationPolicy):
         stats = self._durs.get(key)
         if stats is None:
             stats = self._durs[key] = _Durations()
+            if task.stage:
+                # the first stage is over (a job's stage only moves on) and its run times are
+                # read no more (_stage_durations reads the job's stage): three arrays of
+                # 8 bytes a task, held through the whole second stage until 2026-11-29 (g)
+                self._durs.pop((job.uid, 0), None)
         stats.add(attempt.end_time - attempt.launch_time)
         return []
 
