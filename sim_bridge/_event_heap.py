@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import os
+from collections.abc import Callable
 from typing import Any, Protocol
 
 try:  # built by setup.py; optional (no C compiler: heapq on a list)
@@ -32,6 +33,8 @@ class EventQueue(Protocol):
     def pop_next(self) -> tuple[float, int, int, Any]: ...
 
     def next_time(self) -> float: ...
+
+    def replace_objects(self, fn: Callable[[int, Any], Any]) -> int: ...
 
     def __len__(self) -> int: ...
 
@@ -61,6 +64,28 @@ class PyEventHeap(list):
     def next_time(self) -> float:
         """The first event's time (IndexError if empty)."""
         return self[0][0]
+
+    def replace_objects(self, fn: Callable[[int, Any], Any]) -> int:
+        """Give each entry the object ``fn(kind, obj)`` returns for it (its order is its
+        time, sequence number and kind, so the heap stays as it is); returns how many
+        objects changed.
+
+        Examples
+        --------
+        >>> h = PyEventHeap()
+        >>> h.push(2.0, 1, 3, "b"); h.push(1.0, 2, 4, "a")
+        >>> h.replace_objects(lambda kind, obj: obj.upper() if kind == 3 else obj)
+        1
+        >>> h.pop_next(), h.pop_next()
+        ((1.0, 2, 4, 'a'), (2.0, 1, 3, 'B'))
+        """
+        changed = 0
+        for i, (t, seq, kind, obj) in enumerate(self):
+            new = fn(kind, obj)
+            if new is not obj:
+                self[i] = (t, seq, kind, new)
+                changed += 1
+        return changed
 
 
 def new_event_heap() -> EventQueue:

@@ -159,6 +159,21 @@ cdef class EventHeap:
             raise IndexError("an empty event heap has no next event")
         return self._a[0].t
 
+    def replace_objects(self, fn):
+        """Give each entry the object ``fn(kind, obj)`` returns for it (its order is its
+        time, sequence number and kind, so the heap stays as it is); returns how many
+        objects changed. ``PyEventHeap.replace_objects`` is its reference."""
+        cdef Py_ssize_t i, slot, changed = 0
+        cdef object obj, new
+        for i in range(self._n):
+            slot = self._a[i].slot
+            obj = self._objs[slot]
+            new = fn(self._a[i].kind, obj)
+            if new is not obj:
+                self._objs[slot] = new
+                changed += 1
+        return changed
+
     def __len__(self):
         return self._n
 

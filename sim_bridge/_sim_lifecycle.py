@@ -37,7 +37,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from sim_bridge import _task_list
+from sim_bridge import _closed_events, _task_list
 from sim_bridge._closed_attempts import pack_closed
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
@@ -77,6 +77,7 @@ class AttemptLifecycle:
     _hook_launched: bool
     _just_launched: list[Attempt]
     _drop_q: _task_list.DropQueue
+    _n_upkeeps: int
     _spill: RecordSpill | None
     _rows: RowMaps | None
     _free: dict[int, int]
@@ -267,7 +268,12 @@ class AttemptLifecycle:
         """A streaming run's periodic upkeep (at the engine's checks): the done tasks nobody
         else holds go (:class:`~sim_bridge._task_list.DropQueue`), and the pages of the big
         jobs' rows written since the last return go back to the kernel
-        (:meth:`~sim_bridge._row_maps.RowMaps.tick`)."""
+        (:meth:`~sim_bridge._row_maps.RowMaps.tick`); every
+        :data:`~sim_bridge._closed_events.RELEASE_EVERY` upkeeps, the heap's entries of
+        closed attempts let go of them (:mod:`sim_bridge._closed_events`)."""
+        self._n_upkeeps += 1
+        if _closed_events.RELEASE_CLOSED and self._n_upkeeps % _closed_events.RELEASE_EVERY == 0:
+            self._heap.replace_objects(_closed_events.release_closed)
         if self._drop_q:
             self._drop_q.sweep()
         if self._rows is not None:

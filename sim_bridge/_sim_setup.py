@@ -87,6 +87,7 @@ class SimulatorSetup:
         #: streaming runs: done tasks whose one attempt finished, to drop from their job's
         #: storage once nothing else holds them (:class:`sim_bridge._task_list.DropQueue`)
         self._drop_q = DropQueue()
+        self._n_upkeeps = 0  # the periodic upkeeps so far (AttemptLifecycle._upkeep)
         #: streaming runs: where the live jobs' launch records past a small buffer go (set
         #: by ``simulate`` with its trace sink's)
         self._spill: RecordSpill | None = None
