@@ -38,8 +38,9 @@ __all__ = ["CLOSED", "RELEASE_CLOSED", "RELEASE_EVERY", "release_closed"]
 #: let a streaming run's stale heap entries of closed attempts go (off: they hold the attempts
 #: until popped; the same trace, ``tests/test_closed_events.py``)
 RELEASE_CLOSED = True
-#: upkeeps (of 1,024 events each) between two passes over the heap: a pass costs ~0.1 s on a
-#: heap of 800,000 entries, so every 2**18 events it is ~0.2% of the CPU of an FB-2010 day
+#: upkeeps (of 1,024 events each) between two passes over the heap: a pass over 800,000
+#: entries took 0.25-0.27 s (2026-11-29, two replays beside it), so every 2**18 events it is
+#: ~63 passes and ~17 s over an FB-2010 day, about 0.5% of its CPU with LATE
 RELEASE_EVERY = 256
 
 

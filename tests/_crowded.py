@@ -1,5 +1,5 @@
 """A test workload whose jobs crowd a few nodes of many slots, and a run's tables (shared by
-the scan tests)."""
+the scan tests), and two runs' tables compared."""
 
 from __future__ import annotations
 
@@ -30,6 +30,18 @@ def run_tables(res) -> dict[str, pd.DataFrame]:
     if res.jobs is not None:
         out["jobs"] = res.jobs
     return out
+
+
+def assert_same_tables(tasks, jobs, tasks0, jobs0) -> None:
+    """Two runs' task tables (in attempt order: a streamed trace is in job-finish order) and
+    job tables are equal, bit for bit."""
+    key = ["job_id", "task_id", "attempt"]
+    pd.testing.assert_frame_equal(
+        tasks.sort_values(key).reset_index(drop=True),
+        tasks0.sort_values(key).reset_index(drop=True),
+        check_exact=True,
+    )
+    pd.testing.assert_frame_equal(jobs, jobs0, check_exact=True)
 
 
 def mapreduce_workload(

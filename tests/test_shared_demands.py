@@ -9,7 +9,7 @@ import struct
 
 import pandas as pd
 import pytest
-from _crowded import mapreduce_workload
+from _crowded import assert_same_tables, mapreduce_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,11 +118,5 @@ def test_runs_give_the_traces_of_runs_that_share_nothing(tmp_path, monkeypatch, 
     tasks, jobs = run(True, "shared")
     assert replaced[0] > 100  # demands were shared
     tasks0, jobs0 = run(False, "own")
-    key = ["job_id", "task_id", "attempt"]
-    pd.testing.assert_frame_equal(
-        tasks.sort_values(key).reset_index(drop=True),
-        tasks0.sort_values(key).reset_index(drop=True),
-        check_exact=True,
-    )
-    pd.testing.assert_frame_equal(jobs, jobs0, check_exact=True)
+    assert_same_tables(tasks, jobs, tasks0, jobs0)
     assert len(tasks) > 300
