@@ -272,7 +272,11 @@ class AttemptLifecycle:
         :data:`~sim_bridge._closed_events.RELEASE_EVERY` upkeeps, the heap's entries of
         closed attempts let go of them (:mod:`sim_bridge._closed_events`)."""
         self._n_upkeeps += 1
-        if _closed_events.RELEASE_CLOSED and self._n_upkeeps % _closed_events.RELEASE_EVERY == 0:
+        if (
+            _closed_events.RELEASE_CLOSED
+            and not self.keep_history  # a run that keeps its history keeps the attempts
+            and self._n_upkeeps % _closed_events.RELEASE_EVERY == 0
+        ):
             self._heap.replace_objects(_closed_events.release_closed)
         if self._drop_q:
             self._drop_q.sweep()
