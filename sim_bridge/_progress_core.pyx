@@ -560,7 +560,8 @@ def late_scan(
     """One LATE scan (``LATE._ranked``): the slow tasks' live attempts, ``(estimated time
     left, uid, attempt)`` in the jobs' order (the caller sorts them).
 
-    Per job alive: its live attempts of the runnable stage, when one of them, alone on its
+    Per job alive: its live attempts of the runnable stage (its running attempts: the engine
+    runs no other stage's, so they are not filtered by stage), when one of them, alone on its
     task, has run for ``min_el`` and the stage has something to compare it with (its
     finished durations ``durs.get((job.uid, job.stage), empty)``, of ``empty``'s type:
     ``_Durations``); their progress, read as :func:`progress_list` reads it (the arguments
@@ -579,7 +580,7 @@ def late_scan(
     cdef list out = []
     cdef list live, rate_list
     cdef dict running
-    cdef object job, a, stage, d
+    cdef object job, a, d
     cdef const double[::1] done
     cdef Py_ssize_t i, first, n, nd, lo, total_n
     cdef bint fast, found, finite
@@ -593,12 +594,11 @@ def late_scan(
         running = job.running  # a dict (checked: a TypeError otherwise)
         if not running:
             continue
-        stage = job.stage
-        live = []
-        for a in running.values():
-            fast = type(a) is _slotted
-            if _tget(_get(a, F_TASK, fast), T_STAGE) == stage:
-                live.append(a)
+        # the runnable stage's live attempts are all the job's running ones: the engine
+        # launches no task of a stage that is blocked or done (PolicyError), and a stage is
+        # done once its tasks are, their other attempts killed. LATE._ranked_py's filter by
+        # stage keeps them all; not reading each attempt's task here saves a dependent load
+        live = list(running.values())
         first = -1
         n = len(live)
         for i in range(n):

@@ -175,3 +175,27 @@ def test_the_order_statistic_of_two_sorted_runs_is_sorteds(rates, done, data):
     assert _kth_of_two(rates, done, k) == sorted(rates + done)[k]
     with pytest.raises(IndexError, match="out of range"):
         _kth_of_two(rates, done, len(rates) + len(done))
+
+
+class _StageCheckedLATE(LATE):
+    """LATE that checks, at every scan, what ``late_scan`` relies on to not filter a job's
+    running attempts by stage: they are all of the job's stage."""
+
+    checked_ = 0
+
+    def on_tick(self, view):
+        for job in view.active_jobs():
+            for a in job.running.values():
+                assert a.task.stage == job.stage, (job.job_id, a.task.task_id, job.stage)
+                self.checked_ += 1
+        return super().on_tick(view)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_jobs_running_attempts_are_all_of_its_stage(seed):
+    pol = _StageCheckedLATE(speculative_cap=0.3, min_elapsed=0.0)
+    kw = dict(nodes=12, slots=2, seed=seed, progress=False, record_counters=False)
+    r = sim_bridge.simulate(_mixed(seed), pol, **kw)
+    assert pol.checked_ > 1_000 and r.summary["copies"] > 0
+    # and a second stage ran beside copies of the first: the check saw both stages
+    assert (r.tasks["phase"] == "reduce").any()
