@@ -163,10 +163,8 @@ cdef inline bint _step_is(object memo, object k_obj, long long k) except -1:
     cdef PyObject* p
     if type(memo) is list and _list_size(memo) > 0:
         p = _list_item(memo, 0)
-        if p == <PyObject*>k_obj:  # one object (TenantRates.step_int): equal, unread
-            return True
         if _long_exact(p) and _long_exact(<PyObject*>k_obj):
-            return _long_value(p) == k
+            return p == <PyObject*>k_obj or _long_value(p) == k
     return memo[0] == k_obj
 
 

@@ -47,8 +47,6 @@ cdef class TenantRates:
     cdef double kappa, eps, dt
     cdef Py_ssize_t base, horizon
     cdef object _keep_levels, _keep_prof
-    cdef long long _kint_k[64]
-    cdef list _kint  # the int objects of the last steps asked for, by step % 64 (step_int)
 
     def __init__(self, sens, speed, double kappa, double eps, double dt):
         self.sens = np.ascontiguousarray(sens, dtype=np.float64)
@@ -60,34 +58,7 @@ cdef class TenantRates:
         self.horizon = 0
         self._keep_levels = None
         self._keep_prof = None
-        self._kint = [None] * 64
-        for i in range(64):
-            self._kint_k[i] = -1
         self.set_profiles(np.zeros((0, 4)))
-
-    cdef inline object _step_int(self, long long k):
-        cdef Py_ssize_t i = <Py_ssize_t>(k & 63)
-        if k != self._kint_k[i] or k < 0:
-            self._kint[i] = k
-            self._kint_k[i] = k
-        return self._kint[i]
-
-    def step_int(self, long long k):
-        """The int ``k``, as one object while no step 64 away from it is asked for (the
-        objects of the last steps asked for are kept, by ``k % 64``). The rate memos' steps
-        written by :meth:`work_steps` and the scan's step of the clock
-        (``SimView._scan_clock``) are then one object, so a scan's memo check
-        (``_progress_core._step_is``) compares pointers and does not read the int, a cache
-        miss an attempt on a busy day. Steps pass 256, so Python's small ints do not.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> r = TenantRates(np.ones((1, 4)), np.ones(1), 1.0, 0.1, 60.0)
-        >>> r.step_int(10**6) is r.step_int(10**6), r.step_int(7)
-        (True, 7)
-        """
-        return self._step_int(k)
 
     def __reduce__(self):
         return _rebuild, (
@@ -209,7 +180,7 @@ cdef class TenantRates:
                     return (total, t)
                 rate = self._rate(node, pid, k, d0, d1, d2, d3)
                 if have_memo:
-                    memo[0] = self._step_int(k)
+                    memo[0] = k
                     memo[1] = demand
                     memo[2] = rate
                     mk = k

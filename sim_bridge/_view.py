@@ -184,9 +184,6 @@ class SimView:
             self._cache = {}
         cluster = self._sim.cluster
         k_now = int(now // cluster.dt)
-        trates = cluster._trates
-        if trates is not None:  # the memos' object of this step (TenantRates.step_int)
-            k_now = trates.step_int(k_now)
         return now, self._cache, k_now, not cluster.ideal and k_now < cluster.horizon_steps
 
     def _progress_list(self, attempts) -> list[float]:
