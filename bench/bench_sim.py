@@ -843,6 +843,60 @@ Measured on 2026-11-29 (f):
   full from the first hour on, so LATE, which copies only onto free slots, made 4,864
   copies in all: with speculation the table costs what it costs without.
 
+Measured on 2026-11-29 (g):
+
+- Set-up, before the first event (``tracemalloc`` snapshot and RSS in a copy of the engine
+  paused at ``Simulator.run``): FB-2010's 24,437 job specs held 131.5 MB of per-task base
+  work (16.4M maps: SWIM's replay gives every map of a job but its last the same work);
+  Alibaba 2017's whole table 83.0 MB (10.2M instances, each task's alike). A ``JobSpec`` now
+  holds a stage of 64 tasks or more as runs of equal values when they are at most a quarter
+  of its tasks (``sim_bridge/_work_runs.py``, the arrays read back bit for bit): RSS before
+  the first event 587 -> 467 MB (FB-2010, 33,000 x 10), 332 -> 259 MB (Alibaba 2017, 1,300 x
+  176). The rest of FB-2010's set-up: imports 106 MB, the levels' window 127 MB, the path
+  block's marks 76 MB, the slow nodes' capacity block 38 MB.
+- Census of the live jobs (FB-2010 without speculation, code 3b0393c, stopped by
+  ``max_events``): at 2.1 h 1.19M tasks of live jobs, 1.07M of them dropped as rows, 87,590
+  running, 18,806 blocked (a second stage not yet runnable), none waiting; at 15.8 h 7.79M,
+  7.38M dropped, 244,639 running, 146,864 blocked, none waiting. So the waiting tasks, which
+  hold objects, are not where the memory goes; the running attempts are.
+- Census of LATE at 3.4 h (code 88a176f): the finished run times LATE keeps (``_Durations``)
+  7.5 MB for 353,103 values; the heap 215,205 entries, 38,779 of them of closed attempts
+  (written since the last pass); 26,673 done tasks that ran several attempts still objects.
+- The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none
+  --until 24.05``, code 3b0393c from a copy of its tree, two LATE days beside it;
+  ``bench/results/FB2010_none_24h.jsonl``): 1 h 30 s / peak 608 MB (731 on (f)); 6 h 175 s /
+  3.24M events / 920 MB (1,045); 12 h 498 s / 1,108 MB (1,230); in the 14th hour, 330,000
+  running, 1,342 MB (1,466); 24 h **1,099 s** / 16.37M events / 1,298 jobs live / peak
+  **1,342 MB** (1,466; 0.92x), 1,376 MB at its stop (24.5 h). Peak 24 h / 6 h: 1.46 (1.40):
+  the same ~122 MB less at every hour, so the ratio grew. RSS against the live tasks: 696 MB
+  + 0.07 KB a task (R^2 0.78).
+- FB-2009 day with LATE (``--every 1``), code 4b25d72, two replays beside it: 20 s, peak
+  224 MB (229).
+- The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
+  code 4b25d72 from a copy of its tree, e3a6e86's day beside it and at times a census or
+  two shorter replays; ``bench/results/FB2010_late.jsonl``): 1 h 82 s / peak
+  724 MB (832 on (f)); 6 h 588 s / 3.29M events / 1,026 MB (1,196); 12 h 1,558 s / 1,269 MB
+  (1,479); in the 14th hour, 330,000 running, 1,329 MB; 24 h **3,259 s** (54 min; 3,308 s on
+  (f)) / 16.52M events / 635 jobs live / peak **1,451 MB** (1,631; 0.89x), 1,490 MB at its
+  stop (24.1 h). Peak 24 h / 6 h: 1.41 (1.36). RSS against the live tasks: 668 MB + 0.21 KB
+  a task (R^2 0.73). The same day on e3a6e86 (no heap release), beside it: 6 h 1,042 MB,
+  24 h 3,207 s and 1,470 MB, 1,503 at its stop; so the release took 16-19 MB from the peaks.
+  On 3b0393c (the base work as runs only; stopped at 12.6 h to free a core): 6 h 1,058 MB,
+  12 h 1,347 MB.
+- CPU, side by side (``bench_day.py --until 1.5``, copies of two trees at once, two day
+  replays beside them): 4b25d72 121 s for 804,635 events, e68786c (LATE's scan takes a
+  job's running attempts unfiltered by stage) 115 s for 795,345: 150 and 145 us an event
+  (0.96x). Then e68786c against ee8587e (rate memos' steps one int object with the scan's
+  step, so that a memo check compares pointers: at 9.5 h py-spy put 10% of the CPU in that
+  check): 115 s for 817,950 and 115 s for 812,470 events to 1.5 h; 352 s for 2,089,050 and
+  350 s for 2,082,457 to 4 h (168.5 and 168.1 us an event). No change measured, so it was
+  reverted (f6b42ff); the check still reads the memo's list and its item array, which may
+  be the misses that count (not measured). The
+  same FB-2010 half hour as in (f)
+  (2,000 x 10, LATE, streamed, the heap released at every upkeep) on 12dacc9, 4b25d72,
+  e68786c and ee8587e: ``tasks.parquet`` and ``jobs.parquet`` equal (``DataFrame.equals``),
+  254,262 attempts.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
