@@ -872,6 +872,12 @@ Measured on 2026-11-29 (g):
   + 0.07 KB a task (R^2 0.78).
 - FB-2009 day with LATE (``--every 1``), code 4b25d72, two replays beside it: 20 s, peak
   224 MB (229).
+- The day without speculation again on the final code (e7d468e: the heap pass too), alone
+  on the machine: 6 h 212 s / 918 MB; 12 h 553 s / 1,102 MB; 24 h 1,216 s / 16.41M events /
+  peak 1,361 MB (1.48 over 6 h). Against 3b0393c's run (1,099 s, 1,342 MB, replays beside
+  it) that is not an A/B: the same code's CPU has differed by 5-10% between runs here, and
+  the heap pass costs ~1-1.5% of this day (~63 passes of 0.1-0.27 s, few entries let go
+  without kills). The log is not kept.
 - The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
   code 4b25d72 from a copy of its tree, e3a6e86's day beside it and at times a census or
   two shorter replays; ``bench/results/FB2010_late.jsonl``): 1 h 82 s / peak
