@@ -83,9 +83,9 @@ def set_attempt_type(cls):
 
 # the Task fields a LATE scan reads, likewise
 cdef enum:
-    T_STAGE, T_LIVE, N_TASK_FIELDS
+    T_LIVE, N_TASK_FIELDS
 
-_TASK_NAMES = ("stage", "live")
+_TASK_NAMES = ("live",)
 cdef Py_ssize_t _toff[N_TASK_FIELDS]
 cdef object _task_slotted = None
 
