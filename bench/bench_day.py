@@ -26,6 +26,7 @@ Usage::
     python bench/bench_day.py --workload FB2010 --policy none --until 24
     python bench/bench_day.py --plot runs/bench_day/FB2010_late.jsonl \\
         runs/bench_day/FB2010_none.jsonl                          # the PNG again, no replay
+    python bench/bench_day.py --policy none --census 240000       # what a running attempt holds
 
 Measured figures are in ``bench/bench_sim.py``'s docstring and the README ("Big replays").
 """
@@ -146,6 +147,20 @@ def replay(args: argparse.Namespace) -> Path:
         return run(self, *a, **k)
 
     _engine.Simulator.run = capture
+    upkeep = _engine.Simulator._upkeep
+    if args.census:  # at the first upkeep (between events) with that many running: stop
+
+        def census_upkeep(self) -> None:
+            upkeep(self)
+            if "census" not in box and self._n_running >= args.census:
+                from _attempt_census import attempt_census, format_census
+
+                box["census"] = c = attempt_census(self)
+                print(f"census at {self.now / 3600:.2f} h: {format_census(c)}", flush=True)
+                log.write({"kind": "census", "sim_h": self.now / 3600.0, **c})
+                self.request_stop(f"bench_day: --census at {c['running']:,} running attempts")
+
+        _engine.Simulator._upkeep = census_upkeep
     marks = [h for h in MARKS if args.until is None or h <= args.until]
     done = threading.Event()
 
@@ -218,6 +233,7 @@ def replay(args: argparse.Namespace) -> Path:
             raise
         finally:
             _engine.Simulator.run = run
+            _engine.Simulator._upkeep = upkeep
     done.set()
     thread.join()
     end = {
@@ -404,6 +420,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slots", type=int, default=None, help="(per workload, module doc)")
     ap.add_argument("--placement", default=None, help="(per workload, module doc)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--census",
+        type=int,
+        default=None,
+        help="stop at the first upkeep with this many attempts running and print what they "
+        "hold (bench/_attempt_census.py)",
+    )
     ap.add_argument("--every", type=float, default=10.0, help="seconds between samples (10)")
     ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
     ap.add_argument("--out", default="runs/bench_day")

@@ -32,7 +32,7 @@ Examples
 >>> a1 = Attempt(9, task, 1, node=4, launch_time=6.0, start_fraction=0.0)
 >>> a0.state, a0.end_time, a0._work, a0._prog, a0._rec = 2, 8.0, 10.0, (8.0, 4.5), 0
 >>> a1.state, a1.end_time, a1._end, a1._work, a1._rec = 1, 8.0, 8.0, 0.0, 4
->>> task.attempts, task.live, task.first_launch = [a0, a1], {}, 2.0
+>>> task.attempts, task.first_launch = [a0, a1], 2.0
 >>> pack_closed(task)
 True
 >>> type(task).__name__, type(task.attempts).__name__, len(task.attempts)
@@ -164,12 +164,12 @@ def _packable(att: Attempt, i: int, task: Task) -> bool:
 
 def pack_closed(task: Task) -> bool:
     """Move the closed attempts of the done ``task`` into its job's rows and give it a
-    :class:`ClosedAttempts` view (a streaming run, once its last attempt closed: ``task.live``
-    empty). Returns whether it did: not for one attempt (a
+    :class:`ClosedAttempts` view (a streaming run, once its last attempt closed: ``task.n_live``
+    0). Returns whether it did: not for one attempt (a
     :class:`~sim_bridge._jobs.OneFinished` or a list of one), nor when an attempt's progress
     would not be read the same (module doc), nor with :data:`MANY_AS_ROWS` off."""
     atts = task.attempts
-    if not MANY_AS_ROWS or task.live or type(atts) is not list or len(atts) < 2:
+    if not MANY_AS_ROWS or task.n_live or type(atts) is not list or len(atts) < 2:
         return False
     if not all(_packable(a, i, task) for i, a in enumerate(atts)):
         return False

@@ -83,9 +83,9 @@ def set_attempt_type(cls):
 
 # the Task fields a LATE scan reads, likewise
 cdef enum:
-    T_LIVE, N_TASK_FIELDS
+    T_N_LIVE, N_TASK_FIELDS
 
-_TASK_NAMES = ("live",)
+_TASK_NAMES = ("n_live",)
 cdef Py_ssize_t _toff[N_TASK_FIELDS]
 cdef object _task_slotted = None
 
@@ -114,8 +114,8 @@ cdef inline object _tget(object t, int f):
 
 
 cdef inline bint _alone(object a, bint fast) except -1:
-    """Whether the attempt ``a`` runs alone on its task (``len(a.task.live) == 1``)."""
-    return len(_tget(_get(a, F_TASK, fast), T_LIVE)) == 1
+    """Whether the attempt ``a`` runs alone on its task (``a.task.n_live == 1``)."""
+    return _tget(_get(a, F_TASK, fast), T_N_LIVE) == 1
 
 
 from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy

@@ -86,7 +86,7 @@ class PolicyActions:
                     )
                 self._kill(a)
                 task = a.task
-                if not task.live and task.state != DONE:
+                if not task.n_live and task.state != DONE:
                     self._requeue(task)
             elif type(act) is Wake:
                 at = act.at
@@ -117,7 +117,7 @@ class PolicyActions:
             self._waiting[job.uid] = job
 
     def _pick_node(self, task: Task) -> int | None:
-        busy = {a.node for a in task.live.values()}
+        busy = {a.node for a in task.attempts if a.state == A_RUNNING}
         for node in self._free:
             if node not in busy:
                 return node

@@ -41,12 +41,13 @@ from sim_bridge import _closed_events, _task_list
 from sim_bridge._closed_attempts import pack_closed
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
-from sim_bridge._jobs import NO_LIVE, Attempt, Job, Task, shed_closed
+from sim_bridge._jobs import Attempt, Job, Task, shed_closed
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
+    A_RUNNING,
     BLOCKED,
     DONE,
     EV_SOLVE,
@@ -163,8 +164,6 @@ class AttemptLifecycle:
                 task.first_launch = now
         # a task not done holds a list, or before its first launch the shared empty tuple
         attempts = cast("list[Attempt]", task.attempts)
-        if not attempts:  # its first launch: its own dict (not the shared empty)
-            task.live = {}
         index = len(attempts)
         uid = self._attempt_uid
         self._attempt_uid = uid + 1
@@ -187,7 +186,7 @@ class AttemptLifecycle:
             task.attempts = [attempts[0], att]
         else:
             task.attempts = [att]
-        task.live[uid] = att
+        task.n_live += 1
         job.running[uid] = att
         self._node_live[node][uid] = att
         node_running[node] = running_before + 1
@@ -222,7 +221,7 @@ class AttemptLifecycle:
         att.end_time = now
         task = att.task
         uid = att.uid
-        del task.live[uid]
+        task.n_live -= 1
         job = task.job
         running = job.running
         del running[uid]
@@ -259,7 +258,7 @@ class AttemptLifecycle:
         self._n_free += 1
         if not self.keep_history:  # a streaming run: keep only what a closed attempt needs
             rows = shed_closed(att)
-            if not rows and not task.live and (state == A_FINISHED or task.state == DONE):
+            if not rows and not task.n_live and (state == A_FINISHED or task.state == DONE):
                 rows = pack_closed(task)  # its last attempt closed: several kept as rows
             if rows and _task_list.DROP_DONE:
                 self._drop_q.new.append(task)  # its object may go: DropQueue
@@ -292,10 +291,9 @@ class AttemptLifecycle:
         job = task.job
         task.state = DONE
         task.finish_time = self.now
-        if task.live:
-            for other in list(task.live.values()):
+        if task.n_live:  # its other running attempts, in launch order
+            for other in [a for a in task.attempts if a.state == A_RUNNING]:
                 self._close(other, A_KILLED)
-        task.live = NO_LIVE  # shared, read-only: a used dict keeps its table allocated
         job.n_done += 1
         st = task.stage
         job.stage_left[st] -= 1

@@ -31,7 +31,7 @@ from typing import Any, overload
 from sim_bridge import _chunked_items as _chunked
 from sim_bridge._chunked_items import ChunkedItems
 from sim_bridge._closed_attempts import DoneMany
-from sim_bridge._jobs import _SHADOWED, _SLOT, NO_LIVE, ONE_ROW, DoneOne, Job, Task, task_indices
+from sim_bridge._jobs import _SHADOWED, _SLOT, ONE_ROW, DoneOne, Job, Task, task_indices
 from sim_bridge._states import DONE
 
 __all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists"]
@@ -138,7 +138,7 @@ def revive(job: Job, k: int, n0: int) -> DoneOne:
     t.stage = stage
     t.phase = job.spec.phases[stage]  # the same str object as at arrival
     t.state = DONE
-    t.live = NO_LIVE
+    t.n_live = 0
     t._u0 = 0.0  # spent (shed_closed)
     for name in _SHADOWED:  # its numbers are in the job's rows
         _SLOT[name].__set__(t, None)

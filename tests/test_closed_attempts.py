@@ -142,7 +142,7 @@ def _task_of_two(kill_booked: bool) -> Task:
     a0.state, a0.end_time, a0._work, a0._rec = A_KILLED, 8.0, 10.0, 0
     a0._prog = (8.0, 4.5) if kill_booked else (7.0, 4.0)
     a1.state, a1.end_time, a1._end, a1._work, a1._rec = A_FINISHED, 8.0, 8.0, 0.0, 4
-    task.attempts, task.live, task.state, task.first_launch = [a0, a1], {}, DONE, 2.0
+    task.attempts, task.state, task.first_launch = [a0, a1], DONE, 2.0
     return task
 
 

@@ -31,7 +31,7 @@ from sim_bridge.policies._predictor import _FirstFit, _node_index, _Ranked
 class _Task:
     uid: int
     done: bool = False
-    live: tuple = ()
+    n_live: int = 0
 
 
 @dataclass(eq=False)
@@ -164,7 +164,7 @@ def test_deadlines_prune_only_tasks_no_longer_waiting():
     for t in tasks:
         assert d.may_wait(t)
     for t in tasks[::2]:
-        t.live = (1,)  # launched meanwhile (e.g. by a speculator)
+        t.n_live = 1  # launched meanwhile (e.g. by a speculator)
     d.prune(lambda: 1000)  # few stale entries compared with the waiting tasks: kept
     assert len(d) == 100
     d.prune(lambda: 5)  # 100 > 4 * (5 + 16): pruned

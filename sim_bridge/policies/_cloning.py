@@ -134,7 +134,7 @@ class Dolly(SpeculationPolicy):
             for a in list(jobs[0].running.values()):
                 if a.index != 0:
                     continue
-                need = c - len(a.task.live)
+                need = c - a.task.n_live
                 k = min(need, free, budget)
                 if k > 0:
                     out.extend(Launch(a.task) for _ in range(k))
@@ -190,7 +190,7 @@ class Hopper(SpeculationPolicy):
                 continue
             cands = []
             for a in job.running.values():
-                if len(a.task.live) != 1 or now - a.launch_time < self.min_elapsed:
+                if a.task.n_live != 1 or now - a.launch_time < self.min_elapsed:
                     continue
                 prog = view.progress(a)
                 gained = prog - a.start_fraction

@@ -201,7 +201,9 @@ class HeldDeadlines(dict):
         """Forget the tasks no longer waiting (launched by a speculator) once they may be
         many: more than 64 and 4 x (``waiting_count()`` + 16) held tasks."""
         if len(self) > 64 and len(self) > 4 * (waiting_count() + 16):
-            keep = [(uid, hit) for uid, hit in self.items() if not hit[0].done and not hit[0].live]
+            keep = [
+                (uid, hit) for uid, hit in self.items() if not hit[0].done and not hit[0].n_live
+            ]
             self.clear()
             self.update(keep)
 

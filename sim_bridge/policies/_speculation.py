@@ -293,7 +293,7 @@ class HadoopSpeculator(_StageStats):
             cands = [
                 a
                 for a in live
-                if len(a.task.live) == 1 and len(a.task.attempts) == 1 and a.task.stage == job.stage
+                if a.task.n_live == 1 and len(a.task.attempts) == 1 and a.task.stage == job.stage
             ]
             if not cands:
                 continue
@@ -476,7 +476,7 @@ class LATE(_StageStats):
             live = [a for a in running.values() if a.task.stage == stage]
             first = -1
             for i, a in enumerate(live):
-                if now - a.launch_time >= min_el and len(a.task.live) == 1:
+                if now - a.launch_time >= min_el and a.task.n_live == 1:
                     first = i
                     break
             if first < 0:
@@ -524,7 +524,7 @@ class LATE(_StageStats):
             found = bool(ok[k + i])  # that attempt is alone on its task and old enough
             if not found:
                 for i2 in range(k + i + 1, k + n):
-                    if ok[i2] and len(batch[i2].task.live) == 1:
+                    if ok[i2] and batch[i2].task.n_live == 1:
                         found = True
                         break
             if found:
@@ -542,7 +542,7 @@ class LATE(_StageStats):
             est = ((1.0 - prog[idx]) / rates[idx]).tolist()
         for i, e in zip(idx.tolist(), est, strict=True):
             a = batch[i]
-            if len(a.task.live) == 1:
+            if a.task.n_live == 1:
                 ranked.append((e, a.uid, a))
         ranked.sort(key=_rank_key)
         return ranked
@@ -596,7 +596,7 @@ class SparkSpeculation(_StageStats):
             for a in list(job.running.values()):
                 if (
                     a.task.stage == job.stage
-                    and len(a.task.live) == 1
+                    and a.task.n_live == 1
                     and now - a.launch_time > threshold
                 ):
                     out.append(Launch(a.task))
@@ -712,7 +712,7 @@ class Mantri(_StageStats):
                 if el <= 0.0:
                     continue
                 # remaining time of the task: the best of its live attempts
-                c = len(task.live)
+                c = task.n_live
                 if c > 1:
                     t_rem = math.inf
                     for b in task.live.values():

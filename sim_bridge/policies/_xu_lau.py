@@ -297,7 +297,7 @@ class SDA(_SlotScheduler):
                     continue
                 ex = self._mean_x(job)
                 for a in list(job.running.values()):
-                    if a.index != 0 or a.uid in self._checked or len(a.task.live) != 1:
+                    if a.index != 0 or a.uid in self._checked or a.task.n_live != 1:
                         continue
                     prog = view.progress(a)
                     if prog < self.s or now <= a.launch_time:

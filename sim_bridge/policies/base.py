@@ -29,7 +29,7 @@ Examples
 ...             return []
 ...         for job in view.active_jobs():
 ...             for attempt in job.running.values():
-...                 if len(attempt.task.live) == 1:
+...                 if attempt.task.n_live == 1:
 ...                     return [Launch(attempt.task)]
 ...         return []
 >>> CopyAtArrival().describe()

@@ -1,0 +1,81 @@
+"""What a running attempt holds: a census of a running simulator's live attempts, their tasks
+and their jobs' per-attempt structures, by kind and field (``bench_day.py --census``).
+
+Sizes are ``sys.getsizeof`` plus the collector's 16-byte header for tracked objects; each
+object is counted once, the first time it is seen, so a value shared by several attempts (a
+float that is also its task's first launch, a small int) counts once or not at all. Not
+counted: the heap's entries (about 48 bytes each, in C arrays), the cluster's per-node
+tables, and allocator slack.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections import Counter
+from typing import Any
+
+__all__ = ["attempt_census", "format_census"]
+
+
+def _size(o: Any) -> int:
+    return sys.getsizeof(o) + (16 if gc.is_tracked(o) else 0)
+
+
+def attempt_census(sim: Any) -> dict:
+    """The bytes held by the running attempts of ``sim`` (a ``Simulator`` between events),
+    as ``{"running": n, "rows": [(what, bytes, objects), ...]}``, largest first."""
+    from sim_bridge._jobs import Attempt
+
+    by: Counter = Counter()
+    count: Counter = Counter()
+    seen: set[int] = set()
+
+    def add(key: str, o: Any) -> None:
+        if o is None or id(o) in seen or (type(o) is int and -5 <= o <= 256):
+            return
+        seen.add(id(o))
+        by[key] += _size(o)
+        count[key] += 1
+
+    running = [a for job in sim._active.values() for a in job.running.values()]
+    tasks: set[int] = set()
+    for a in running:
+        add("Attempt", a)
+        for name in Attempt.__slots__:
+            if name == "task":
+                continue
+            v = getattr(a, name, None)
+            add(f"attempt.{name} ({type(v).__name__})", v)
+            if type(v) in (tuple, list):
+                for x in v:
+                    add(f"attempt.{name}[] ({type(x).__name__})", x)
+        t = a.task
+        if id(t) in tasks:
+            continue
+        tasks.add(id(t))
+        add("Task (running)", t)
+        add("task.attempts", t.attempts)
+        for name in ("uid", "work", "first_launch", "_u0"):
+            v = getattr(t, name, None)
+            add(f"task.{name} ({type(v).__name__})", v)
+    for job in sim._active.values():
+        add("job.running", job.running)
+        add("job._recs (launch records)", job._recs)
+    rows = [(k, v, count[k]) for k, v in by.most_common()]
+    return {"running": len(running), "tasks": len(tasks), "rows": rows}
+
+
+def format_census(c: dict) -> str:
+    """The census as a table: bytes, objects and bytes per running attempt."""
+    n = max(c["running"], 1)
+    lines = [
+        f"{c['running']:,} running attempts of {c['tasks']:,} tasks",
+        f"  {'what':44s} {'MB':>8s} {'objects':>10s} {'B/attempt':>10s}",
+    ]
+    total = 0
+    for key, b, k in c["rows"]:
+        total += b
+        lines.append(f"  {key:44s} {b / 1e6:8.1f} {k:>10,} {b / n:10.1f}")
+    lines.append(f"  {'total':44s} {total / 1e6:8.1f} {'':>10s} {total / n:10.1f}")
+    return "\n".join(lines)
