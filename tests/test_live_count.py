@@ -89,7 +89,6 @@ def test_live_is_the_running_attempts_at_every_launch_and_close(
     assert seen["launches"] == seen["closes"] == res.summary["attempts"]
     assert seen["checked ends"] > 0
     if policy != "shed+":  # Shed+ copies nothing on this workload
-
         assert (seen["copies"] > 0) == (policy != "none")  # the copies' paths ran
 
 
