@@ -20,6 +20,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Job, Task, task_indices
 from sim_bridge._row_maps import RowMaps
@@ -28,7 +30,12 @@ from sim_bridge._task_draws import TaskDraws
 from sim_bridge._task_list import set_task_lists
 from sim_bridge._workloads import JobSpec, Workload
 
-__all__ = ["JobArrivals"]
+__all__ = ["SHARE_UNREAD_DRAWS", "JobArrivals"]
+
+#: give the tasks one shared 0.0 for the uniform draw of their original when nothing reads it
+#: (:meth:`JobArrivals._arrive`); off, each keeps its draw (the same trace:
+#: ``tests/test_unread_draws.py``)
+SHARE_UNREAD_DRAWS = True
 
 
 class JobArrivals:
@@ -39,6 +46,9 @@ class JobArrivals:
     seed: int
     deadline_factor: float
     keep_history: bool
+    duration_dist: Any
+    noise: bool
+    tail_pressure: float
     n_arrived: int
     jobs: list[Job]
     _specs: list[tuple[JobSpec, Workload]]
@@ -83,6 +93,15 @@ class JobArrivals:
         u0, wk, job._m = self._draws.job(i)
         n_m = spec.n_map
         n_r = spec.n_reduce
+        if (
+            SHARE_UNREAD_DRAWS
+            and self.duration_dist is None
+            and not (self.noise and self.tail_pressure)
+        ):
+            # the originals' uniform draws are read at launch only by a duration
+            # distribution or by tail pressure (world/_attempts.py); else their noise is
+            # ``job._m``, and the tasks share one 0.0 (24 bytes less each live task)
+            u0 = [0.0] * (n_m + n_r)
         # the first stage's originals read their numbers first (sim_bridge._jobs.read_noise)
         job._m_off = 0
         job._m_end = job._m_left = n_m or n_r
