@@ -327,6 +327,19 @@ def _report(log: dict) -> None:
             f"{len(x)} samples from 1 h on): {fixed:,.0f} MB + {slope * 1024:.2f} KB a task, "
             f"R^2 {r2:.2f}; tasks live {x.min():,.0f} to {x.max():,.0f}"
         )
+        # with the most attempts run at once so far: the allocator keeps what a peak of
+        # running attempts took (pymalloc returns no arena that still holds a block)
+        most = np.maximum.accumulate([float(r["attempts_running"]) for r in with_tasks])
+        design = np.column_stack([np.ones_like(x), x, most])
+        (c0, c_task, c_att), *_ = np.linalg.lstsq(design, y, rcond=None)
+        r2b = 1.0 - float(
+            np.sum((y - design @ (c0, c_task, c_att)) ** 2) / np.sum((y - y.mean()) ** 2)
+        )
+        print(
+            f"{name} RSS against those tasks and the most attempts running so far: "
+            f"{c0:,.0f} MB + {c_task * 2**20:,.0f} B a task + {c_att * 2**20:,.0f} B an "
+            f"attempt, R^2 {r2b:.2f}; at most {most[-1]:,.0f} running"
+        )
 
 
 def plot(paths: list[Path], png: Path) -> None:
