@@ -903,6 +903,34 @@ Measured on 2026-11-29 (g):
   e68786c and ee8587e: ``tasks.parquet`` and ``jobs.parquet`` equal (``DataFrame.equals``),
   254,262 attempts.
 
+Measured on 2026-11-29 (h):
+
+- What a running attempt holds (``bench_day.py --census 240000``'s count, each object once,
+  at the first upkeep with 240,000 running: the FB-2010 day without speculation at 6.27 h,
+  246,111 running, the same event on both codes): d35ab18 1,064 bytes a running attempt
+  (262 MB), of which its task's ``live`` dict 240 and the task's unread uniform draw 24;
+  7412236 800 bytes (197 MB, 0.75x). What is left: the ``Attempt`` 200, its ``Task`` 144,
+  the attempts list 80, its job's launch records 69, a deferred solve's tuple and its
+  numbers 100 (191,191 of them), its job's ``running`` 46, its uid, its task's uid and its
+  record's offset 28 each, its work and its task's work 24 each. Not counted: 322,426 heap
+  entries (~48 bytes each), the nodes' dicts, allocator slack. The census's process peak:
+  1,240 -> 1,181 MB. With ``PYTHONMALLOC=malloc`` (glibc for every object) the same census
+  peaked at 1,254 MB: pymalloc is the better of the two here.
+- The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none
+  --until 24.05``, code 7412236 from a copy of its tree; the LATE day beside it, and for its
+  first 20 minutes the test suite and two censuses; ``bench/results/FB2010_none_24h.jsonl``):
+  1 h 590 MB peak (608 on (g)); 6 h 3.24M events / 882 MB (920); 12 h 1,038 MB (1,108); in
+  the 14th hour, 330,000 running, 1,250 MB (1,342); 24 h 16.38M events / 1,295 jobs live /
+  peak **1,250 MB** (0.93x), 1,276 MB at its stop (24.3 h). Peak 24 h / 6 h: 1.42 (1.46).
+  RSS against the live tasks and the most attempts running so far: 472 MB + 22 B a task +
+  1,577 B an attempt (R^2 0.87; 470 MB + 19 B + 1,913 B on 3b0393c's log, R^2 0.83). CPU
+  1,971 s to 24 h, 1.8x (g)'s 1,099 s, from the load beside it: not an A/B. Side by side
+  (copies of both trees at once, two day replays beside them), the streamed FB-2010 half
+  hour on 2,000 x 10 with LATE took 46.5 s on d35ab18 and 45.8 s on 7412236 (0.98x), and
+  the FB-2009 day with LATE 43 s / 237 MB and 42 s / 234 MB. The half hour's
+  ``tasks.parquet`` is d35ab18's (``DataFrame.equals``; 254,262 attempts with LATE, 246,761
+  without speculation).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the

@@ -84,7 +84,7 @@ def _reference_ranked(pol: LATE, view) -> list:
         cut = float(np.quantile(pool, pol.slow_task_threshold))
         for a, p, r in zip(live, prog, rates, strict=True):
             if (
-                a.task.n_live != 1
+                len(a.task.live) != 1
                 or now - a.launch_time < pol.min_elapsed
                 or r >= cut
                 or r <= 0.0

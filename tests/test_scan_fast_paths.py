@@ -122,7 +122,7 @@ def _obvious_ranked(pol: LATE, view) -> list:
     ranked = []
     for job in view.active_jobs():
         live = [a for a in job.running.values() if a.task.stage == job.stage]
-        if not any(now - a.launch_time >= pol.min_elapsed and a.task.n_live == 1 for a in live):
+        if not any(now - a.launch_time >= pol.min_elapsed and len(a.task.live) == 1 for a in live):
             continue
         durs = pol._stage_durations(job)
         if len(live) + len(durs) < 2:
@@ -135,7 +135,7 @@ def _obvious_ranked(pol: LATE, view) -> list:
         keep = [
             (r, p, a)
             for a, p, r in zip(live, prog, rates, strict=True)
-            if not (r <= 0.0 or now - a.launch_time < pol.min_elapsed) and a.task.n_live == 1
+            if not (r <= 0.0 or now - a.launch_time < pol.min_elapsed) and len(a.task.live) == 1
         ]
         if not keep:
             continue
@@ -235,7 +235,7 @@ class _ObviousHopper(Hopper):
                 continue
             cands = []
             for a in job.running.values():
-                if a.task.n_live != 1 or now - a.launch_time < self.min_elapsed:
+                if len(a.task.live) != 1 or now - a.launch_time < self.min_elapsed:
                     continue
                 prog = view.progress(a)
                 gained = prog - a.start_fraction
