@@ -918,7 +918,7 @@ Measured on 2026-11-29 (h):
   peaked at 1,254 MB: pymalloc is the better of the two here.
 - The FB-2010 day without speculation (``bench_day.py --workload FB2010 --policy none
   --until 24.05``, code 7412236 from a copy of its tree; the LATE day beside it, and for its
-  first 20 minutes the test suite and two censuses; ``bench/results/FB2010_none_24h.jsonl``):
+  first 20 minutes the test suite and two censuses; ``bench/results/FB2010_none_24h_h.jsonl``):
   1 h 590 MB peak (608 on (g)); 6 h 3.24M events / 882 MB (920); 12 h 1,038 MB (1,108); in
   the 14th hour, 330,000 running, 1,250 MB (1,342); 24 h 16.38M events / 1,295 jobs live /
   peak **1,250 MB** (0.93x), 1,276 MB at its stop (24.3 h). Peak 24 h / 6 h: 1.42 (1.46).
@@ -930,6 +930,23 @@ Measured on 2026-11-29 (h):
   the FB-2009 day with LATE 43 s / 237 MB and 42 s / 234 MB. The half hour's
   ``tasks.parquet`` is d35ab18's (``DataFrame.equals``; 254,262 attempts with LATE, 246,761
   without speculation).
+- The FB-2010 day with LATE (``bench_day.py --workload FB2010 --policy late --until 24.05``,
+  code daf1ec1 from a copy of its tree: the count without the shared draws; the day without
+  speculation beside it for its first 42 minutes, and at times the test suite, censuses and
+  the fidelity check; ``bench/results/FB2010_late_h.jsonl``): 1 h 700 MB peak (724 on (g));
+  6 h 3.26M events / 1,001 MB (1,026); 12 h 1,219 MB (1,269); 24 h 16.54M events / 629 jobs
+  live / peak **1,394 MB** (1,451; 0.96x), 1,434 MB at its stop (24.2 h). Peak 24 h / 6 h:
+  1.39 (1.41). CPU 4,442 s to 24 h, 1.4x (g)'s 3,259 s, from the load beside it: not an A/B
+  (the side-by-side figures above are).
+- What the process holds at that census (``tracemalloc`` from the start, the day without
+  speculation, 6.27 h, 246,111 running; 809 MB traced): the contention paths' window 168 MB
+  (``Cluster._levels``), the profiles' rates and running sums 138 MB, the path block's marks
+  76 MB, the slow nodes' capacity block 38 MB; then the attempts (47 MB), the tasks of live
+  jobs (41 MB of first stages, 12 MB of second), what the compiled re-solves allocate (the
+  deferred solves' tuples and their numbers, 27 MB), the heap (21 MB), the jobs' rows (32
+  MB), imports (17 MB), the attempts lists (16 MB), the nodes' dicts (10 MB), the shared
+  task indices (10 MB). So at this hour some 420 MB is the world's state, fixed in size, and
+  ~250 MB the running attempts and their tasks.
 
 Usage::
 
