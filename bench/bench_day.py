@@ -359,7 +359,10 @@ def plot(paths: list[Path], png: Path) -> None:
         last_h = 0.0
         for i, log in enumerate(logs):
             run, s = log["run"], log["samples"]
-            if run["workload"] != w or not s:
+            if run["workload"] != w:
+                continue
+            cluster = f"{run['nodes']:,} x {run['slots']}"
+            if not s:  # stopped before its first sample (a census, Ctrl-C): no line
                 continue
             colour = f"C{i}"
             label = f"{run['policy']}, {run['hours']:g} h of jobs, {run['commit']}" + (
@@ -377,7 +380,6 @@ def plot(paths: list[Path], png: Path) -> None:
                 label=f"{label}: peak so far",
             )
             ax_c.plot(h, [r["cpu_s"] / 60 for r in s], color=colour, label=label)
-            cluster = f"{run['nodes']:,} x {run['slots']}"
         if w in GOAL_PEAK_MB:
             ax_m.axhline(GOAL_PEAK_MB[w] / 1024, color="k", ls=":", lw=1)
             ax_m.text(

@@ -87,3 +87,18 @@ def test_census_equals_a_slow_count(bench_modules):
     assert rows["task.work (float)"] == (3 * sys.getsizeof(1.0), 3)
     table = census_mod.format_census(got)
     assert "3 running attempts of 3 tasks" in table and "total" in table
+
+
+def test_a_log_without_samples_plots_and_reports(tmp_path, bench_modules, capsys):
+    """A replay stopped before its first sample (a census, a Ctrl-C) still has a figure."""
+    day, _ = bench_modules
+    run = {"kind": "run", "workload": "FB2009", "policy": "late", "nodes": 600, "slots": 2}
+    run |= {"hours": 6.0, "commit": "x"}
+    end = {"kind": "end", "stopped": "census", "sim_h": 0.5, "cpu_s": 1.0, "setup_cpu_s": 0.1}
+    end |= {"wall_s": 1.0, "events": 10, "peak_rss_mb": 150.0}
+    log = tmp_path / "FB2009_late.jsonl"
+    log.write_text(json.dumps(run) + "\n" + json.dumps(end) + "\n")
+    png = tmp_path / "out.png"
+    assert day.main(["--plot", str(log), "--png", str(png)]) == 0
+    assert png.stat().st_size > 0
+    assert "stopped (census)" in capsys.readouterr().out
