@@ -147,7 +147,7 @@ def replay(args: argparse.Namespace) -> Path:
         return run(self, *a, **k)
 
     _engine.Simulator.run = capture
-    upkeep = _engine.Simulator._upkeep
+    upkeep = _engine.Simulator._upkeep  # inherited (AttemptLifecycle): patched on the class
     if args.census:  # at the first upkeep (between events) with that many running: stop
 
         def census_upkeep(self) -> None:
@@ -233,7 +233,8 @@ def replay(args: argparse.Namespace) -> Path:
             raise
         finally:
             _engine.Simulator.run = run
-            _engine.Simulator._upkeep = upkeep
+            if args.census:  # inherited again, as before (not set on the class)
+                del _engine.Simulator._upkeep
     done.set()
     thread.join()
     end = {

@@ -30,7 +30,7 @@ from sim_bridge._task_draws import TaskDraws
 from sim_bridge._task_list import set_task_lists
 from sim_bridge._workloads import JobSpec, Workload
 
-__all__ = ["SHARE_UNREAD_DRAWS", "JobArrivals"]
+__all__ = ["JobArrivals"]
 
 #: give the tasks one shared 0.0 for the uniform draw of their original when nothing reads it
 #: (:meth:`JobArrivals._arrive`); off, each keeps its draw (the same trace:
