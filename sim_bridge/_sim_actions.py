@@ -117,7 +117,7 @@ class PolicyActions:
             self._waiting[job.uid] = job
 
     def _pick_node(self, task: Task) -> int | None:
-        busy = {a.node for a in task.attempts if a.state == A_RUNNING}
+        busy = {a.node for a in task.live.values()}
         for node in self._free:
             if node not in busy:
                 return node

@@ -90,18 +90,15 @@ class JobArrivals:
         job.pids = pids
         # the job's draws, as Python floats (they index faster than a NumPy array; only the
         # jobs alive hold them)
-        u0, wk, job._m = self._draws.job(i)
+        # the originals' uniform draws are read at launch only by a duration distribution or
+        # by tail pressure (world/_attempts.py); else their noise is ``job._m``, and the
+        # tasks share one 0.0 (24 bytes less each live task)
+        u_read = not SHARE_UNREAD_DRAWS or (
+            self.duration_dist is not None or bool(self.noise and self.tail_pressure)
+        )
+        u0, wk, job._m = self._draws.job(i, u_read)
         n_m = spec.n_map
         n_r = spec.n_reduce
-        if (
-            SHARE_UNREAD_DRAWS
-            and self.duration_dist is None
-            and not (self.noise and self.tail_pressure)
-        ):
-            # the originals' uniform draws are read at launch only by a duration
-            # distribution or by tail pressure (world/_attempts.py); else their noise is
-            # ``job._m``, and the tasks share one 0.0 (24 bytes less each live task)
-            u0 = [0.0] * (n_m + n_r)
         # the first stage's originals read their numbers first (sim_bridge._jobs.read_noise)
         job._m_off = 0
         job._m_end = job._m_left = n_m or n_r

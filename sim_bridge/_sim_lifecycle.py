@@ -47,7 +47,6 @@ from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import (
     A_FINISHED,
     A_KILLED,
-    A_RUNNING,
     BLOCKED,
     DONE,
     EV_SOLVE,
@@ -291,8 +290,8 @@ class AttemptLifecycle:
         job = task.job
         task.state = DONE
         task.finish_time = self.now
-        if task.n_live:  # its other running attempts, in launch order
-            for other in [a for a in task.attempts if a.state == A_RUNNING]:
+        if task.n_live:  # its other running attempts, in launch order (a new dict)
+            for other in task.live.values():
                 self._close(other, A_KILLED)
         job.n_done += 1
         st = task.stage

@@ -96,13 +96,17 @@ class TaskDraws:
             return base * input_skew(rng, stage, self.skew)
         return base
 
-    def job(self, i: int) -> tuple[list[float], list[float], list[float]]:
+    def job(self, i: int, u_read: bool = True) -> tuple[list[float], list[float], list[float]]:
         """Job ``i``'s draws, task by task as Python floats: ``(u, work, noise)``. Jobs are
-        asked for in order (each once: the streams move on)."""
+        asked for in order (each once: the streams move on). With ``u_read`` False nobody
+        reads ``u`` (its noise is ``noise``): it is one shared 0.0 a task, not a float of its
+        own (the draws are made all the same, so the streams and the noise do not change)."""
         if self._whole is not None:
             off = int(self.task_start[i])
             end = off + int(self.n_map[i] + self.n_red[i])
-            return tuple(a[off:end].tolist() for a in self._whole)  # type: ignore[return-value]
+            u_all, work_all, m_all = self._whole
+            us = u_all[off:end].tolist() if u_read else [0.0] * (end - off)
+            return us, work_all[off:end].tolist(), m_all[off:end].tolist()
         if i != self._next:
             raise RuntimeError(f"task draws: job {i} asked for, job {self._next} comes next")
         self._next = i + 1
@@ -119,7 +123,7 @@ class TaskDraws:
             m = residual_noise(u, np.full(n, w.tail_alpha, dtype=float))
         else:
             m = np.ones(n)
-        return u.tolist(), work.tolist(), m.tolist()
+        return (u.tolist() if u_read else [0.0] * n), work.tolist(), m.tolist()
 
     def whole(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every task's draws at once ``(u, work, noise)``, from fresh streams of the same

@@ -64,3 +64,20 @@ def test_a_duration_distribution_is_drawn_at_once_and_sliced():
     bad = stats.norm(-5.0)
     with pytest.raises(ValueError, match="negative or non-finite"):
         TaskDraws(specs, 5, duration_dist=bad)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=sizes, seed=st.integers(0, 2**31), whole_first=st.booleans())
+def test_unread_u_is_shared_and_changes_no_other_draw(shape, seed, whole_first):
+    """``job(i, u_read=False)``: ``u`` is one shared 0.0 a task; work and noise are the
+    floats ``job(i)`` gives, job by job and sliced from the whole workload's arrays."""
+    specs = _specs(shape, seed)
+    ref = TaskDraws(specs, seed)
+    shared = TaskDraws(specs, seed)
+    if whole_first:
+        shared.whole()
+    for i, (n_m, n_r) in enumerate(shape):
+        u, work, m = shared.job(i, u_read=False)
+        u_ref, work_ref, m_ref = ref.job(i)
+        assert len(u) == n_m + n_r == len(u_ref) and len({id(x) for x in u}) == 1
+        assert u[0] == 0.0 and work == work_ref and m == m_ref
