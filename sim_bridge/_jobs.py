@@ -467,8 +467,8 @@ class _NotLaunched(_NoLive):
 #: ``Task.live`` of a done task (it has no live attempt and never will): read-only, shared.
 NO_LIVE: dict[int, Attempt] = _NoLive()
 
-#: ``Task.live`` of a task never launched (the engine gives it a dict of its own at its first
-#: launch): read-only, shared.
+#: ``Task.live`` of a task never launched (once launched, a read builds a new dict of its
+#: running attempts): read-only, shared.
 NOT_LAUNCHED: dict[int, Attempt] = _NotLaunched()
 
 
