@@ -309,6 +309,7 @@ class Job:
         "_many_f",
         "_many_n",
         "_nspill",
+        "_maker",
     )
 
     # set by the engine when the job arrives (``Simulator._arrive``)
@@ -361,6 +362,9 @@ class Job:
     #: streaming runs: the first floats of its launch records, moved to a file
     #: (:class:`sim_bridge._record_spill.RecordSpill`; offsets count them)
     _nspill: int
+    #: streaming runs: what a big job's tasks not made yet are made from
+    #: (:class:`sim_bridge._waiting_tasks.TaskMaker`), or None
+    _maker: Any
 
     def __init__(self) -> None:
         self._rdel = 0
@@ -374,6 +378,7 @@ class Job:
         self._many_f = None
         self._many_n = 0
         self._nspill = 0
+        self._maker = None
 
     @property
     def rng(self) -> np.random.Generator:
@@ -415,9 +420,10 @@ class Job:
         if self.finish_time is None:
             raise ValueError(f"job {self.job_id!r} is not done: it cannot be released")
         # a streaming run's tasks are views of one storage (sim_bridge._task_list.TaskList):
-        # its dropped done tasks (None) are not built again to be released
+        # its dropped done tasks (None) are not built again to be released (nor a task not
+        # made yet, sim_bridge._waiting_tasks.UNBUILT: none is left in a done job)
         for task in getattr(self.tasks, "_items", self.tasks):
-            if task is not None:
+            if isinstance(task, Task):
                 task.attempts = ()
         self.tasks = []
         self.stages = [[], []]
@@ -429,6 +435,7 @@ class Job:
         self._done_f = None
         self._many_i = None
         self._many_f = None
+        self._maker = None
 
     def originals_done_durations(self) -> list[float]:
         """Durations of the finished original attempts (attempt 0) so far."""

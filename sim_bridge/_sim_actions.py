@@ -35,6 +35,7 @@ from typing import Any
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._states import A_RUNNING, DONE, EV_WAKE, WAITING
 from sim_bridge._view import SimView
+from sim_bridge._waiting_tasks import WaitingTasks
 from sim_bridge.policies.base import Kill, Launch, PolicyError, SpeculationPolicy, Wake
 
 __all__ = ["PolicyActions"]
@@ -107,9 +108,12 @@ class PolicyActions:
         task.state = WAITING
         # back to the front of the job's waiting tasks
         rest = job.pending
-        job.pending = {task.index: task}
-        job.pending.update(rest)
-        job._pdel = 0
+        if type(rest) is WaitingTasks:  # a big job's (sim_bridge._waiting_tasks)
+            rest.push_front(task)
+        else:
+            job.pending = {task.index: task}
+            job.pending.update(rest)
+            job._pdel = 0
         self._n_waiting += 1
         if job.uid not in self._waiting:
             if self._waiting and job.uid < next(reversed(self._waiting)):

@@ -20,14 +20,17 @@ Examples
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
+from sim_bridge import _waiting_tasks
 from sim_bridge._cluster import Cluster
 from sim_bridge._jobs import Job, Task, task_indices
 from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import WAITING
 from sim_bridge._task_draws import TaskDraws
 from sim_bridge._task_list import set_task_lists
+from sim_bridge._waiting_tasks import UNBUILT, TaskMaker, WaitingTasks, built_in
 from sim_bridge._workloads import JobSpec, Workload
 
 __all__ = ["JobArrivals"]
@@ -103,6 +106,41 @@ class JobArrivals:
         job._m_off = 0
         job._m_end = job._m_left = n_m or n_r
         tuid = self._task_uid
+        n = n_m + n_r
+        lazy = _waiting_tasks.LAZY_TASKS and n >= _waiting_tasks.LAZY_MIN_TASKS
+        if lazy and not self.keep_history:
+            # a streaming run's big job: its tasks are made when read (sim_bridge._waiting_tasks)
+            job._maker = TaskMaker(tuid, array("d", wk), u0 if u_read else None)
+            self._task_uid = tuid + n
+            set_task_lists(job, [UNBUILT] * n, n_m)
+            job.stage = 0
+            job.stage_left = [n_m, n_r]
+            job.pending = WaitingTasks(job.tasks, 0, n_m)  # type: ignore[assignment]
+        else:
+            self._tasks_now(job, tuid, n_m, n_r, wk, u0)
+        job._pdel = 0
+        job.running = {}  # (its deletions count from 0: Job.__init__)
+        job.n_done = 0
+        job.n_tasks = n
+        if self._rows is not None:  # a streaming run: a big job's rows in a file mapping
+            self._rows.assign(job)
+        job.finish_time = None
+        if self.keep_history:
+            self.jobs.append(job)
+        self._active[uid] = job
+        self._n_waiting += n_m
+        waiting = self._waiting
+        if waiting and uid < next(reversed(waiting)):
+            self._waiting_dirty = True
+        waiting[uid] = job
+        return job
+
+    def _tasks_now(
+        self, job: Job, tuid: int, n_m: int, n_r: int, wk: list[float], u0: list[float]
+    ) -> None:
+        """Make ``job``'s tasks at its arrival (its first stage waiting), ``tasks``,
+        ``stages``, ``stage``, ``stage_left`` and ``pending``."""
+        spec = job.spec
         ph0 = spec.phases[0]
         idx = task_indices(n_m + n_r)  # shared index objects
         first = [Task(tuid + k, job, idx[k], 0, ph0, wk[k], u0[k]) for k in range(n_m)]
@@ -127,28 +165,18 @@ class JobArrivals:
         job.stage = 0
         job.stage_left = [n_m, n_r]
         job.pending = dict(zip(idx, first, strict=False))  # the first stage waits (n_m items)
-        job._pdel = 0
-        job.running = {}  # (its deletions count from 0: Job.__init__)
-        job.n_done = 0
-        job.n_tasks = n_m + n_r
-        if self._rows is not None:  # a streaming run: a big job's rows in a file mapping
-            self._rows.assign(job)
-        job.finish_time = None
-        if self.keep_history:
-            self.jobs.append(job)
-        self._active[uid] = job
-        self._n_waiting += n_m
-        waiting = self._waiting
-        if waiting and uid < next(reversed(waiting)):
-            self._waiting_dirty = True
-        waiting[uid] = job
-        return job
 
     def _make_waiting(self, job: Job, tasks) -> None:
         pend = job.pending
-        for t in tasks:
-            t.state = WAITING
-            pend[t.index] = t
+        if type(pend) is WaitingTasks:  # a big job's: its tasks not made yet stay so
+            lo = tasks._lo
+            for t in built_in(tasks._items, lo, lo + len(tasks)):
+                t.state = WAITING
+            pend.extend_run(lo, lo + len(tasks))
+        else:
+            for t in tasks:
+                t.state = WAITING
+                pend[t.index] = t
         self._n_waiting += len(tasks)
         if job.uid not in self._waiting:
             if self._waiting and job.uid < next(reversed(self._waiting)):

@@ -148,7 +148,7 @@ class AttemptLifecycle:
             self._n_waiting -= 1
             if not pending:
                 self._waiting.pop(job.uid, None)
-            else:
+            elif type(pending) is dict:  # (a big job's WaitingTasks keeps no dead entries)
                 # a dict only compacts its deleted entries when it grows, and iterating it walks
                 # over them (placement iterates it at every event): rebuild it once deletions
                 # exceed 1/16 of what is left (amortised O(1) per deletion, and a walk skips at

@@ -33,6 +33,7 @@ from sim_bridge._chunked_items import ChunkedItems
 from sim_bridge._closed_attempts import DoneMany
 from sim_bridge._jobs import _SHADOWED, _SLOT, ONE_ROW, DoneOne, Job, Task, task_indices
 from sim_bridge._states import DONE
+from sim_bridge._waiting_tasks import UNBUILT
 
 __all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists"]
 
@@ -75,10 +76,13 @@ class TaskList(Sequence[Task]):
         return self._n
 
     def _at(self, k: int) -> Task:
-        """The task at storage position ``k``, built again (and kept) if it was dropped."""
+        """The task at storage position ``k``, built again (and kept) if it was dropped, or
+        made (and kept) if it was not yet (:data:`~sim_bridge._waiting_tasks.UNBUILT`)."""
         t = self._items[k]
         if t is None:
             t = self._items[k] = revive(self._job, k, self._n0)
+        elif t is UNBUILT:
+            t = self._items[k] = self._job._maker.make(self._job, k, self._n0)
         return t
 
     @overload
@@ -101,10 +105,10 @@ class TaskList(Sequence[Task]):
         if isinstance(items, list):  # by index: the second stage's view skips nothing
             for k in range(lo, lo + self._n):
                 t = items[k]
-                yield self._at(k) if t is None else t
+                yield self._at(k) if t is None or t is UNBUILT else t
         else:  # chunks: read in order (an index reads through a Python call)
             for k, t in enumerate(items.iter_range(lo, lo + self._n), lo):
-                yield self._at(k) if t is None else t
+                yield self._at(k) if t is None or t is UNBUILT else t
 
     def __repr__(self) -> str:
         return f"TaskList({self._n} tasks of job {self._job.job_id})"
