@@ -91,10 +91,24 @@ def test_a_task_is_made_with_the_fields_the_arrival_gives_it():
     items = job.tasks._items  # type: ignore[attr-defined]
     assert all(x is UNBUILT for x in items)
     t = job.stages[1][0]
-    assert (t.uid, t.index, t.stage, t.phase, t.work, t.state) == (1003, 3, 1, "reduce", 3.5, BLOCKED)
+    assert (t.uid, t.index, t.stage, t.phase, t.work, t.state) == (
+        1003,
+        3,
+        1,
+        "reduce",
+        3.5,
+        BLOCKED,
+    )
     assert items[3] is t and job.tasks[3] is t and sum(x is UNBUILT for x in items) == 4
     w = job.pending[1]
-    assert (w.state, w.stage, w.phase, w._u0, w.attempts, w.n_live) == (WAITING, 0, "map", 0.0, (), 0)
+    assert (w.state, w.stage, w.phase, w._u0, w.attempts, w.n_live) == (
+        WAITING,
+        0,
+        "map",
+        0.0,
+        (),
+        0,
+    )
 
 
 def test_changing_the_waiting_tasks_while_iterating_raises_as_a_dict_does():
