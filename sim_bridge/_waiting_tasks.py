@@ -234,12 +234,14 @@ class WaitingTasks(MutableMapping[int, Task]):
         changes = self._changes
         for k in self._front:
             yield k
-            self._check(changes)
+            if self._changes != changes:
+                raise _changed()
         gone = self._gone
         for k in range(self._lo, self._hi):
             if k not in gone:
                 yield k
-                self._check(changes)
+                if self._changes != changes:
+                    raise _changed()
 
     def values(self) -> _Values:  # type: ignore[override]
         return _Values(self)
@@ -248,16 +250,14 @@ class WaitingTasks(MutableMapping[int, Task]):
         changes = self._changes
         for t in self._front.values():
             yield t
-            self._check(changes)
+            if self._changes != changes:
+                raise _changed()
         at, gone = self._tasks._at, self._gone
         for k in range(self._lo, self._hi):
             if k not in gone:
                 yield at(k)
-                self._check(changes)
-
-    def _check(self, changes: int) -> None:
-        if self._changes != changes:
-            raise RuntimeError("a job's waiting tasks changed size during iteration")
+                if self._changes != changes:
+                    raise _changed()
 
     def __repr__(self) -> str:
         return f"WaitingTasks({len(self)} tasks)"
@@ -292,6 +292,10 @@ class WaitingTasks(MutableMapping[int, Task]):
                 self._front[k] = at(k)
         self._lo = self._hi
         self._gone = set()
+
+
+def _changed() -> RuntimeError:
+    return RuntimeError("a job's waiting tasks changed size during iteration")
 
 
 def built_in(items: Sequence[Any], lo: int, hi: int) -> Iterator[Task]:

@@ -132,14 +132,19 @@ class TaskQueue:
         """The head job's next task, the head being the job with the fewest running-plus-
         launched attempts (fair; ties by arrival) or the first job (FIFO) that has a task left
         and fewer than ``n_free`` held."""
+        # a job's task iterator is made when it first heads the heap (None until then): a
+        # pass launches into few of the waiting jobs, and a big job's waiting tasks
+        # (sim_bridge._waiting_tasks.WaitingTasks) make their iterator in Python
         if fair:
-            heap = [(len(job.running), job.uid, job, iter(job.pending.values())) for job in jobs]
+            heap = [(len(job.running), job.uid, job, None) for job in jobs]
             heapify(heap)
         else:  # arrival order: sorted, hence a heap; a launch does not move the head
-            heap = [(0, k, job, iter(job.pending.values())) for k, job in enumerate(jobs)]
+            heap = [(0, k, job, None) for k, job in enumerate(jobs)]
         held = self._held
         while heap and self.n_free:
             head = heap[0]
+            if head[3] is None:  # the same keys: the heap stays a heap
+                head = heap[0] = (head[0], head[1], head[2], iter(head[2].pending.values()))
             task = self._stash
             if task is None:
                 task = next(head[3], None)
