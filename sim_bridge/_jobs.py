@@ -268,7 +268,9 @@ class Job:
     stage : int
         The stage now runnable.
     pending : dict[int, Task]
-        Waiting tasks by task index (insertion order: the order they became waiting).
+        Waiting tasks by task index (insertion order: the order they became waiting). In a
+        streaming run, a big job's is a :class:`~sim_bridge._waiting_tasks.WaitingTasks`, a
+        mapping with the same items in the same order whose tasks are made when read.
     running : dict[int, Attempt]
         Live attempts by uid.
     n_done : int
