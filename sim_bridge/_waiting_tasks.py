@@ -52,7 +52,7 @@ from sim_bridge._states import BLOCKED, WAITING
 if TYPE_CHECKING:
     from sim_bridge._jobs import Job
 
-__all__ = ["LAZY_MIN_TASKS", "LAZY_TASKS", "UNBUILT", "TaskMaker", "WaitingTasks"]
+__all__ = ["LAZY_MIN_TASKS", "LAZY_TASKS", "UNBUILT", "TaskMaker", "WaitingTasks", "built_in"]
 
 #: let a streaming run's big jobs make their tasks when first read (off: every task is an
 #: object from its job's arrival, as in a run that keeps its history; the same trace,
