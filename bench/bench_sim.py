@@ -948,6 +948,40 @@ Measured on 2026-11-29 (h):
   task indices (10 MB). So at this hour some 420 MB is the world's state, fixed in size, and
   ~250 MB the running attempts and their tasks.
 
+Measured on 2026-11-29 (i):
+
+- Where the FB-2010 day's memory goes from 6 to 16 h (LATE, code 479c038 from a copy of its
+  tree; a probe at every quarter hour: ``/proc/self/smaps_rollup``, glibc's ``mallinfo2``
+  and pymalloc's ``sys._debugmallocstats``): glibc's mapped blocks (the contention paths'
+  arrays and other big arrays) 456 -> 493 MB; glibc's heap 101 -> 165 MB (blocks under
+  128 KiB that are not Python objects, such as small jobs' rows and records and dict tables;
+  not broken down); pymalloc's arenas 328 -> 552 MB, of which 409 by 6.5 h (323,000 attempts
+  running at 6.3 h, 377 MB of live blocks) and 531-552 from 13.8 h, when the cluster
+  filled: 330,000 running and 314,751 tasks waiting, 482 MB of live blocks. No cyclic
+  garbage builds up (``gc.collect`` found 1,587 and 4,297 objects at 1 and 2.5 h, none of
+  the engine's). The samples' peaks also sit 30-160 MB above their RSS: transients, such as
+  the contention paths' window while it is extended (51 MB at 1.9 h), not located further.
+- Waiting tasks made when read (``sim_bridge/_waiting_tasks.py``): the same days side by
+  side with 479c038 (copies of both trees at once, the FB-2010 day beside them), with
+  ``bench_day.py --workload ALI2017 --policy none --until U``: Alibaba 2017's whole table
+  (11,644 jobs, 1,300 x 176) peaks at 452 / 574 MB at 1 / 2.05 h where 479c038 peaked at
+  485 / 691 (0.93x / 0.83x), CPU 345 and 353 s to 2.05 h; fitted over the samples, RSS
+  grows 150 bytes a live task where it grew 293; a second pair, stopped by hand at 2.5 h,
+  608 against 759 MB (0.80x), CPU 431 and 432 s, 153 against 300 bytes a live task. The
+  FB-2010 day with LATE
+  (code d607958, without the placement change, from a copy of its tree, beside the Alibaba
+  pairs; ``bench/results/FB2010_late_i.jsonl``): 1 h 695 MB peak (700 on (h)); 6 h 977
+  (978); 12 h 1,221 (1,219); 13.9 h, 330,000 running and the queue, 1,265 (1,372: 0.92x);
+  stopped (SIGTERM) at 14.07 h, 10.37M events, peak 1,302 MB (1,373 on (h) at that hour:
+  0.95x). Peak 14 h / 6 h 1.33 (1.40). RSS against the live tasks and the most attempts
+  running so far: 542 MB + 79 B a task + 1,216 B an attempt (R^2 0.86). CPU 2,991 s to
+  14.07 h against 2,745 s on (h): not an A/B (the side-by-side half hour below is).
+- The placement's iterators: a cProfile of the streamed FB-2010 half hour (2,000 x 10, LATE,
+  120,000 events) on d607958 made 2,757,565 iterators of waiting tasks in 118,963 passes;
+  made when a job first heads the queue, the half hour took 59.1 s of CPU on c639c84
+  against 60.0 s on 479c038 side by side (70.1 against 63.7 s before, on d607958), and its
+  ``tasks.parquet`` is d35ab18's (``DataFrame.equals``, 254,262 attempts).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the

@@ -135,6 +135,7 @@ class TaskQueue:
         # a job's task iterator is made when it first heads the heap (None until then): a
         # pass launches into few of the waiting jobs, and a big job's waiting tasks
         # (sim_bridge._waiting_tasks.WaitingTasks) make their iterator in Python
+        heap: list[tuple[int, int, Any, Any]]
         if fair:
             heap = [(len(job.running), job.uid, job, None) for job in jobs]
             heapify(heap)
