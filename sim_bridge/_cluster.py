@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
+from sim_bridge._path_window import slide_window
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
 from sim_bridge.world._persistence import (
     DEFAULT_PERSISTENCE,
@@ -326,7 +327,10 @@ class Cluster:
             self._replay = series
             self.machine = np.arange(n) % series.shape[1]
             self.offset = rng.integers(0, series.shape[2], n)
-        self._levels = np.zeros((4, n, 0))
+        #: the flat buffer the window of levels lives in (:func:`slide_window` moves it on in
+        #: place: one window's memory at any time, not the old and the new at once)
+        self._lvbuf = np.zeros(0)
+        self._levels = self._lvbuf.reshape(4, n, 0)
         #: the compiled counter synthesis (None: the NumPy reference ``_counters`` is used)
         self._synth = None
         if CounterSynth is not None and not self.ideal:
@@ -590,7 +594,7 @@ class Cluster:
             self._drop_rates(rdrop)
         if drop > 0:
             self._keep_aside(self._base + drop)
-            self._levels = self._levels[:, :, drop:].copy()
+            self._slide(drop, self._levels.shape[2] - drop)
             self._base += drop
             if self._synth is not None:
                 self._synth.set_levels(self._levels, self._base)
@@ -671,15 +675,14 @@ class Cluster:
             if rdrop > 0:
                 self._ensure_rates(self._rbase + rdrop - 1)
                 self._drop_rates(rdrop)
-        # the kept steps, then the new block drawn in place after them: the old levels go
-        # before the block is drawn (one window and a chunk at the peak, not the old and the
-        # new window, the block and its degraded copy)
+        # the kept steps, then the new block drawn in place after them, in the window's own
+        # buffer (the larger of the old and the new window at the peak, not both, nor the
+        # block and its degraded copy)
         keep = self._levels.shape[2] - drop
         if drop > 0:
             self._keep_aside(self._base + drop)
-        levels = np.empty((4, self.n_nodes, keep + self.extend_steps))
-        levels[:, :, :keep] = self._levels[:, :, drop:]
-        self._levels = levels
+        self._slide(drop, keep + self.extend_steps)
+        levels = self._levels
         self._base += drop
         self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:  # they let go of the old levels (read after the draw)
@@ -692,6 +695,13 @@ class Cluster:
             self._append_rates(block, k0)  # nothing is released without a window
             self._rhorizon = self._horizon
         self.max_window_steps = max(self.max_window_steps, self._levels.shape[2])
+
+    def _slide(self, drop: int, steps: int) -> None:
+        """The window without its first ``drop`` steps, as the first of ``steps`` (the rest
+        for the caller to write), in its own buffer (:func:`slide_window`); the compiled
+        readers are given it by the caller before they read again."""
+        f, n, s = self._levels.shape
+        self._lvbuf, self._levels = slide_window(self._lvbuf, f, n, s, drop, steps)
 
     def _lazy(self) -> bool:
         """Rates of the steps read ahead are computed per node (a window is kept)."""

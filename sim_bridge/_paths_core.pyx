@@ -16,6 +16,7 @@ those of the references exactly (``tests/test_compiled_interference_paths.py`` c
 import numpy as np
 
 from libc.math cimport exp
+from libc.string cimport memmove
 
 
 def ar1_rows(double[:, ::1] x, const double[::1] a, const double[::1] start) -> None:
@@ -58,3 +59,28 @@ def response(level, double eps):
                 x = 1.0
             dst[i] = x / (1.0 - x + eps)
     return out
+
+
+def shift_rows(
+    double[::1] buf, Py_ssize_t rows, Py_ssize_t old_steps, Py_ssize_t drop, Py_ssize_t new_steps
+) -> None:
+    """Row ``r``'s values ``buf[r * old_steps + drop : (r + 1) * old_steps]`` moved to
+    ``buf[r * new_steps :]`` in place, one ``memmove`` a row (the caller checks the sizes:
+    :func:`sim_bridge._path_window.shift_rows`). The rows that move right go first, the last
+    of them first, then the others, the first first: no row overwrites values not yet moved."""
+    cdef Py_ssize_t keep = old_steps - drop, r, first_right
+    cdef double* base = &buf[0] if buf.shape[0] else NULL
+    if keep <= 0 or base == NULL or (drop == 0 and old_steps == new_steps):
+        return
+    with nogil:
+        first_right = rows  # r * (new - old) > drop from here on (it grows with r, or never)
+        if new_steps > old_steps:
+            first_right = drop // (new_steps - old_steps) + 1
+            if first_right > rows:
+                first_right = rows
+        r = rows - 1
+        while r >= first_right:
+            memmove(base + r * new_steps, base + r * old_steps + drop, keep * sizeof(double))
+            r -= 1
+        for r in range(first_right):
+            memmove(base + r * new_steps, base + r * old_steps + drop, keep * sizeof(double))
