@@ -166,5 +166,5 @@ def slide_window(
         buf.resize(rows * steps, refcheck=False)
     shift_rows(buf, rows, old_steps, drop, steps)
     if steps < old_steps:  # the rows closed up first, then the tail given back
-        buf.resize(max(rows * steps, 1), refcheck=False)
+        buf.resize(rows * steps, refcheck=False)
     return buf, buf[: rows * steps].reshape(n_fields, n_nodes, steps)
