@@ -388,6 +388,23 @@ class Cluster:
         self._cap_rows: np.ndarray | None = None  # the drawing block's degraded capacities
         self._extend()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and deep-copied without the window's buffer (the window is its view):
+        :meth:`__setstate__` makes the copy's window a view of a buffer of its own again."""
+        state = self.__dict__.copy()
+        del state["_lvbuf"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        levels = self._levels
+        self._lvbuf = np.empty(levels.size)  # a buffer that owns its memory (slide_window)
+        self._levels = self._lvbuf.reshape(levels.shape)
+        self._levels[...] = levels
+        for reader in (self._synth, self._trates):
+            if reader is not None:  # they read the copy's window, not one of their own
+                reader.set_levels(self._levels, self._base)
+
     # ----------------------------------------------------------------- contention paths
     @property
     def horizon_steps(self) -> int:

@@ -119,3 +119,25 @@ def test_the_window_moves_on_in_one_buffer():
         assert win._levels.base is win._lvbuf and win._lvbuf.size == win._levels.size
         shapes.add(win._levels.shape[2])
     assert win.base_step > 1000 and len(shapes) > 1
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_cluster_moves_its_own_window(how):
+    """A copy's window is a view of a buffer it owns, and moving either window on changes
+    neither cluster's levels."""
+    import copy
+    import pickle
+
+    mk = dict(n_nodes=4, slots=1, seed=9, extend_steps=60)
+    win, ref = Cluster(**mk, keep_paths=False), Cluster(**mk, keep_paths=True)
+    win.hold("r", 100 * win.dt)
+    win.levels_at(np.arange(4), np.full(4, 150 * win.dt))
+    twin = pickle.loads(pickle.dumps(win)) if how == "pickle" else copy.deepcopy(win)
+    assert twin._levels.base is twin._lvbuf and twin._lvbuf.flags.owndata
+    assert not np.shares_memory(twin._lvbuf, win._lvbuf)
+    nodes = np.arange(4)
+    for c in (twin, win):
+        for k in range(150, 600, 41):
+            c.hold("r", (k - 20) * c.dt)
+            x = np.full(4, k * c.dt)
+            assert np.array_equal(c.levels_at(nodes, x), ref.levels_at(nodes, x))
