@@ -162,6 +162,15 @@ def slide_window(
     [[1.0, 2.0, 3.0], [5.0, 6.0, 7.0]]
     """
     rows = n_fields * n_nodes
+    if not (0 <= drop <= old_steps and old_steps - drop <= steps):
+        raise ValueError(
+            f"a window of {old_steps} steps cannot drop {drop} and keep the rest in {steps}"
+        )
+    if buf.size < rows * old_steps or not buf.flags.owndata:
+        raise ValueError(
+            f"buf must own its memory and hold the window's {rows * old_steps} values "
+            f"(it holds {buf.size}; owns it: {bool(buf.flags.owndata)})"
+        )
     if steps > old_steps:  # grown first (mremap: no copy), then the rows spread out
         buf.resize(rows * steps, refcheck=False)
     shift_rows(buf, rows, old_steps, drop, steps)

@@ -80,6 +80,11 @@ def test_bad_layouts_are_named():
         shift_rows(buf, 2, 6, 0, 8)
     with pytest.raises(ValueError, match="flat C-contiguous float64"):
         shift_rows(np.zeros((2, 6)), 2, 6, 0, 6)
+    with pytest.raises(ValueError, match="cannot drop 2 and keep the rest in 3"):
+        slide_window(buf, 1, 2, 6, 2, 3)
+    with pytest.raises(ValueError, match="must own its memory"):
+        slide_window(buf[:], 1, 2, 6, 2, 8)
+    assert buf.size == 12  # refused before anything was resized
 
 
 @settings(max_examples=15, deadline=None)
