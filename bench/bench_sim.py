@@ -982,6 +982,40 @@ Measured on 2026-11-29 (i):
   against 60.0 s on 479c038 side by side (70.1 against 63.7 s before, on d607958), and its
   ``tasks.parquet`` is d35ab18's (``DataFrame.equals``, 254,262 attempts).
 
+Measured on 2026-11-29 (j):
+
+- The contention paths' window moved on in its own buffer (``sim_bridge/_path_window.py``):
+  ``bench/bench_path_window.py`` (33,000 nodes, 6 growths of 120 steps, windows of 152 and
+  272 steps, two day replays beside it): the copy's transients 103, 153, 32, 154, 32 and 33
+  MiB above the resident set, in place 8, 9, 0, 9, 0 and 9 MiB (0.06x the largest), CPU
+  0.95x, the same levels read. The streamed FB-2010 half hour (2,000 x 10, LATE) gives
+  d35ab18's ``tasks.parquet`` (``DataFrame.equals``, 254,262 attempts).
+- The FB-2010 day with LATE side by side (``bench_day.py --workload FB2010 --policy late
+  --until 24.05``, copies of both trees, started 6 minutes apart; at times the test suite,
+  the local CI and an FB-2009 pair beside them; ``bench/results/FB2010_late_j.jsonl`` and
+  ``FB2010_late_j_8d07b33.jsonl``): 1 h 689 / 689 MB peak (new / 8d07b33); 6 h 992 / 995;
+  12 h 1,215 / 1,219; 24 h 16.54M events, **1,309 / 1,309**, 1,344 / 1,343 at the stops
+  (24.2 h). Peak 24 h / 6 h 1.32 on both (1.39 on (h), before the waiting tasks made when
+  read). CPU to 24 h 5,187 / 5,255 s (0.99x; both slowed by what ran beside them). The
+  transient is gone
+  where it set the peak (13.9 h: 1,215 against 1,258 MB, 0.97x; 2 h: 792 against 828 in
+  the samples), but the day's peaks are set by the resident set itself, so they hardly
+  change.
+- What sets them (the same logs): at every even hour the resident set jumps by 122-146 MB
+  within one sample (2 h 770 -> 892 MB, 4 h 804 -> 927, 6 h 842 -> 966, 8 h 1,007 ->
+  1,130, 10 h 1,023 -> 1,151, 12 h 1,022 -> 1,152, 14 h 1,115 -> 1,261) and falls back at
+  the next extension (x.87 h). That is the profiles' rates and running sums: with a window
+  they are computed for every node a part ahead of the clock (``Cluster._ensure_rates``,
+  120 steps on 33,000 nodes), two profiles x (rate, sum) x 33,000 nodes x 8 bytes = 1.01
+  MiB a step, 121 MiB a part. A probe of the cluster alone (FB-2010 on 3,000 x 10 with the
+  parts forced to 120 steps, ``Cluster.hold`` logged every 0.1 h) shows the rates kept from
+  about 10 steps behind the clock to the next part's end: 130 steps from each even hour,
+  10 from each extension. Rating them in smaller parts would take ~100 MB off every peak,
+  but each end solved past the rates' horizon then goes through the per-node walk
+  (``Cluster._node_ahead``) more often: not done, as its CPU was not measured.
+- The FB-2009 day with LATE side by side (8d07b33 and 2823204, two day replays beside them):
+  210 and 208 MB peak, 58.3 and 58.6 s of CPU (heavily shared), the same 451,698 events.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
