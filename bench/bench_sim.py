@@ -997,18 +997,18 @@ Measured on 2026-11-29 (j):
   12 h 1,215 / 1,219; 24 h 16.54M events, **1,309 / 1,309**, 1,344 / 1,343 at the stops
   (24.2 h). Peak 24 h / 6 h 1.32 on both (1.39 on (h), before the waiting tasks made when
   read). CPU to 24 h 5,187 / 5,255 s (0.99x; both slowed by what ran beside them). The
-  transient is gone
-  where it set the peak (13.9 h: 1,215 against 1,258 MB, 0.97x; 2 h: 792 against 828 in
-  the samples), but the day's peaks are set by the resident set itself, so they hardly
-  change.
+  transient is gone where it set the peak (13.9 h: 1,215 against 1,258 MB, 0.97x; 2 h: 792
+  against 828 in the samples), but the day's peaks are set by the resident set itself, so
+  they hardly change.
 - What sets them (the same logs): at every even hour the resident set jumps by 122-146 MB
   within one sample (2 h 770 -> 892 MB, 4 h 804 -> 927, 6 h 842 -> 966, 8 h 1,007 ->
   1,130, 10 h 1,023 -> 1,151, 12 h 1,022 -> 1,152, 14 h 1,115 -> 1,261) and falls back at
   the next extension (x.87 h). That is the profiles' rates and running sums: with a window
   they are computed for every node a part ahead of the clock (``Cluster._ensure_rates``,
   120 steps on 33,000 nodes), two profiles x (rate, sum) x 33,000 nodes x 8 bytes = 1.01
-  MiB a step, 121 MiB a part. A probe of the cluster alone (FB-2010 on 3,000 x 10 with the
-  parts forced to 120 steps, ``Cluster.hold`` logged every 0.1 h) shows the rates kept from
+  MiB a step, 121 MiB a part. A probe of the engine's holds (a streamed FB-2010 replay on
+  3,000 x 10 with the parts forced to 120 steps, the cluster's holds and kept steps logged
+  every 0.1 h) shows the rates kept from
   about 10 steps behind the clock to the next part's end: 130 steps from each even hour,
   10 from each extension. Rating them in smaller parts would take ~100 MB off every peak,
   but each end solved past the rates' horizon then goes through the per-node walk
