@@ -699,7 +699,6 @@ class Cluster:
         if drop > 0:
             self._keep_aside(self._base + drop)
         self._slide(drop, keep + self.extend_steps)
-        levels = self._levels
         self._base += drop
         self._horizon = self._base + self._levels.shape[2]
         if self._synth is not None:  # they let go of the old levels (read after the draw)
@@ -707,7 +706,7 @@ class Cluster:
         if self._trates is not None:
             self._trates.set_levels(self._levels, self._base)
         k0 = self._horizon - self.extend_steps  # the part's first step
-        block = self._next_levels(out=levels[:, :, keep:])
+        block = self._next_levels(out=self._levels[:, :, keep:])
         if not lazy:
             self._append_rates(block, k0)  # nothing is released without a window
             self._rhorizon = self._horizon
