@@ -220,6 +220,14 @@ class Cluster:
         start; those draw only their own steps
         (:meth:`~sim_bridge.world.PersistentLevels.block_part`). Results are the same for
         every value; the ``markov`` source draws whole blocks only.
+    rate_steps : int, optional
+        With a window (:meth:`hold`), the steps of every node's rates and running sums
+        computed at once when a read reaches past them (default :attr:`extend_steps`): a
+        divisor of ``extend_steps``. Each profile keeps 16 bytes a node and step of them, so
+        on 33,000 nodes a part of 120 steps is 63 MB a profile, held until the clock is past
+        it; smaller parts are dropped sooner, as the clock passes them (a reader that holds
+        no rates further back). A solve whose end lies past them computes its node's rates
+        from the levels (:meth:`_node_ahead`). Results are the same for every value.
 
     Examples
     --------
@@ -250,6 +258,7 @@ class Cluster:
         persistence: PersistenceParams = DEFAULT_PERSISTENCE,
         keep_paths: bool | None = None,
         extend_steps: int | None = None,
+        rate_steps: int | None = None,
     ):
         if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
             raise ValueError(f"parameter nodes must be an integer >= 1, got {n_nodes!r}")
@@ -278,12 +287,25 @@ class Cluster:
             )
         #: steps the paths grow by at a time (a divisor of a block, see the parameter)
         self.extend_steps = int(extend_steps)
+        if rate_steps is None:
+            rate_steps = self.extend_steps
+        if not (
+            isinstance(rate_steps, (int, np.integer))
+            and 1 <= rate_steps <= self.extend_steps
+            and self.extend_steps % rate_steps == 0
+        ):
+            raise ValueError(
+                f"parameter rate_steps must be a divisor of extend_steps={self.extend_steps}, "
+                f"got {rate_steps!r}"
+            )
+        #: steps of every node's rates computed at once with a window (see the parameter)
+        self.rate_steps = int(rate_steps)
         #: what rebuilds this cluster's paths from the start (a profile registered late)
         self._init_args: dict[str, Any] = dict(
             n_nodes=n_nodes, slots=slots, seed=seed, source=source, data_dir=data_dir,
             ideal=ideal, dt=dt, kappa=kappa, mean_hold=mean_hold,
             bad_node_share=bad_node_share, response_eps=response_eps, persistence=persistence,
-            extend_steps=extend_steps,
+            extend_steps=extend_steps, rate_steps=rate_steps,
         )  # fmt: skip
         if keep_paths is None:
             keep_paths = os.environ.get(KEEP_PATHS_ENV, "") == "1"
@@ -517,7 +539,9 @@ class Cluster:
         drop = self._release_to() - self._base
         rdrop = self._release_rates_to() - self._rbase
         trim = drop >= _TRIM_STEPS and 2 * drop >= self._horizon - self._base
-        rtrim = rdrop >= _TRIM_STEPS and 2 * rdrop >= self._rhorizon - self._rbase
+        rtrim = rdrop >= min(_TRIM_STEPS, self.rate_steps) and (
+            2 * rdrop >= self._rhorizon - self._rbase
+        )
         if trim or rtrim:
             self._trim(drop if trim else 0, rdrop if rtrim else 0)
 
@@ -730,7 +754,7 @@ class Cluster:
                 self._extend()  # not lazy: the rates come with it
                 continue
             j = self._rhorizon - self._base
-            block = self._levels[:, :, j : j + self.extend_steps]
+            block = self._levels[:, :, j : j + self.rate_steps]
             self._append_rates(block, self._rhorizon)
             self._rhorizon += block.shape[2]
 
@@ -812,15 +836,17 @@ class Cluster:
         )
 
     def _node_ahead(self, pid: int, node: int, r: int, state: tuple[float, float, float]):
-        """Rates and running sum ``(rate, cum, state)`` of ``node`` over the part from step
-        ``r`` (not yet in ``_rate``), from ``state`` at ``r`` (:meth:`_ahead_state`, or the
-        previous part's): the values the whole block's computation gives this node, bit
-        for bit, and the state at the part's end."""
+        """Rates and running sum ``(rate, cum, state)`` of ``node`` from step ``r`` (not yet
+        in ``_rate``) to the end of its part of the paths (:attr:`extend_steps`, within one
+        block; ``r + len(rate)`` is the next part's first step), from ``state`` at ``r``
+        (:meth:`_ahead_state`, or the previous part's): the values the whole block's
+        computation gives this node, bit for bit, and the state at the part's end."""
         carry, start, block_sum = state
         if r % _BLOCK == 0:
             start, block_sum = carry, 0.0
         j = r - self._base
-        lv = self._levels[:, node : node + 1, j : j + self.extend_steps]
+        end = (r // self.extend_steps + 1) * self.extend_steps  # never past the block
+        lv = self._levels[:, node : node + 1, j : j + end - r]
         load = np.einsum(
             "r,nr,rnk->nk",
             self._profiles[pid],
@@ -857,9 +883,11 @@ class Cluster:
         hit = self._ahead_cache.get(key)
         if hit is not None:
             return hit
-        for r in range(self._rhorizon, self._horizon, self.extend_steps):
-            state = self._node_ahead(pid, node, r, state)[2]
+        r = self._rhorizon
+        while r < self._horizon:
+            rate, _, state = self._node_ahead(pid, node, r, state)
             cum = state[0]
+            r += len(rate)
         if self._rhorizon < self._horizon:
             if len(self._ahead_cache) > 65536:
                 self._ahead_cache.clear()
@@ -1107,7 +1135,7 @@ class Cluster:
                     seg = np.concatenate([[state[0]], row])
                     j = int(seg.searchsorted(target, side="right")) - 1
                     return float((r + j) * dt + (target - seg[j]) / rate[j])
-                r, state = r + self.extend_steps, after
+                r, state = r + len(rate), after
         while target >= cum[node, -1]:
             if within and self._rhorizon >= self._horizon:
                 return PastPaths(self._horizon * dt, (t0, k0, r0, c0, work))

@@ -85,6 +85,36 @@ LAUNCH_LEVELS_MIN_BYTES = 0
 PATH_PART_BYTES = 128 << 20
 
 
+#: A streamed run computes every node's rates and running sums of the contention paths (16
+#: bytes a node, step and sensitivity profile) in parts of at most this many bytes a profile
+#: when a part of the paths holds more (:func:`path_rate_steps`; ``Cluster(rate_steps=)``).
+#: The rates are kept from the engine's rates hold (the clock, moved every 10 steps) to the
+#: end of the part read last, so on 33,000 nodes parts of the paths' 120 steps held up to 130
+#: steps of them: 2 profiles x 2 arrays x 33,000 x 8 bytes = 1 MB a step, ~130 MB at every
+#: even simulated hour of the FB-2010 day (``bench/results/FB2010_late_j.jsonl``).
+PATH_RATE_BYTES = 8 << 20
+
+
+def path_rate_steps(n_nodes: int, extend_steps: int, max_bytes: int | None = None) -> int:
+    """The steps of every node's rates a streamed run computes at once on ``n_nodes`` nodes
+    whose paths grow by ``extend_steps``: the largest divisor of ``extend_steps`` whose rates
+    and running sums of one profile (2 x 8 bytes a node and step) fit in ``max_bytes``
+    (default :data:`PATH_RATE_BYTES`), one step at least.
+
+    Examples
+    --------
+    >>> path_rate_steps(600, 1440), path_rate_steps(33_000, 120), path_rate_steps(10, 1440)
+    (720, 15, 1440)
+    """
+    if not (isinstance(n_nodes, (int, np.integer)) and n_nodes >= 1):
+        return extend_steps  # the cluster says what is wrong with it
+    cap = PATH_RATE_BYTES if max_bytes is None else max_bytes
+    fit = [
+        d for d in range(1, extend_steps + 1) if extend_steps % d == 0 and 16 * n_nodes * d <= cap
+    ]
+    return max(fit, default=1)
+
+
 def path_part_steps(n_nodes: int, max_bytes: int | None = None) -> int:
     """The steps a streamed run's paths grow by on ``n_nodes`` nodes: the largest divisor of
     the day-block whose levels (4 resources x 8 bytes a node and step) fit in ``max_bytes``
@@ -402,6 +432,7 @@ def simulate(
     ):
         raise ValueError(f"parameter cluster_seed must be an integer >= 0, got {cluster_seed!r}")
     streamed = trace_sink is not None and not use_compiled
+    part = path_part_steps(nodes)
     cluster = Cluster(
         nodes,
         slots,
@@ -411,7 +442,8 @@ def simulate(
         ideal=ideal or duration_dist is not None,  # the node model is not used then
         kappa=kappa,
         bad_node_share=bad_node_share,
-        extend_steps=path_part_steps(nodes) if streamed and counters != "markov" else None,
+        extend_steps=part if streamed and counters != "markov" else None,
+        rate_steps=path_rate_steps(nodes, part) if streamed and counters != "markov" else None,
     )
     sink = None
     if streamed:
