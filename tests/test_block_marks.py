@@ -10,6 +10,9 @@ against the lfilter reference in ``test_persistence_block.py``) for every part, 
 
 from __future__ import annotations
 
+import mmap
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -146,8 +149,8 @@ def test_parts_in_any_order_are_the_whole_blocks_and_draw_only_their_steps(
         starts.reverse()
     elif order == "shuffled":
         starts = [starts[i] for i in np.random.default_rng(3).permutation(k)]
-    elif order == "twice":
-        starts = starts[:1] + starts  # the first part asked again, from the marks
+    elif order == "twice":  # the first part asked again: its marks were let go
+        starts = starts[:1] + starts
     block_normals = 2 * 4 * nodes * n_steps
     for b in range(3):  # consecutive blocks go on from each other's end state
         ref = whole.block(b, n_steps)
@@ -155,9 +158,11 @@ def test_parts_in_any_order_are_the_whole_blocks_and_draw_only_their_steps(
         got = {lo: part.block_part(b, n_steps, lo, every) for lo in starts}
         for lo, levels in got.items():
             assert np.array_equal(levels, ref[:, :, lo : lo + every]), (b, lo)
-        # the first part draws the whole block once; every other part only its own steps
-        assert part.drawn[0] == block_normals
-        assert part.drawn[1:] == [block_normals // k] * (len(starts) - 1)
+        # the first part draws the whole block once (a part asked again after its marks
+        # were let go, once more); every other part only its own steps
+        full = 2 if order == "twice" else 1
+        assert part.drawn[:full] == [block_normals] * full
+        assert part.drawn[full:] == [block_normals // k] * (len(starts) - full)
         # the block's end state comes with the part that reaches it; the marks go once
         # every part was drawn
         assert np.array_equal(part._end[b], whole._end[b])
@@ -203,3 +208,43 @@ def test_the_extensions_docstring_examples_run():
     import doctest
 
     assert doctest.testmod(nc).failed == 0
+
+
+def test_a_drawn_parts_marks_are_given_back():
+    """Each part's marks lie in pages of their own, given back once the part is drawn: they
+    read as zeros after (an anonymous map's pages dropped by ``madvise``), the parts not yet
+    drawn keep theirs, and a let-go part's marks are refused, not read."""
+    g = PersistentLevels(DEFAULT_PERSISTENCE, 300, (5, 1))
+    ref = PersistentLevels(DEFAULT_PERSISTENCE, 300, (5, 1)).block(0, 60)
+    assert np.array_equal(g.block_part(0, 60, 0, 10), ref[:, :, :10])
+    marks = g._marks
+    assert marks is not None and marks.left == {1, 2, 3, 4, 5}
+    assert marks.states.strides[0] % mmap.PAGESIZE == 0
+    assert marks.states.strides[0] >= 48 * 4 * 300
+    for p in range(6):
+        assert marks.states[p].any() == (p > 0), p  # part 0 was drawn by the first pass
+    assert np.array_equal(g.block_part(0, 60, 30, 10), ref[:, :, 30:40])
+    for p in range(6):
+        assert marks.states[p].any() == (p not in (0, 3)), p
+        assert marks.starts[p].any() == (p not in (0, 3)), p
+    with pytest.raises(ValueError, match="part 3 of block 0: its marks were let go"):
+        marks.part(0, 0, 5, 3)
+    with pytest.raises(ValueError, match="part 0 of block 0: its marks were let go"):
+        marks.start_of(1, 0, 5, 0)
+    for lo in (10, 20, 40, 50):
+        assert np.array_equal(g.block_part(0, 60, lo, 10), ref[:, :, lo : lo + 10])
+    assert g._marks is None and not marks.states.any()
+
+
+def test_marks_survive_a_copy():
+    """A copied block keeps its parts' marks (in memory of its own) and draws the same."""
+    import copy
+
+    g = PersistentLevels(DEFAULT_PERSISTENCE, 20, (5, 3))
+    ref = PersistentLevels(DEFAULT_PERSISTENCE, 20, (5, 3)).block(0, 40)
+    g.block_part(0, 40, 0, 10)
+    for h in (copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
+        assert h._marks is not None and h._marks.left == {1, 2, 3}
+        for lo in (10, 20, 30):
+            assert np.array_equal(h.block_part(0, 40, lo, 10), ref[:, :, lo : lo + 10])
+        assert h._marks is None

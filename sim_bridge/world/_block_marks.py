@@ -14,8 +14,12 @@ read and set): for every row and every part, the bit generator's state before th
 first normal and the AR(1) state before its first step. A later part starts every row there
 and draws and filters only its own steps, to the same floats: the same normals (the
 stream's values from the same state), scaled and filtered by the same operations in the
-same order. That is 16 + 8 bytes a (component, row) and part: 36 MiB on 33,000 nodes in 6
-parts.
+same order. That is 16 + 8 bytes a (component, row) and part: 73 MiB on 33,000 nodes in 12
+parts. Each part's marks lie in pages of their own (an anonymous map), which are given back
+(``madvise(MADV_DONTNEED)``) once the part is drawn: a block's marks shrink by a part's share
+each part, from 73 MiB after its first pass to none by its last (issue 13: a day's peak comes
+mid-block, at 14-15 h on FB-2010). A part asked again after that is drawn from a new first
+pass, to the same floats.
 
 Without the extension, or when its stream does not match this NumPy's
 (:func:`sim_bridge._normals_core.stream_matches_numpy`, checked once), :data:`SEEKABLE` is
@@ -24,6 +28,7 @@ False and every part draws the whole block as before.
 
 from __future__ import annotations
 
+import mmap
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -38,6 +43,8 @@ except ImportError:  # pragma: no cover - an install without a C compiler
     _normals_core = None
 
 __all__ = ["BlockMarks", "seekable"]
+
+_PRIVATE = getattr(mmap, "MAP_PRIVATE", 0)  # where there is none, the pages are not given back
 
 
 @cache
@@ -64,12 +71,23 @@ class BlockMarks:
     words : ndarray of uint64, shape (4,)
         The bit generator's state while the first pass draws (high, low), then its
         increment (high, low).
-    states : ndarray of uint64, shape (2, rows, parts, 2)
-        The state before each (component, row)'s part (high, low).
-    starts : ndarray of float64, shape (2, rows, parts)
+    states : ndarray of uint64, shape (parts, 2, rows, 2)
+        The state before each part's (component, row) (high, low).
+    starts : ndarray of float64, shape (parts, 2, rows)
         The AR(1) state before each part's first step.
     left : set of int
-        The parts not drawn yet; the block's owner drops the marks once it is empty.
+        The parts not drawn yet, whose marks are kept (:meth:`release`); the block's owner
+        drops the marks once it is empty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = BlockMarks.start(np.random.default_rng(1), (0, 12, 4), rows=5)
+    >>> m.states.shape, m.starts.shape, sorted(m.left)
+    ((3, 2, 5, 2), (3, 2, 5), [0, 1, 2])
+    >>> m.release(1)
+    >>> sorted(m.left)
+    [0, 2]
     """
 
     key: tuple[int, int, int]
@@ -83,32 +101,53 @@ class BlockMarks:
         """Empty marks for a first pass that draws from ``rng``'s current state."""
         assert _normals_core is not None
         parts = key[1] // key[2]
-        return cls(
-            key,
-            _normals_core.state_words(rng),
-            np.empty((2, rows, parts, 2), dtype=np.uint64),
-            np.empty((2, rows, parts)),
-            set(range(parts)),
-        )
+        # part p's states (2, rows, 2) then its starts (2, rows), in whole pages from
+        # p * region: one private anonymous map, whose pages a part gives back once drawn
+        # (a shared one would keep them in its backing store)
+        region = -(-48 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
+        size = max(parts * region, 1)
+        buf = mmap.mmap(-1, size, flags=_PRIVATE) if _PRIVATE else bytearray(size)
+        states = np.ndarray((parts, 2, rows, 2), np.uint64, buf, 0, (region, 16 * rows, 16, 8))
+        starts = np.ndarray((parts, 2, rows), np.float64, buf, 32 * rows, (region, 8 * rows, 8))
+        return cls(key, _normals_core.state_words(rng), states, starts, set(range(parts)))
 
     def draw(self, c: int, i: int, j: int, n_steps: int) -> np.ndarray:
         """Rows ``i`` to ``j`` of component ``c``: all their normals, as ``standard_normal``
         draws them next, recording where each part starts."""
         assert _normals_core is not None
         y = np.empty((j - i, n_steps))
-        _normals_core.draw_marked(self.words, y, self.key[2], self.states[c, i:j])
+        marks = self.states[:, c, i:j].transpose(1, 0, 2)  # (rows, parts, 2), strided
+        _normals_core.draw_marked(self.words, y, self.key[2], marks)
         return y
 
     def note_starts(self, c: int, i: int, j: int, y: np.ndarray, start: np.ndarray) -> None:
         """Record the AR(1) state before each part of rows ``i`` to ``j``: ``start`` before
         the first, the filtered ``y`` at each later part's previous step."""
         every = self.key[2]
-        self.starts[c, i:j, 0] = start
-        self.starts[c, i:j, 1:] = y[:, every - 1 : -1 : every]
+        self.starts[0, c, i:j] = start
+        self.starts[1:, c, i:j] = y[:, every - 1 : -1 : every].T
 
     def part(self, c: int, i: int, j: int, p: int) -> np.ndarray:
         """Rows ``i`` to ``j`` of component ``c``: the normals of part ``p`` alone."""
         assert _normals_core is not None
+        if p not in self.left:
+            raise ValueError(f"part {p} of block {self.key[0]}: its marks were let go")
         y = np.empty((j - i, self.key[2]))
-        _normals_core.draw_from(self.states[c, i:j, p], self.words[2], self.words[3], y)
+        _normals_core.draw_from(self.states[p, c, i:j], self.words[2], self.words[3], y)
         return y
+
+    def start_of(self, c: int, i: int, j: int, p: int) -> np.ndarray:
+        """The AR(1) state before part ``p``'s first step, rows ``i`` to ``j`` of component
+        ``c``."""
+        if p not in self.left:
+            raise ValueError(f"part {p} of block {self.key[0]}: its marks were let go")
+        return self.starts[p, c, i:j]
+
+    def release(self, p: int) -> None:
+        """Part ``p`` was drawn: its marks are let go, and their pages given back to the
+        system (a copy, after pickling, keeps them until it is dropped whole)."""
+        self.left.discard(p)
+        buf = self.states.base
+        if isinstance(buf, mmap.mmap) and _PRIVATE and hasattr(mmap, "MADV_DONTNEED"):
+            region = self.states.strides[0]
+            buf.madvise(mmap.MADV_DONTNEED, p * region, region)

@@ -683,7 +683,9 @@ class PersistentLevels:
         # sim_bridge.world._block_marks), the first pass then records them
         key = (b, n_steps, m)
         even = m > 0 and n_steps % m == 0 and lo % m == 0 and m < n_steps
-        marks = self._marks if even and self._marks is not None and self._marks.key == key else None
+        marks = self._marks
+        if not (even and marks is not None and marks.key == key and lo // m in marks.left):
+            marks = None  # none, another block's or split's, or this part's let go
         new = None
         if marks is None and even and seekable():
             self._marks = None  # another block's: dropped before the new ones are made
@@ -699,7 +701,7 @@ class PersistentLevels:
                 if marks is not None:  # this part's steps alone
                     y = marks.part(c, i, j, lo // m)
                     y *= gain_rows[i:j, None]
-                    ar1_inplace(y, a_rows[i:j], marks.starts[c, i:j, lo // m])
+                    ar1_inplace(y, a_rows[i:j], marks.start_of(c, i, j, lo // m))
                     rows[i:j] += y
                     stop[i:j] = y[:, -1]
                     continue
@@ -715,8 +717,8 @@ class PersistentLevels:
                 stop[i:j] = y[:, -1]
                 del y  # before the next chunk is drawn: one chunk alive at a time
         used = new if new is not None else marks
-        if used is not None:  # kept until every part was drawn once
-            used.left.discard(lo // m)
+        if used is not None:  # each part's marks kept until it was drawn
+            used.release(lo // m)
             self._marks = used if used.left else None
         if last:
             self._end[b] = end
