@@ -407,7 +407,8 @@ class Cluster:
         self._block_start: list[np.ndarray] = []
         self._block_sum: list[np.ndarray] = []
         self._drawn = 0  # steps of levels drawn (the horizon of the paths ever drawn)
-        self._cap_rows: np.ndarray | None = None  # the drawing block's degraded capacities
+        #: the drawing block's degraded capacities, one array a part (None once used)
+        self._cap_rows: list[np.ndarray | None] | None = None
         self._extend()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -692,13 +693,15 @@ class Cluster:
         b, lo = divmod(self._drawn, _BLOCK)
         m = block.shape[2]
         if self.bad.share > 0:  # the block's degraded rows, drawn at its first part
-            if lo == 0:
-                self._cap_rows = self.bad.capacity_block(b, _BLOCK, self.dt, bad_only=True)
+            if lo == 0:  # one array a part: each goes once its part was degraded
+                self._cap_rows = [*self.bad.capacity_parts(b, _BLOCK, self.dt, _BLOCK // m)]
             assert self._cap_rows is not None
-            capacity = self._cap_rows[:, lo : lo + m]
+            capacity = self._cap_rows[lo // m]
+            assert capacity is not None and capacity.shape[1] == m
             block = degrade_levels(
                 block, self.bad, capacity, inplace=out is not None, bad_rows=True
             )
+            self._cap_rows[lo // m] = None
             if lo + m == _BLOCK:
                 self._cap_rows = None  # the block's last part
         self._drawn += m

@@ -52,6 +52,35 @@ def test_degraded_rows_alone_are_the_full_capacitys_rows():
         assert (c[full.resource == -1] == 1.0).all()
 
 
+@settings(max_examples=20, deadline=None)
+@given(
+    nodes=st.integers(1, 300),
+    parts=st.sampled_from([1, 2, 3, 4, 6, 12]),
+    share=st.floats(0.0, 0.6),
+)
+def test_degraded_rows_in_parts_are_the_blocks_rows(nodes, parts, share):
+    """A block's degraded rows drawn as one array a part are the rows drawn at once, and the
+    drift goes on alike into the next block."""
+    whole, split = BadNodes(nodes, (4,), share=share), BadNodes(nodes, (4,), share=share)
+    for b in range(2):
+        ref = whole.capacity_block(b, 720, 60.0, bad_only=True)
+        got = split.capacity_parts(b, 720, 60.0, parts)
+        assert len(got) == parts and all(g.shape == (ref.shape[0], 720 // parts) for g in got)
+        assert np.array_equal(np.concatenate(got, axis=1), ref)
+        assert all(g.flags.c_contiguous and g.base is None for g in got)  # each its own
+    with pytest.raises(ValueError, match="parts must divide n_steps=720, got 7"):
+        split.capacity_parts(2, 720, 60.0, 7)
+
+
+def test_a_parts_degraded_rows_go_once_it_is_drawn():
+    c = Cluster(40, 2, seed=6, keep_paths=False, extend_steps=360)
+    assert c._cap_rows is not None and len(c._cap_rows) == 4
+    assert c._cap_rows[0] is None and all(r is not None for r in c._cap_rows[1:])
+    c.hold("me", 0.0)
+    c.levels_at([0], [400 * 60.0])  # the second part
+    assert [r is None for r in c._cap_rows] == [True, True, False, False]
+
+
 @pytest.mark.parametrize("source", ["synthetic", "alibaba2018"])
 @pytest.mark.parametrize("steps", [60, 240, 720])
 def test_levels_rates_and_sums_are_the_whole_blocks(source, steps, shared_data_dir):
