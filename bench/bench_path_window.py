@@ -28,30 +28,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 
 import numpy as np
-
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/statm", "rb") as f:
-        return int(f.read().split()[1]) * _PAGE / 2**20
-
-
-def _hwm_mb() -> float:
-    with open("/proc/self/status", "rb") as f:
-        m = re.search(rb"VmHWM:\s+(\d+)", f.read())
-    assert m is not None
-    return int(m.group(1)) / 1024
-
-
-def _reset_hwm() -> None:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
+from _proc_memory import hwm_mb, reset_hwm, rss_mb
 
 
 def _copy_slide(self, drop: int, steps: int) -> None:
@@ -84,13 +65,13 @@ def _run(
         above, cpu, windows = [], 0.0, []
         for i in range(parts):
             k = c.horizon_steps  # the next part's first step
-            before = _rss_mb()
-            _reset_hwm()
+            before = rss_mb()
+            reset_hwm()
             t = time.process_time()
             c.hold("reader", (k - keep[i % len(keep)]) * c.dt)  # may trim the window at once
             lv = c.levels_at(every, np.full(nodes, k * c.dt))  # grows the paths by a part
             cpu += time.process_time() - t
-            above.append(_hwm_mb() - max(before, _rss_mb()))
+            above.append(hwm_mb() - max(before, rss_mb()))
             digest.update(lv.tobytes())
             windows.append(c.window_steps)
         del c

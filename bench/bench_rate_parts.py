@@ -38,32 +38,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import re
 import struct
 import sys
 import time
 
 import numpy as np
+from _proc_memory import hwm_mb, reset_hwm, rss_mb
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 _PROFILES = ((0.5, 0.2, 1.0, 0.3), (1.0, 0.0, 0.1, 0.0))  # two, as FB-2010's maps and reduces
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/statm", "rb") as f:
-        return int(f.read().split()[1]) * _PAGE / 2**20
-
-
-def _hwm_mb() -> float:
-    with open("/proc/self/status", "rb") as f:
-        m = re.search(rb"VmHWM:\s+(\d+)", f.read())
-    assert m is not None
-    return int(m.group(1)) / 1024
-
-
-def _reset_hwm() -> None:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
 
 
 def _run(nodes: int, rate_steps: int, hours: float, solves: int, lag: int) -> dict:
@@ -81,8 +63,8 @@ def _run(nodes: int, rate_steps: int, hours: float, solves: int, lag: int) -> di
 
     _C._node_ahead = counted  # type: ignore[method-assign]
     try:
-        base = _rss_mb()
-        _reset_hwm()
+        base = rss_mb()
+        reset_hwm()
         part = path_part_steps(nodes)
         c = Cluster(nodes, 10, seed=7, keep_paths=False, extend_steps=part, rate_steps=rate_steps)
         pids = [c.profile_id(p) for p in _PROFILES]
@@ -107,7 +89,7 @@ def _run(nodes: int, rate_steps: int, hours: float, solves: int, lag: int) -> di
                 digest.update(struct.pack("dd", c0, at))
             cpu += time.process_time() - t0
             most = max(most, sum(a.nbytes for a in (*c._rate, *c._cum)))
-        peak = _hwm_mb() - base
+        peak = hwm_mb() - base
         del c
         return {"most": most / 2**20, "peak": peak, "cpu": cpu, "walks": walks[0],
                 "digest": digest.digest()}  # fmt: skip
