@@ -1016,6 +1016,45 @@ Measured on 2026-11-29 (j):
 - The FB-2009 day with LATE side by side (8d07b33 and 2823204, two day replays beside them):
   210 and 208 MB peak, 58.3 and 58.6 s of CPU (heavily shared), the same 451,698 events.
 
+Measured on 2026-11-30 (k):
+
+- Three things that followed a part or a block now follow the clock, bit for bit: every
+  node's rates and running sums are computed and dropped 15 steps at a time on 33,000 nodes
+  (``Cluster(rate_steps=)``, ``sim_bridge._simulate.path_rate_steps``, 8 MiB a profile;
+  e7ae9a9); each part's marks lie in pages of their own, given back once the part is drawn
+  (``sim_bridge/world/_block_marks.py``, bfa3e10); a block's degraded capacities are one array
+  a part, each let go once its part is degraded (``BadNodes.capacity_parts``, 54ebfb6). The
+  streamed FB-2010 half hour (2,000 x 10, LATE) gives d35ab18's ``tasks.parquet``
+  (``DataFrame.equals``, 254,262 attempts) with the default parts and with parts forced to
+  120 steps and rates to 10 or 15.
+- ``bench/bench_rate_parts.py`` (defaults): rates kept at most 121.4 against 30.7 MiB
+  (0.25x), CPU 1.64x in its worst case (every attempt alone on its node: 120,348 per-node
+  walks). In the engine (the streamed FB-2010 half hour on 33,000 x 10 with LATE, e7ae9a9
+  and d0a2781 side by side): 520 walks against 138 for 68,084 ``end_from`` solves, CPU 83.2
+  against 89.1 s (0.93x), peak 650 against 740 MB, the same 254,893 events and rows.
+  ``bench/bench_path_parts.py``: the marks kept fall 66, 60, ... 6, 0 MiB part by part.
+- The FB-2010 day with LATE on 54ebfb6 (``bench_day.py --workload FB2010 --policy late
+  --until 24.05``, a copy of its tree; at times the day without speculation, the local CI,
+  an FB-2009 pair and the benchmarks beside it; ``bench/results/FB2010_late_k.jsonl``),
+  against (j)'s log (code 2823204, whose paths code d0a2781 kept): peak 685 / 689 MB at 1 h
+  (k / j), **848** / 992 at 6 h, 1,036 / 1,215 at 12 h, **1,169** / 1,309 at 24 h (0.89x),
+  1,227 / 1,344 at the stops; the same 16.56M events by the stop. Peak 24 h / 6 h 1.38 (1.32
+  on (j)): every peak fell, by 144 MB at 6 h and 140 at 24 h, so the ratio grew. The 14 h
+  jump is gone (1,139 MB by 15 h, after the cluster was full), and the day's peak is now set
+  at 23.87 h, where block 1's first part is drawn: its first pass's marks (73 MiB) and its
+  degraded capacities (38 MB), 915 -> 1,135 MB within two samples. CPU to 24 h 5,637 s
+  (5,187 on (j); both shared, this one with the none day, the local CI and the benchmarks).
+- The rates alone (e7ae9a9, ``FB2010_late_k_e7ae9a9.jsonl``, stopped at 8.84 h to free a
+  core): 886 MB at 6 h (992 on (j)), 1,076 MB to 8.84 h (1,173).
+- The FB-2010 day without speculation on 54ebfb6 (``FB2010_none_24h_k.jsonl``, the LATE
+  day beside it): 1 h 592 MB peak, 6 h 748 (882 on (h)), 12 h 888 (1,038), 24 h 1,097
+  (1,250); 16.40M events; CPU 2,485 s to 24 h (shared; 1,971 on (h), also shared). Peak 24
+  h / 6 h 1.47 (1.42 on (h)): every peak fell, by 134 MB at 6 h and 153 at 24 h, so the
+  ratio grew.
+- The FB-2009 day with LATE, 54ebfb6 and d0a2781 side by side (``FB2009_late_k.jsonl``,
+  ``FB2009_late_k_d0a2781.jsonl``; 600 nodes rate 720 steps at a time, whole blocks):
+  peak 203 against 210 MB, CPU 49 and 49 s (both heavily shared), the same 451,698 events.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
