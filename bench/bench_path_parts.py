@@ -43,11 +43,7 @@ import sys
 import time
 
 import numpy as np
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/statm", "rb") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+from _proc_memory import rss_mb
 
 
 def _draw(
@@ -72,7 +68,7 @@ def _draw(
             digest.append(hashlib.sha256(out.tobytes()).digest())
             m = g._marks
             left = 0.0 if m is None else len(m.left) * m.states.strides[0] / 2**20
-            kept.append((left, _rss_mib() if os.path.exists("/proc/self/statm") else float("nan")))
+            kept.append((left, rss_mb() if os.path.exists("/proc/self/statm") else float("nan")))
     return cpu, digest, kept
 
 

@@ -104,10 +104,7 @@ class BadNodes:
         >>> bool((b.capacity_block(0, 30, 60.0)[b.bad_nodes] == rows).all())
         True
         """
-        if bad_only:
-            (c,) = self._capacity(b, n_steps, dt, bad_only=True, parts=1)
-            return c
-        (c,) = self._capacity(b, n_steps, dt, bad_only=False, parts=1)
+        (c,) = self._capacity(b, n_steps, dt, bad_only=bad_only, parts=1)
         return c
 
     def capacity_parts(self, b: int, n_steps: int, dt: float, parts: int) -> list[np.ndarray]:
