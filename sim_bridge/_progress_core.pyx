@@ -444,41 +444,73 @@ cdef void _sort(double* a, Py_ssize_t n) noexcept nogil:
         a[j + 1] = t
 
 
+cdef inline double _done_at(
+    const double* done, Py_ssize_t nd, Py_ssize_t j, bint inverse
+) noexcept nogil:
+    """``done``'s ``j``-th value, or with ``inverse`` the ``j``-th of ``1 / done`` read
+    backwards (ascending when ``done`` is ascending and positive)."""
+    return 1.0 / done[nd - 1 - j] if inverse else done[j]
+
+
 cdef double _kth(
-    const double* rates, Py_ssize_t m, const double* done, Py_ssize_t nd, Py_ssize_t k
+    const double* rates,
+    Py_ssize_t m,
+    const double* done,
+    Py_ssize_t nd,
+    Py_ssize_t k,
+    bint inverse,
 ) noexcept nogil:
     """The ``k``-th smallest (from 0) of ``m`` ascending ``rates`` and ``nd`` ascending
     ``done`` together (``0 <= k < m + nd``, no NaN): ``sorted(rates + done)[k]``, by
-    bisection on how many of the ``k + 1`` smallest are rates."""
+    bisection on how many of the ``k + 1`` smallest are rates. With ``inverse``, ``done`` is
+    ``nd`` ascending positive run times and stands for their inverses (``1 / d``, read as
+    needed: the same division NumPy does element by element)."""
     cdef Py_ssize_t lo = k + 1 - nd, hi = k + 1, i, j
+    cdef double x
     if lo < 0:
         lo = 0
     if hi > m:
         hi = m
     while lo < hi:  # the fewest rates i with rates[i] >= done[k - i]
         i = (lo + hi) // 2
-        if rates[i] < done[k - i]:
+        if rates[i] < _done_at(done, nd, k - i, inverse):
             lo = i + 1
         else:
             hi = i
     i = lo
     j = k + 1 - i  # the done values among the k + 1 smallest
     if i == 0:
-        return done[j - 1]
+        return _done_at(done, nd, j - 1, inverse)
     if j == 0:
         return rates[i - 1]
-    return rates[i - 1] if rates[i - 1] > done[j - 1] else done[j - 1]
+    x = _done_at(done, nd, j - 1, inverse)
+    return rates[i - 1] if rates[i - 1] > x else x
 
 
-def kth_of_two(list rates, list done, Py_ssize_t k):
+cdef Py_ssize_t _first_positive(const double* a, Py_ssize_t n) noexcept nogil:
+    """The first index of ascending ``a[:n]`` (no NaN) whose value is > 0, else ``n``."""
+    cdef Py_ssize_t lo = 0, hi = n, i
+    while lo < hi:
+        i = (lo + hi) // 2
+        if a[i] > 0.0:
+            hi = i
+        else:
+            lo = i + 1
+    return lo
+
+
+def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     """``sorted(rates + done)[k]`` for lists of floats without NaN, ``done`` ascending:
     :func:`late_scan`'s sort of a job's rates and its order statistic of the two sorted
-    runs, exposed for their tests.
+    runs, exposed for their tests. With ``inverse``, ``done`` is ascending positive run times
+    and the second run is their inverses: ``sorted(rates + [1 / d for d in done])[k]``.
 
     Examples
     --------
     >>> kth_of_two([0.5, 0.1], [0.2, 0.3, 0.9], 2)
     0.3
+    >>> kth_of_two([0.5, 0.1], [2.0, 4.0], 1, inverse=True)
+    0.25
     """
     cdef Py_ssize_t m = len(rates), nd = len(done), i
     if not 0 <= k < m + nd:
@@ -492,7 +524,7 @@ def kth_of_two(list rates, list done, Py_ssize_t k):
         for i in range(nd):
             buf[m + i] = done[i]
         _sort(buf, m)
-        return _kth(buf, m, buf + m, nd, k)
+        return _kth(buf, m, buf + m, nd, k, inverse)
     finally:
         PyMem_Free(buf)
 
@@ -567,7 +599,8 @@ def late_scan(
     ``_Durations``); their progress, read as :func:`progress_list` reads it (the arguments
     from ``now_obj`` on are its own); their rates and, when one is a candidate, the stage's
     cut: the ``q`` percentile (NumPy's ``"linear"``) of the rates and the finished tasks'
-    inverse rates (``inverse_array()``), picked here from the two sorted runs with
+    inverse rates (``inverse_array()``, read from ``sorted()``'s positive run times and
+    divided as they are read), picked here from the two sorted runs with
     ``_quantile_linear``'s formula, or by ``quantile`` itself (that function, given
     ``inverse_rates()``) where it would leave the case to NumPy. A candidate is an attempt
     alone on its task, with a positive rate below the cut, run for ``min_el``. The same
@@ -582,7 +615,7 @@ def late_scan(
     cdef dict running
     cdef object job, a, d
     cdef const double[::1] done
-    cdef Py_ssize_t i, first, n, nd, lo, total_n
+    cdef Py_ssize_t i, first, n, nd, lo, total_n, ns, p0 = 0
     cdef bint fast, found, finite
     cdef char c
     cdef double p, r, el, launch, sf, cut, vi, g, qd = 0.0, x, y, diff
@@ -645,19 +678,22 @@ def late_scan(
         vi = -1.0
         total_n = 0
         if type(d) is durs_type:
-            done = d.inverse_array()
-            nd = done.shape[0]
-            total_n = n + nd
-            if q_float and total_n >= 2 and finite:
-                vi = (total_n - 1) * qd
+            done = d.sorted()  # ascending run times: their inverses are read backwards
+            ns = done.shape[0]
+            if ns == 0 or done[ns - 1] == done[ns - 1]:  # no NaN (else NumPy, below)
+                p0 = _first_positive(&done[0], ns) if ns else 0
+                nd = ns - p0
+                total_n = n + nd
+                if q_float and total_n >= 2 and finite:
+                    vi = (total_n - 1) * qd
         if 0.0 <= vi < total_n - 1:  # _quantile_linear's interpolating branch
             lo = <Py_ssize_t>vi  # floor (vi >= 0)
             g = vi - lo
             for i in range(n):
                 buf.sort[i] = buf.rate[i]
             _sort(buf.sort, n)
-            x = _kth(buf.sort, n, &done[0] if nd else buf.sort, nd, lo)
-            y = _kth(buf.sort, n, &done[0] if nd else buf.sort, nd, lo + 1)
+            x = _kth(buf.sort, n, &done[p0] if nd else buf.sort, nd, lo, True)
+            y = _kth(buf.sort, n, &done[p0] if nd else buf.sort, nd, lo + 1, True)
             diff = y - x
             cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
         else:  # left to NumPy by _quantile_linear

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import sim_bridge
 from sim_bridge import JobSpec, Workload
 from sim_bridge.policies import LATE
-from sim_bridge.policies._speculation import _quantile_linear
+from sim_bridge.policies._speculation import _Durations, _quantile_linear
 
 try:
     from sim_bridge._progress_core import kth_of_two as _kth_of_two
@@ -175,6 +175,61 @@ def test_the_order_statistic_of_two_sorted_runs_is_sorteds(rates, done, data):
     assert _kth_of_two(rates, done, k) == sorted(rates + done)[k]
     with pytest.raises(IndexError, match="out of range"):
         _kth_of_two(rates, done, len(rates) + len(done))
+
+
+@pytest.mark.skipif(_kth_of_two is None, reason="not built")
+@settings(max_examples=400, deadline=None)
+@given(
+    rates=st.lists(_value.filter(lambda x: not math.isinf(x)), min_size=1, max_size=40),
+    done=st.lists(
+        st.one_of(st.floats(min_value=1e-300, max_value=1e6), st.sampled_from([0.5, 2.0, 3.0])),
+        max_size=60,
+    ),
+    data=st.data(),
+)
+def test_the_order_statistic_with_inverses_read_as_needed_is_sorteds(rates, done, data):
+    """The scan reads a stage's inverse rates from its ascending positive run times, dividing
+    as it reads: the same floats as ``_Durations.inverse_array``'s NumPy division, so the same
+    order statistic as ``sorted`` over the rates and those inverses."""
+    done = sorted(done)
+    inv = (1.0 / np.asarray(done, dtype=float))[::-1].tolist()
+    k = data.draw(st.integers(0, len(rates) + len(done) - 1))
+    assert _kth_of_two(rates, done, k, inverse=True) == sorted(rates + inv)[k]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.just(0.0), st.floats(1e-300, 1e5)), max_size=400),
+    data=st.data(),
+)
+def test_durations_keep_what_a_record_of_every_value_gives(values, data):
+    """``_Durations`` keeps a snapshot and the values since, not every value: each snapshot
+    equals the sort of every value added by then, taken where the 2% rule takes it; the
+    count, mean and sd are the running ones; the inverse rates are NumPy's."""
+    d = _Durations()
+    seen: list[float] = []
+    n_snap = 0
+    total = total_sq = 0.0
+    for v in values:
+        d.add(v)
+        seen.append(v)
+        total += v
+        total_sq += v * v
+        if data.draw(st.booleans()):  # read now or not: reads drive the refresh
+            n = len(seen)
+            if n != n_snap and (n < 50 or n - n_snap >= 0.02 * n_snap):
+                n_snap = n
+            want = np.sort(np.asarray(seen[:n_snap]))
+            got = d.sorted()
+            assert got.tobytes() == want.tobytes()
+            inv = d.inverse_array()
+            assert inv.tobytes() == np.ascontiguousarray((1.0 / want[want > 0])[::-1]).tobytes()
+            assert d.inverse_rates() == inv.tolist() and d.sorted_list() == want.tolist()
+    assert len(d) == len(values)
+    if values:
+        assert d.mean() == total / len(values)
+        m = total / len(values)
+        assert d.std() == math.sqrt(max(total_sq / len(values) - m * m, 0.0))
 
 
 class _StageCheckedLATE(LATE):
