@@ -27,6 +27,7 @@ Usage::
     python bench/bench_day.py --plot runs/bench_day/FB2010_late.jsonl \\
         runs/bench_day/FB2010_none.jsonl                          # the PNG again, no replay
     python bench/bench_day.py --policy none --census 240000       # what a running attempt holds
+    python bench/bench_day.py --policy late --job-census 8        # what the live jobs hold
 
 Measured figures are in ``bench/bench_sim.py``'s docstring and the README ("Big replays").
 """
@@ -148,17 +149,29 @@ def replay(args: argparse.Namespace) -> Path:
 
     _engine.Simulator.run = capture
     upkeep = _engine.Simulator._upkeep  # inherited (AttemptLifecycle): patched on the class
-    if args.census:  # at the first upkeep (between events) with that many running: stop
+    if args.census or args.job_census is not None:
+        # at the first upkeep (between events) with that many running, or past that hour:
+        # the census, then a stop
 
         def census_upkeep(self) -> None:
             upkeep(self)
-            if "census" not in box and self._n_running >= args.census:
+            if "census" in box:
+                return
+            if args.census and self._n_running >= args.census:
                 from _attempt_census import attempt_census, format_census
 
                 box["census"] = c = attempt_census(self)
                 print(f"census at {self.now / 3600:.2f} h: {format_census(c)}", flush=True)
                 log.write({"kind": "census", "sim_h": self.now / 3600.0, **c})
                 self.request_stop(f"bench_day: --census at {c['running']:,} running attempts")
+            elif args.job_census is not None and self.now >= args.job_census * 3600.0:
+                from _job_census import format_job_census, job_census
+
+                box["census"] = c = job_census(self)
+                h = self.now / 3600.0
+                print(f"job census at {h:.2f} h: {format_job_census(c)}", flush=True)
+                log.write({"kind": "job_census", "sim_h": h, **c})
+                self.request_stop(f"bench_day: --job-census at {h:.2f} h")
 
         _engine.Simulator._upkeep = census_upkeep
     marks = [h for h in MARKS if args.until is None or h <= args.until]
@@ -233,7 +246,7 @@ def replay(args: argparse.Namespace) -> Path:
             raise
         finally:
             _engine.Simulator.run = run
-            if args.census:  # inherited again, as before (not set on the class)
+            if args.census or args.job_census is not None:  # inherited again, as before
                 del _engine.Simulator._upkeep
     done.set()
     thread.join()
@@ -442,6 +455,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="stop at the first upkeep with this many attempts running and print what they "
         "hold (bench/_attempt_census.py)",
+    )
+    ap.add_argument(
+        "--job-census",
+        type=float,
+        default=None,
+        metavar="H",
+        help="stop at the first upkeep past simulated hour H and print what the live jobs "
+        "hold (bench/_job_census.py)",
     )
     ap.add_argument("--every", type=float, default=10.0, help="seconds between samples (10)")
     ap.add_argument("--data-dir", default=None, help="data directory holding swim/")

@@ -1,5 +1,6 @@
-"""``bench/bench_day.py --census N``: the replay stops at the first upkeep with N attempts
-running and logs what they hold (``bench/_attempt_census.py``).
+"""``bench/bench_day.py --census N`` and ``--job-census H``: the replay stops at the first
+upkeep with N attempts running, or past simulated hour H, and logs what the running attempts
+(``bench/_attempt_census.py``) or the live jobs (``bench/_job_census.py``) hold.
 
 Oracles: the census counts every running attempt once (its bytes at least the attempts'
 own objects, by ``sys.getsizeof``), the log is complete and says why it stopped, and a
@@ -8,6 +9,7 @@ census of a hand-built simulator state equals a slow count of the same objects.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import sys
@@ -24,7 +26,7 @@ def bench_modules(monkeypatch):
     day = importlib.import_module("bench_day")
     census = importlib.import_module("_attempt_census")
     yield day, census
-    for name in ("bench_day", "_attempt_census"):
+    for name in ("bench_day", "_attempt_census", "_job_census"):
         sys.modules.pop(name, None)
 
 
@@ -102,3 +104,75 @@ def test_a_log_without_samples_plots_and_reports(tmp_path, bench_modules, capsys
     assert day.main(["--plot", str(log), "--png", str(png)]) == 0
     assert png.stat().st_size > 0
     assert "stopped (census)" in capsys.readouterr().out
+
+
+def test_job_census_stops_the_replay_past_its_hour_and_logs_the_live_jobs(
+    tmp_path, shared_data_dir, bench_modules, capsys
+):
+    day, _ = bench_modules
+    from sim_bridge import _engine
+
+    before = dict(vars(_engine.Simulator))
+    argv = ["--workload", "FB2009", "--policy", "late", "--hours", "6", "--job-census", "0.5"]
+    argv += ["--data-dir", str(shared_data_dir), "--out", str(tmp_path), "--every", "0.5"]
+    assert day.main(argv) == 0
+    assert dict(vars(_engine.Simulator)) == before
+    lines = [json.loads(x) for x in (tmp_path / "FB2009_late.jsonl").read_text().splitlines()]
+    census = [x for x in lines if x["kind"] == "job_census"]
+    end = lines[-1]
+    assert len(census) == 1 and end["kind"] == "end" and "--job-census" in end["stopped"]
+    c = census[0]
+    assert c["sim_h"] >= 0.5 and c["jobs"] >= 1 and c["tasks"] >= c["jobs"]
+    rows = {what: (size, n) for what, size, n in c["rows"]}
+    assert rows["Job"][1] == c["jobs"]  # each live job once
+    assert any(k.startswith("policy._durs.") for k in rows)  # LATE's run times, per field
+    assert "live jobs of" in capsys.readouterr().out
+
+
+def test_job_census_equals_a_slow_count(bench_modules):
+    """Each object once, under the first field that reaches it; a policy's run times per
+    field; arrays by their buffers; the walk stops at the simulator's own objects."""
+    import numpy as np
+
+    job_census_mod = importlib.import_module("_job_census")
+    from sim_bridge._jobs import Attempt, Job, Task
+    from sim_bridge.policies._speculation import _Durations
+
+    job = Job()
+    job.job_id, job.uid, job.n_tasks, job.finish_time = "j", 7, 2, None
+    tasks = [Task(1000 + k, job, k, 0, "map", 10.0 + k, 0.0) for k in range(2)]
+    att = Attempt(5000, tasks[0], 0, node=3, launch_time=1.5, start_fraction=0.0)
+    tasks[0].attempts, tasks[0].n_live = [att], 1
+    tasks[1].attempts = []
+    job.tasks, job.running = tasks, {att.uid: att}
+    job._one = np.zeros(8)
+    durs = _Durations()
+    for v in (1.0, 2.0, 3.0):
+        durs.add(v)
+    durs.sorted()
+
+    class Policy:
+        pass
+
+    policy = Policy()
+    policy._durs = {(7, 0): durs, (99, 0): _Durations()}  # job 99 is not live
+    att._ckpt = policy  # the walk stops at the simulator's own objects
+    sim = type("Sim", (), {"_active": {7: job}, "speculation": policy})()
+    got = job_census_mod.job_census(sim)
+    rows = {what: (size, n) for what, size, n in got["rows"]}
+    assert got["jobs"] == 1 and got["tasks"] == 2
+
+    def size(o):  # the documented rule: getsizeof, and the collector's header if tracked
+        return sys.getsizeof(o) + (16 if gc.is_tracked(o) else 0)
+
+    assert rows["Job"] == (size(job), 1)
+    # job.tasks reaches the list, both tasks, their attempts lists and the attempt first
+    assert rows["job.tasks"][1] >= 1 + 2 + 2 + 1
+    assert "job.running" in rows and rows["job.running"][1] == 1  # the dict; its attempt seen
+    assert rows["job._one"] == (size(job._one), 1)
+    assert rows["job._one"][0] >= 64  # the buffer's 8 doubles, owned
+    assert rows["policy._durs._sorted"] == (size(durs._sorted), 1)
+    assert rows["policy._durs._new"] == (size(durs._new), 1)
+    assert not any("Policy" in k for k in rows)
+    table = job_census_mod.format_job_census(got)
+    assert "1 live jobs of 2 tasks" in table and "total" in table
