@@ -61,9 +61,10 @@ class _Durations:
     sd) and a sorted snapshot refreshed when the count grew by 2% (exact below 50 values).
 
     Only the snapshot and the run times added since it are kept (C doubles, 8 bytes a value:
-    a LATE day's live jobs hold millions). A refresh merges the new ones into the snapshot
-    (a stable sort of the two ascending runs, linear in their size), which gives the array
-    a sort of every value added would: the same multiset of floats, sorted. Until
+    a LATE day's live jobs hold millions). A refresh sorts the snapshot and the new ones
+    together (NumPy's stable sort, a Timsort: the snapshot is one run, so it costs about a
+    sort of the new ones and a merge), which gives the array a sort of every value added
+    would: the same multiset of floats, sorted. Until
     2026-11-30 (l) every value was also kept in arrival order, and LATE's inverse rates as a
     third array: 24 bytes a finished task instead of 8.
 
@@ -129,7 +130,7 @@ class _Durations:
     def inverse_array(self) -> np.ndarray:
         """``1 / d`` for the positive ``d`` of :meth:`sorted`, ascending (the progress rates
         of the finished tasks of the snapshot), computed at each call: the compiled LATE scan
-        divides as it reads (``_progress_core._kth_inv``) and keeps no copy."""
+        divides as it reads (``_progress_core._kth`` with ``inverse``) and keeps no copy."""
         done = self.sorted()
         return np.ascontiguousarray((1.0 / done[done > 0])[::-1])
 
