@@ -1055,6 +1055,46 @@ Measured on 2026-11-30 (k):
   ``FB2009_late_k_d0a2781.jsonl``; 600 nodes rate 720 steps at a time, whole blocks):
   peak 203 against 210 MB, CPU 49 and 49 s (both heavily shared), the same 451,698 events.
 
+Measured on 2026-11-30 (l):
+
+- Where the LATE day's CPU goes (py-spy attached to a ``bench_day.py`` replay of the FB-2010
+  day with LATE, code 74ce0c9, one other replay beside it): 90 s of samples at 2.2 h (124,000
+  running): LATE's compiled scan 33% of the process (its Python call-backs 1.5%), the
+  attempts' launches 9%, deferred solves 10%, finishes with their closes 17%, the trace
+  sink's rows 6%, the rest spread thinly; 30 s with native frames at 3.5 h: the scan 19%, of
+  which reading the attempts' slots, floats and rate memos 57% (``_get``, ``_getd``,
+  ``_fitem``, ``_step_is``), reference counting 10%, sorting each job's rates 7%. Even a free
+  scan leaves the day several times the ten-minute goal.
+- What the live jobs hold (``bench_day.py --job-census 8``'s count, each object once; the
+  first count was the same walk from a script outside the repository): the FB-2010 day with
+  LATE at 8.00 h, 735 jobs alive with 2,956,590 tasks, 145,797 attempts running, the same
+  state on both codes (5,580,800 events). On 74ce0c9: 266.1 MB, 90.0 bytes a task: the task
+  storage with the running tasks and their attempts 158.9 MB, the big jobs' base work not yet
+  made into tasks 23.2, launch records 12.6, LATE's run times 30.9 (their arrival-order
+  values 10.9, the sorted snapshot 10.0, the inverse rates 10.0), done tasks' rows 31.4 (the
+  rest of the rows in file mappings, given back). On b4f69ca (LATE keeps the snapshot and the
+  values since it, and the compiled scan divides as it reads): 245.8 MB, 83.1 bytes a task,
+  LATE's run times **10.6 MB** (0.34x).
+- The same two replays to 8 h (``bench/results/FB2010_late_l_8h_74ce0c9.jsonl`` and
+  ``FB2010_late_l_8h.jsonl``, copies of their trees, each beside other runs): sampled peaks
+  675 / 679 MB at 1 h (new / old), 819 / 828 at 6 h, **979 / 1,000** at 8 h (0.98x); the
+  census walk itself then adds ~90 MB to each process's final peak. CPU side by side on the
+  streamed FB-2010 half hour (2,000 x 10, LATE, twice, interleaved): 45.0 / 43.4 and 51.3 /
+  53.5 s, 96.4 / 96.9 s in all, the same 256,089 events, equal ``tasks.parquet`` (and equal
+  to d35ab18's). The FB-2009 day with LATE, side by side: 41 / 42 s, 203 / 202 MB, the same
+  451,698 events.
+- Alibaba 2017's whole table without speculation to 6 h on b4f69ca
+  (``bench/results/ALI2017_none_6h_l.jsonl``, the FB-2010 replay beside it): peaks 450, 528,
+  697 and **803 MB** at 1, 2, 4 and 6 h (814 at its stop, 6.07 h), against 808, 964, 1,395
+  and 1,727 on (d)'s code b24374b (0.46x at 6 h); 811,890 events, CPU 110, 328, 743 and
+  1,270 s. CPU here is not comparable with (d)'s log (60 s to 1 h): b24374b, rebuilt and run
+  today to 1 h beside the new code, took 126 s against 115 s (peak 819 against 484 MB), so
+  (d)'s figures came from a faster machine or a quieter one. RSS = 410 MB + 0.12 KB a live
+  task (R^2 0.99) to 6 h, where (d) had 618 MB + 0.33 KB.
+- A lower threshold for making a big job's tasks when read (``LAZY_MIN_TASKS``), Alibaba 2017
+  to 3 h, one run each: 1,024 tasks (the default) 638 MB / 428 s, 256 622 MB / 489 s, 64 624
+  MB / 537 s (a replay beside each). About 2.5% less memory for 14-25% more CPU: left at 1,024.
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
