@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-__all__ = ["attempt_census", "format_census"]
+__all__ = ["attempt_census", "census_table", "format_census"]
 
 
 def _size(o: Any) -> int:
@@ -66,16 +66,20 @@ def attempt_census(sim: Any) -> dict:
     return {"running": len(running), "tasks": len(tasks), "rows": rows}
 
 
+def census_table(head: str, rows: list, n: int, per: str, width: int) -> str:
+    """A census's rows ``(what, bytes, objects)`` as a table under ``head``: MB, objects and
+    bytes per ``per`` (``n`` of them), with a total line; ``width`` is the first column's."""
+    n = max(n, 1)
+    lines = [head, f"  {'what':{width}s} {'MB':>8s} {'objects':>11s} {'B/' + per:>11s}"]
+    total = 0
+    for key, b, k in rows:
+        total += b
+        lines.append(f"  {key:{width}s} {b / 1e6:8.1f} {k:>11,} {b / n:11.1f}")
+    lines.append(f"  {'total':{width}s} {total / 1e6:8.1f} {'':>11s} {total / n:11.1f}")
+    return "\n".join(lines)
+
+
 def format_census(c: dict) -> str:
     """The census as a table: bytes, objects and bytes per running attempt."""
-    n = max(c["running"], 1)
-    lines = [
-        f"{c['running']:,} running attempts of {c['tasks']:,} tasks",
-        f"  {'what':44s} {'MB':>8s} {'objects':>10s} {'B/attempt':>10s}",
-    ]
-    total = 0
-    for key, b, k in c["rows"]:
-        total += b
-        lines.append(f"  {key:44s} {b / 1e6:8.1f} {k:>10,} {b / n:10.1f}")
-    lines.append(f"  {'total':44s} {total / 1e6:8.1f} {'':>10s} {total / n:10.1f}")
-    return "\n".join(lines)
+    head = f"{c['running']:,} running attempts of {c['tasks']:,} tasks"
+    return census_table(head, c["rows"], c["running"], "attempt", 44)

@@ -34,6 +34,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from _attempt_census import census_table
 
 __all__ = ["format_job_census", "job_census"]
 
@@ -124,14 +125,5 @@ def job_census(sim: Any) -> dict:
 
 def format_job_census(c: dict) -> str:
     """The census as a table: MB, objects and bytes per live task."""
-    n = max(c["tasks"], 1)
-    lines = [
-        f"{c['jobs']:,} live jobs of {c['tasks']:,} tasks",
-        f"  {'what':36s} {'MB':>8s} {'objects':>11s} {'B/task':>8s}",
-    ]
-    total = 0
-    for key, b, k in c["rows"]:
-        total += b
-        lines.append(f"  {key:36s} {b / 1e6:8.1f} {k:>11,} {b / n:8.1f}")
-    lines.append(f"  {'total':36s} {total / 1e6:8.1f} {'':>11s} {total / n:8.1f}")
-    return "\n".join(lines)
+    head = f"{c['jobs']:,} live jobs of {c['tasks']:,} tasks"
+    return census_table(head, c["rows"], c["tasks"], "task", 36)
