@@ -470,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", nargs="+", type=Path, default=None, help="logs to plot (no replay)")
     ap.add_argument("--png", type=Path, default=None, help="(OUT/bench_day.png)")
     args = ap.parse_args(argv)
+    if args.job_census is not None and not args.job_census >= 0.0:  # NaN too
+        ap.error(f"--job-census must be an hour >= 0, got {args.job_census!r}")
     if args.plot:
         for p in args.plot:
             _report(_read(p))

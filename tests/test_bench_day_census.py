@@ -176,3 +176,11 @@ def test_job_census_equals_a_slow_count(bench_modules):
     assert not any("Policy" in k for k in rows)
     table = job_census_mod.format_job_census(got)
     assert "1 live jobs of 2 tasks" in table and "total" in table
+
+
+@pytest.mark.parametrize("bad", ["-1", "nan"])
+def test_job_census_refuses_a_bad_hour(bad, bench_modules, capsys):
+    day, _ = bench_modules
+    with pytest.raises(SystemExit):
+        day.main(["--job-census", bad, "--out", "unused"])
+    assert f"--job-census must be an hour >= 0, got {float(bad)!r}" in capsys.readouterr().err
