@@ -64,18 +64,22 @@ def test_comparison_clamp_equals_min_max_bit_for_bit(frac, sf):
 )
 def test_count_below_equals_searchsorted(values, x):
     arr = np.sort(np.asarray(values, dtype=float))
-    assert _count_below(arr.tolist(), x, arr) == int(np.searchsorted(arr, x))
+    want = int(np.searchsorted(arr, x))
+    assert _count_below(arr.tolist(), x, arr) == want
+    assert _count_below(arr.data, x, arr) == want  # the array's memoryview (Mantri's)
 
 
-def test_sorted_list_follows_the_snapshot():
+def test_sorted_view_follows_the_snapshot():
     d = _Durations()
+    assert d.sorted_view().tolist() == []
     for v in (3.0, 1.0, 2.0):
         d.add(v)
-    first = d.sorted_list()
-    assert first == d.sorted().tolist() == [1.0, 2.0, 3.0]
-    assert d.sorted_list() is first  # unchanged snapshot: not converted again
+    first = d.sorted_view()
+    assert isinstance(first, memoryview)  # no list of floats kept: 8 bytes a value
+    assert first.tolist() == d.sorted().tolist() == [1.0, 2.0, 3.0]
+    assert d.sorted_view() is first  # unchanged snapshot: not made again
     d.add(0.5)
-    assert d.sorted_list() == d.sorted().tolist() == [0.5, 1.0, 2.0, 3.0]
+    assert d.sorted_view().tolist() == d.sorted().tolist() == [0.5, 1.0, 2.0, 3.0]
 
 
 def _crowded(seed: int) -> Workload:
