@@ -1091,6 +1091,13 @@ Measured on 2026-11-30 (l):
   today to 1 h beside the new code, took 126 s against 115 s (peak 819 against 484 MB), so
   (d)'s figures came from a faster machine or a quieter one. RSS = 410 MB + 0.12 KB a live
   task (R^2 0.99) to 6 h, where (d) had 618 MB + 0.33 KB.
+- Mantri bisects its stage's run times through the snapshot's ``memoryview``
+  (``_Durations.sorted_view``) instead of a list of Python floats (4c715e6): the FB-2010 day
+  with Mantri to 1.5 h (``bench_day.py --workload FB2010 --policy mantri --job-census 1.5``,
+  4c715e6 against b4f69ca side by side, the other replays paused): the same state (379 live
+  jobs, 683,118 tasks, 797,697 events), Mantri's run times 12.5 -> 2.6 MB (the list 10.0 MB
+  for 311,748 floats), CPU 759 -> 727 s (0.96x: no list rebuilt at each refresh), sampled
+  peak to 1.5 h 985 -> 981 MB. Mantri takes 2.5x LATE's CPU to that hour (255,317 copies).
 - A lower threshold for making a big job's tasks when read (``LAZY_MIN_TASKS``), Alibaba 2017
   to 3 h, one run each: 1,024 tasks (the default) 638 MB / 428 s, 256 622 MB / 489 s, 64 624
   MB / 537 s (a replay beside each). About 2.5% less memory for 14-25% more CPU: left at 1,024.
