@@ -1098,7 +1098,7 @@ Measured on 2026-11-30 (l):
   jobs, 683,118 tasks, 797,697 events), Mantri's run times 12.5 -> 2.6 MB (the list 10.0 MB
   for 311,748 floats), CPU 759 -> 727 s (0.96x: no list rebuilt at each refresh), sampled
   peak to 1.5 h 985 -> 981 MB. Mantri takes 3.5x LATE's CPU to that hour (727 against 206 s
-  on b4f69ca's log, the same number of events; 255,317 copies).
+  on b4f69ca's log, at about as many events; 255,317 copies).
 - A lower threshold for making a big job's tasks when read (``LAZY_MIN_TASKS``), Alibaba 2017
   to 3 h, one run each: 1,024 tasks (the default) 638 MB / 428 s, 256 622 MB / 489 s, 64 624
   MB / 537 s (a replay beside each). About 2.5% less memory for 14-25% more CPU: left at 1,024.
