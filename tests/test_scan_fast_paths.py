@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -80,6 +82,20 @@ def test_sorted_view_follows_the_snapshot():
     assert d.sorted_view() is first  # unchanged snapshot: not made again
     d.add(0.5)
     assert d.sorted_view().tolist() == d.sorted().tolist() == [0.5, 1.0, 2.0, 3.0]
+
+
+def test_durations_survive_pickle_and_deepcopy():
+    """A policy's run times travel with it (a memoryview cannot be pickled: it is made
+    again when read)."""
+    d = _Durations()
+    for v in (3.0, 1.0, 2.0):
+        d.add(v)
+    d.sorted_view()
+    d.add(0.25)  # one value since the snapshot, not in it yet (fewer than 50: next read)
+    for e in (pickle.loads(pickle.dumps(d)), copy.deepcopy(d)):
+        assert len(e) == len(d) and e.total == d.total and e.total_sq == d.total_sq
+        assert e.sorted_view().tolist() == d.sorted_view().tolist() == [0.25, 1.0, 2.0, 3.0]
+        assert e.sorted().tobytes() == d.sorted().tobytes()
 
 
 def _crowded(seed: int) -> Workload:

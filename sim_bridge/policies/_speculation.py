@@ -98,8 +98,8 @@ class _Durations:
         self._sorted = np.empty(0)
         self._inv: list[float] = []
         self._inv_of: np.ndarray | None = None
-        self._view = self._sorted.data
-        self._view_of: np.ndarray | None = self._sorted
+        self._view: memoryview | None = None  # not pickled (__getstate__)
+        self._view_of: np.ndarray | None = None
 
     def add(self, d: float) -> None:
         self._new.append(d)
@@ -150,10 +150,20 @@ class _Durations:
         :func:`_count_below`'s bisection), made only when the snapshot changes. A list of
         the floats, kept for Mantri until 2026-11-30 (l), held 32 bytes a value more."""
         done = self.sorted()
-        if self._view_of is not done:
-            self._view = done.data
+        view = self._view
+        if view is None or self._view_of is not done:
+            view = self._view = done.data
             self._view_of = done
-        return self._view
+        return view
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a memoryview cannot be pickled: it is made again when next read
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("_view", "_view_of")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._view = self._view_of = None
 
 
 _EMPTY = _Durations()
