@@ -15,10 +15,12 @@ import sys
 from collections import Counter
 from typing import Any
 
-__all__ = ["attempt_census", "census_table", "format_census"]
+__all__ = ["attempt_census", "census_table", "format_census", "object_size"]
 
 
-def _size(o: Any) -> int:
+def object_size(o: Any) -> int:
+    """``sys.getsizeof`` plus the collector's 16-byte header when ``o`` is tracked (a NumPy
+    array is not: its size is its header, and its buffer when it owns one)."""
     return sys.getsizeof(o) + (16 if gc.is_tracked(o) else 0)
 
 
@@ -35,7 +37,7 @@ def attempt_census(sim: Any) -> dict:
         if o is None or id(o) in seen or (type(o) is int and -5 <= o <= 256):
             return
         seen.add(id(o))
-        by[key] += _size(o)
+        by[key] += object_size(o)
         count[key] += 1
 
     running = [a for job in sim._active.values() for a in job.running.values()]

@@ -27,38 +27,31 @@ Examples
 
 from __future__ import annotations
 
-import gc
-import sys
 import types
+from array import array
 from collections import Counter
 from typing import Any
 
 import numpy as np
-from _attempt_census import census_table
+from _attempt_census import census_table, object_size
 
 __all__ = ["format_job_census", "job_census"]
 
-_LEAVES = (str, bytes, float, int, bool, complex, np.ndarray, memoryview, np.generic)
+_LEAVES = (str, bytes, float, int, bool, complex, np.ndarray, memoryview, np.generic, array)
 
 
-def _size(o: Any) -> int:
-    if isinstance(o, np.ndarray):
-        return sys.getsizeof(o)  # its buffer included when it owns it (base is None)
-    return sys.getsizeof(o) + (16 if gc.is_tracked(o) else 0)
-
-
-def _fields(o: Any) -> list[Any]:
-    """The objects ``o`` refers to through its slots and ``__dict__``."""
+def _named_fields(o: Any) -> list[tuple[str, Any]]:
+    """``(name, value)`` of ``o``'s slots that are set, then of its ``__dict__``."""
     out = []
     for cls in type(o).__mro__:
         for name in getattr(cls, "__slots__", ()):
             try:
-                out.append(getattr(o, name))
+                out.append((name, getattr(o, name)))
             except AttributeError:
                 pass
     d = getattr(o, "__dict__", None)
     if isinstance(d, dict):
-        out.extend(d.values())
+        out.extend(d.items())
     return out
 
 
@@ -71,9 +64,9 @@ def _walk(root: Any, key: str, by: Counter, count: Counter, seen: set[int], stop
         if type(o) is int and -5 <= o <= 256:
             continue
         seen.add(id(o))
-        by[key] += _size(o)
+        by[key] += object_size(o)
         count[key] += 1
-        if isinstance(o, _LEAVES) or type(o).__name__ == "array":
+        if isinstance(o, _LEAVES):
             continue
         if isinstance(o, dict):
             stack.extend(o.keys())
@@ -81,7 +74,7 @@ def _walk(root: Any, key: str, by: Counter, count: Counter, seen: set[int], stop
         elif isinstance(o, (list, tuple, set, frozenset)):
             stack.extend(o)
         else:
-            stack.extend(_fields(o))
+            stack.extend(v for _, v in _named_fields(o))
 
 
 def job_census(sim: Any) -> dict:
@@ -98,27 +91,19 @@ def job_census(sim: Any) -> dict:
     count: Counter = Counter()
     seen: set[int] = set()
     for job in jobs:
-        by["Job"] += _size(job)
+        by["Job"] += object_size(job)
         count["Job"] += 1
         seen.add(id(job))
-        for cls in type(job).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                if name == "spec":  # the workload's, not the run's
-                    continue
-                try:
-                    value = getattr(job, name)
-                except AttributeError:
-                    continue
+        for name, value in _named_fields(job):
+            if name != "spec":  # the workload's, not the run's
                 _walk(value, f"job.{name}", by, count, seen, stop)
     durs = getattr(getattr(sim, "speculation", None), "_durs", None)
     if isinstance(durs, dict):
         live = {job.uid for job in jobs}
         for (uid, _stage), d in durs.items():
             if uid in live:
-                for cls in type(d).__mro__:
-                    for name in getattr(cls, "__slots__", ()):
-                        value = getattr(d, name, None)
-                        _walk(value, f"policy._durs.{name}", by, count, seen, stop)
+                for name, value in _named_fields(d):
+                    _walk(value, f"policy._durs.{name}", by, count, seen, stop)
     rows = [(k, v, count[k]) for k, v in by.most_common()]
     return {"jobs": len(jobs), "tasks": sum(j.n_tasks for j in jobs), "rows": rows}
 
