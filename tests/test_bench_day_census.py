@@ -30,18 +30,24 @@ def bench_modules(monkeypatch):
         sys.modules.pop(name, None)
 
 
+def _replay_log(day, tmp_path, data_dir, *census: str) -> list[dict]:
+    """The FB-2009 LATE replay with a census flag: its log's lines, once ``main`` returned
+    0 and left the simulator class as it was."""
+    from sim_bridge import _engine
+
+    before = dict(vars(_engine.Simulator))
+    argv = ["--workload", "FB2009", "--policy", "late", "--hours", "6", *census]
+    argv += ["--data-dir", str(data_dir), "--out", str(tmp_path), "--every", "0.5"]
+    assert day.main(argv) == 0
+    assert dict(vars(_engine.Simulator)) == before  # the class as it was
+    return [json.loads(x) for x in (tmp_path / "FB2009_late.jsonl").read_text().splitlines()]
+
+
 def test_census_stops_the_replay_and_logs_the_running_attempts(
     tmp_path, shared_data_dir, bench_modules, capsys
 ):
     day, _ = bench_modules
-    from sim_bridge import _engine
-
-    before = dict(vars(_engine.Simulator))
-    argv = ["--workload", "FB2009", "--policy", "late", "--hours", "6", "--census", "100"]
-    argv += ["--data-dir", str(shared_data_dir), "--out", str(tmp_path), "--every", "0.5"]
-    assert day.main(argv) == 0
-    assert dict(vars(_engine.Simulator)) == before  # the class as it was
-    lines = [json.loads(x) for x in (tmp_path / "FB2009_late.jsonl").read_text().splitlines()]
+    lines = _replay_log(day, tmp_path, shared_data_dir, "--census", "100")
     census = [x for x in lines if x["kind"] == "census"]
     end = lines[-1]
     assert len(census) == 1 and end["kind"] == "end"
@@ -110,14 +116,7 @@ def test_job_census_stops_the_replay_past_its_hour_and_logs_the_live_jobs(
     tmp_path, shared_data_dir, bench_modules, capsys
 ):
     day, _ = bench_modules
-    from sim_bridge import _engine
-
-    before = dict(vars(_engine.Simulator))
-    argv = ["--workload", "FB2009", "--policy", "late", "--hours", "6", "--job-census", "0.5"]
-    argv += ["--data-dir", str(shared_data_dir), "--out", str(tmp_path), "--every", "0.5"]
-    assert day.main(argv) == 0
-    assert dict(vars(_engine.Simulator)) == before
-    lines = [json.loads(x) for x in (tmp_path / "FB2009_late.jsonl").read_text().splitlines()]
+    lines = _replay_log(day, tmp_path, shared_data_dir, "--job-census", "0.5")
     census = [x for x in lines if x["kind"] == "job_census"]
     end = lines[-1]
     assert len(census) == 1 and end["kind"] == "end" and "--job-census" in end["stopped"]
