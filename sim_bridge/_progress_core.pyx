@@ -17,7 +17,7 @@ jobs alive, its progress reads through the same loop. ``SimView._progress_list_p
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
-from libc.math cimport isfinite
+from libc.math cimport INFINITY, isfinite, isinf
 
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._slots cimport (
@@ -81,11 +81,11 @@ def set_attempt_type(cls):
     return True
 
 
-# the Task fields a LATE scan reads, likewise
+# the Task fields the LATE and Mantri scans read, likewise
 cdef enum:
-    T_N_LIVE, N_TASK_FIELDS
+    T_N_LIVE, T_UID, T_STAGE, T_ATTEMPTS, N_TASK_FIELDS
 
-_TASK_NAMES = ("n_live",)
+_TASK_NAMES = ("n_live", "uid", "stage", "attempts")
 cdef Py_ssize_t _toff[N_TASK_FIELDS]
 cdef object _task_slotted = None
 
@@ -707,4 +707,188 @@ def late_scan(
                     c = 2 if _alone(a, type(a) is _slotted) else 3
                 if c == 2:
                     out.append(((1.0 - buf.prog[i]) / buf.rate[i], a.uid, a))
+    return out
+
+
+cdef inline Py_ssize_t _bisect_left(const double* a, Py_ssize_t n, double x) noexcept nogil:
+    """``bisect.bisect_left(a[:n], x)``: the number of values below ``x`` in ascending
+    ``a`` (no NaN in ``a`` or ``x``), with bisect's own comparisons."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef Py_ssize_t _count(
+    const double[::1] done, Py_ssize_t n, bint nan_last, double x, object count_below,
+    object arr,
+) except -1:
+    """``count_below(arr, x, arr)`` (``_count_below``: NumPy's ``searchsorted``, side
+    ``"left"``) for ``done``, ``arr``'s values: by bisection here unless a NaN is in
+    ``x`` or ``done`` (NumPy sorts NaN last; that case goes to ``count_below``)."""
+    if x != x or nan_last:
+        return count_below(arr, x, arr)
+    return _bisect_left(&done[0], n, x) if n else 0
+
+
+def count_below_sorted(object arr, double x, object count_below):
+    """:func:`mantri_scan`'s count of the values of ``arr`` (ascending float64) below ``x``,
+    exposed for its tests: ``count_below(arr, x, arr)`` where a NaN is about.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> count_below_sorted(np.array([1.0, 2.0, 2.0, 3.0]), 2.0, None)
+    1
+    """
+    cdef const double[::1] done = arr
+    cdef Py_ssize_t n = done.shape[0]
+    return _count(done, n, n > 0 and done[n - 1] != done[n - 1], x, count_below, arr)
+
+
+def mantri_scan(
+    object jobs,
+    double now,
+    Py_ssize_t free,
+    double delta,
+    double restart_margin,
+    double max_copies,
+    double min_samples,
+    dict durs,
+    object empty,
+    object count_below,
+    object launch,
+    object kill,
+    object now_obj,
+    object progress_one,
+    object work_done,
+    object cluster,
+    dict cache,
+    bint inline,
+    double dt,
+    object k_now_obj,
+    object trates=None,
+    long long chunk_min=0,
+):
+    """One Mantri tick (``Mantri._on_tick_py``, its reference): the actions, ``launch(task)``
+    for a copy and ``kill(attempt)`` then ``launch(task)`` for a restart, in the jobs' order.
+
+    Per job alive with running attempts and at least ``min_samples`` finished run times of
+    its stage (``durs.get((job.uid, job.stage), empty)``, a ``_Durations``): the progress of
+    its running attempts of that stage, read as :func:`progress_list` reads it (the
+    arguments from ``now_obj`` on are its own), then per task once, in that order:
+
+    * its remaining time ``t_rem``: ``(1 - p) * elapsed / (p - start_fraction)``, the best
+      over its live attempts (``task.live``, each read again at the clock, which adds
+      nothing to its work done) when it has more than one, else ``elapsed`` plus the mean
+      run time when nothing was gained;
+    * a copy when a slot is free, the task has fewer than ``max_copies`` live attempts ``c``
+      and more than ``delta`` of the run times are below ``t_rem * c / (c + 1)``;
+    * else, with no slot free, a kill and restart of a lone first attempt whose ``t_rem``
+      passes the mean run time by ``restart_margin`` and more than half the run times.
+
+    Counts are bisections of the sorted run times (``count_below``, ``_count_below``, where a
+    NaN is about). A task with one live attempt is in a job's running attempts once, so only
+    tasks with more are checked for being seen before (the engine's ``n_live`` counts its
+    running attempts). The same reads in the same order, the same IEEE operations.
+    """
+    cdef _Reader reader = _Reader(
+        now_obj, work_done, cluster, cache, inline, dt, k_now_obj, trates, chunk_min
+    )
+    cdef _Buffers buf = _Buffers()
+    cdef list out = []
+    cdef list live
+    cdef dict running
+    cdef set seen = set()
+    cdef object job, a, b, d, task, stage, t_new, uid
+    cdef const double[::1] done
+    cdef Py_ssize_t i, m, n, c
+    cdef bint fast, nan_last
+    cdef double p, el, t_rem, x, pb, eb, sfb, gained, mean_new, p_dup
+    for job in jobs:
+        running = job.running  # a dict (checked: a TypeError otherwise)
+        if not running:
+            continue
+        stage = job.stage
+        d = durs.get((job.uid, stage), empty)
+        if len(d) < min_samples:
+            continue
+        mean_new = d.mean()
+        t_new = d.sorted()
+        done = t_new
+        n = done.shape[0]
+        nan_last = n > 0 and done[n - 1] != done[n - 1]
+        live = []
+        for a in running.values():
+            if _tget(_get(a, F_TASK, type(a) is _slotted), T_STAGE) == stage:
+                live.append(a)
+        m = len(live)
+        buf.reserve(m)
+        for i in range(m):
+            a = live[i]
+            fast = type(a) is _slotted
+            if <long>_get(a, F_STATE, fast) != 0:  # not running
+                buf.prog[i] = progress_one(a)
+            else:
+                buf.prog[i] = reader.read(a, fast)
+        seen.clear()
+        for i in range(m):
+            a = live[i]
+            fast = type(a) is _slotted
+            task = _get(a, F_TASK, fast)
+            c = _tget(task, T_N_LIVE)
+            if c > 1:
+                uid = _tget(task, T_UID)
+                if uid in seen:
+                    continue
+                seen.add(uid)
+            el = now - _getd(a, F_LAUNCH, fast)
+            if el <= 0.0:
+                continue
+            # remaining time of the task: the best of its live attempts
+            if c > 1:
+                t_rem = INFINITY
+                for b in task.live.values():
+                    fast = type(b) is _slotted
+                    if <long>_get(b, F_STATE, fast) != 0:
+                        pb = progress_one(b)
+                    else:
+                        pb = reader.read(b, fast)
+                    eb = now - _getd(b, F_LAUNCH, fast)
+                    sfb = _getd(b, F_SF, fast)
+                    if pb > sfb and eb > 0:
+                        x = (1.0 - pb) * eb / (pb - sfb)
+                        if x < t_rem:  # min(t_rem, x)
+                            t_rem = x
+                fast = type(a) is _slotted
+            else:
+                p = buf.prog[i]
+                gained = p - _getd(a, F_SF, fast)
+                t_rem = (1.0 - p) * el / gained if gained > 0 else INFINITY
+            if isinf(t_rem):
+                t_rem = el + mean_new  # no progress yet: at least as long as it has run
+            if n == 0:
+                raise ZeroDivisionError("division by zero")
+            # P(t_rem > t_new (c+1)/c) from the stage's empirical t_new
+            p_dup = <double>_count(
+                done, n, nan_last, t_rem * <double>c / <double>(c + 1), count_below, t_new
+            ) / <double>n
+            if free and c < max_copies and p_dup > delta:
+                out.append(launch(task))
+                free -= 1
+                continue
+            if (
+                not free
+                and c == 1
+                and len(_tget(task, T_ATTEMPTS)) == 1
+                and t_rem > mean_new + restart_margin
+                and <double>_count(done, n, nan_last, t_rem, count_below, t_new) / <double>n
+                > 0.5
+            ):
+                out.append(kill(a))
+                out.append(launch(task))
     return out

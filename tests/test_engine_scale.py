@@ -78,7 +78,9 @@ def test_inline_progress_reads_give_the_same_run(make, seed, stream, tmp_path, m
     n_fast = calls["n"]
     calls["n"] = 0
     monkeypatch.setattr(SimView, "progress_many", _reference_progress_many)
-    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)  # LATE reads through it too
+    # LATE and Mantri read through it too
+    monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
+    monkeypatch.setattr(speculation, "MANTRI_SCAN_IN_C", False)
     slow = _run(make(), seed, tmp_path, stream)
     n_slow = calls["n"]
     # the shortcut was taken (fewer engine reads) on a run that really speculated

@@ -43,7 +43,7 @@ def test_environment_variable_switches_the_extensions_off():
         "import sim_bridge.world._persistence as p, sim_bridge._view as v\n"
         "import sim_bridge.policies._speculation as sp, sim_bridge._event_heap as eh\n"
         "assert not eh.HEAP_IN_C and type(eh.new_event_heap()) is eh.PyEventHeap\n"
-        "assert v._progress_c is None and sp._late_scan is None\n"
+        "assert v._progress_c is None and sp._late_scan is sp._mantri_scan is None\n"
         "assert c.CounterSynth is None and c.TenantRates is None and not k.compiled_available()\n"
         "assert c._compiled_response is None and p.ar1_rows is p.expit_inplace is None\n"
         "import sim_bridge.world._block_marks as bm\n"

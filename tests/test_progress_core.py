@@ -14,19 +14,26 @@
 * LATE's scan in C (``late_scan``) ranks, at every scan, the same attempts with the same
   estimates as the Python scan (``LATE._ranked_py``) and books the same reads; runs with
   either are equal.
+* Mantri's tick in C (``mantri_scan``) gives, at every tick, the same copies and restarts as
+  the Python tick (``Mantri._on_tick_py``) and books the same reads; runs with either are
+  equal. Its count of run times below a remaining time equals NumPy's ``searchsorted``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 import scipy.stats
 from _crowded import crowded_workload, run_tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sim_bridge
 import sim_bridge._view as view_mod
 from sim_bridge._states import A_RUNNING
-from sim_bridge.policies import LATE
+from sim_bridge.policies import LATE, Kill, Launch, Mantri
 from sim_bridge.policies import _speculation as speculation
 
 pytestmark = pytest.mark.skipif(view_mod._progress_c is None, reason="not built")
@@ -284,3 +291,75 @@ def test_a_read_rewrites_no_last_read_held_elsewhere(monkeypatch):
     monkeypatch.setattr(speculation, "LATE_SCAN_IN_C", False)
     slow = sim_bridge.simulate(make(), _HoldsReads(), seed=4, progress=False, **kw)
     assert held.tasks.equals(slow.tasks) and held.jobs.equals(slow.jobs)
+
+
+def _actions(actions: list) -> list[tuple[str, int]]:
+    """A tick's actions, comparable: kind and the uid of what it acts on."""
+    return [
+        ("launch", a.task.uid) if type(a) is Launch else ("kill", a.attempt.uid) for a in actions
+    ]
+
+
+class _BothMantriTicks(Mantri):
+    """Mantri that runs every tick both ways, the compiled one first or second in turn,
+    from the same state, and checks they give the same actions on the same objects and book
+    the same reads; it counts the copies, the restarts and the tasks read with copies."""
+
+    name = "_both_mantri_ticks"
+
+    def reset(self) -> None:
+        super().reset()
+        self.ticks_ = self.launches_ = self.kills_ = self.multi_ = 0
+
+    def on_tick(self, view):
+        atts = list(view.running_attempts())
+        tick_c = super().on_tick
+        first, second = _both_ways(
+            atts, [lambda: tick_c(view), lambda: self._on_tick_py(view)], self.ticks_
+        )
+        assert _actions(first) == _actions(second)
+        assert all(
+            (x.task is y.task) if type(x) is Launch else (x.attempt is y.attempt)
+            for x, y in zip(first, second, strict=True)
+        )
+        self.ticks_ += 1
+        self.launches_ += sum(type(a) is Launch for a in first)
+        self.kills_ += sum(type(a) is Kill for a in first)
+        self.multi_ += len({a.task.uid for a in atts if a.task.n_live > 1})
+        return first
+
+
+@pytest.mark.skipif(speculation._mantri_scan is None, reason="not built")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_mantri_scan_in_c_equals_the_python_tick(case, monkeypatch):
+    make, kw = CASES[case]
+    pol = _BothMantriTicks()
+    checked = sim_bridge.simulate(make(), pol, seed=3, progress=False, **kw)
+    # copies, restarts (slots full), and tasks read over their several live attempts
+    assert pol.ticks_ > 20 and pol.launches_ > 5 and pol.kills_ > 5 and pol.multi_ > 5
+    plain = sim_bridge.simulate(make(), Mantri(), seed=3, progress=False, **kw)
+    monkeypatch.setattr(speculation, "MANTRI_SCAN_IN_C", False)
+    slow = sim_bridge.simulate(make(), Mantri(), seed=3, progress=False, **kw)
+    assert plain.summary["attempts"] > plain.summary["tasks"]
+    for a, b in ((plain, slow), (plain, checked)):
+        assert a.tasks.equals(b.tasks) and a.jobs.equals(b.jobs)
+
+
+@pytest.mark.skipif(speculation._mantri_scan is None, reason="not built")
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.floats(allow_nan=False), st.sampled_from([0.0, -0.0, 1.0, 2.5])),
+        max_size=40,
+    ),
+    x=st.one_of(st.floats(), st.sampled_from([0.0, -0.0, 1.0, 2.5])),
+    nan_last=st.booleans(),
+)
+def test_mantri_scans_count_equals_searchsorted(values, x, nan_last):
+    """The compiled count of run times below ``x`` is NumPy's ``searchsorted`` (side
+    ``"left"``) on the sorted run times, NaN included (NumPy sorts NaN last)."""
+    from sim_bridge._progress_core import count_below_sorted
+
+    arr = np.sort(np.array(values + [math.nan] * nan_last, dtype=float))
+    got = count_below_sorted(arr, x, speculation._count_below)
+    assert got == int(np.searchsorted(arr, x))
