@@ -10,9 +10,10 @@ fields, read straight from their slots (:func:`set_attempt_type`, called on
 ``sim_bridge._jobs.Attempt`` at import). Reads it cannot do here
 (an attempt not running, a long or unreadable walk under co-located demand) call back into
 the Python engine, as the Python loop does. :func:`late_scan` is a whole LATE scan over the
-jobs alive, its progress reads through the same loop. ``SimView._progress_list_py`` and
-``LATE._ranked_py`` are the references they are tested against
-(``tests/test_progress_core.py``, ``tests/test_late_scan.py``).
+jobs alive and :func:`mantri_scan` a whole Mantri tick, their progress reads through the
+same loop. ``SimView._progress_list_py``, ``LATE._ranked_py`` and ``Mantri._on_tick_py``
+are the references they are tested against (``tests/test_progress_core.py``,
+``tests/test_late_scan.py``).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
