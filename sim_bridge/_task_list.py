@@ -31,11 +31,11 @@ from typing import Any, overload
 from sim_bridge import _chunked_items as _chunked
 from sim_bridge._chunked_items import ChunkedItems
 from sim_bridge._closed_attempts import DoneMany
-from sim_bridge._jobs import _SHADOWED, _SLOT, ONE_ROW, DoneOne, Job, Task, task_indices
+from sim_bridge._jobs import _SHADOWED, _SLOT, DONE_F, ONE_ROW, DoneOne, Job, Task, task_indices
 from sim_bridge._states import DONE
 from sim_bridge._waiting_tasks import UNBUILT
 
-__all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists"]
+__all__ = ["DROP_DONE", "DropQueue", "TaskList", "drop_unheld", "set_task_lists", "task_works"]
 
 #: let a streaming run drop the done tasks nobody holds (:func:`drop_unheld`); off, it keeps
 #: every task object (the same trace: ``tests/test_task_list.py``)
@@ -110,8 +110,45 @@ class TaskList(Sequence[Task]):
             for k, t in enumerate(items.iter_range(lo, lo + self._n), lo):
                 yield self._at(k) if t is None or t is UNBUILT else t
 
+    def works(self) -> Iterator[float]:
+        """Each task's base work, in order, without making a task not yet made or building
+        again one dropped: what ``(t.work for t in self)`` gives (a task not made has its
+        maker's, a dropped one its job's row's)."""
+        items, lo, job = self._items, self._lo, self._job
+        it = (
+            (items[k] for k in range(lo, lo + self._n))
+            if isinstance(items, list)
+            else items.iter_range(lo, lo + self._n)
+        )
+        for k, t in enumerate(it, lo):
+            if t is UNBUILT:
+                yield job._maker.work[k]
+            elif t is None:
+                yield job._done_f[DONE_F * k]  # type: ignore[index]
+            else:
+                yield t.work
+
     def __repr__(self) -> str:
         return f"TaskList({self._n} tasks of job {self._job.job_id})"
+
+
+def task_works(job: Job) -> Iterator[float]:
+    """The base work of each of ``job``'s tasks, in task order, as ``t.work`` reads it, but
+    without making the tasks of a big job's queue (:meth:`TaskList.works`).
+
+    Examples
+    --------
+    >>> from sim_bridge._jobs import Job, Task
+    >>> job = Job()
+    >>> job.job_id, job.n_tasks = "j", 2
+    >>> job.tasks = [Task(1, job, 0, 0, "map", 2.0, 0.0), Task(2, job, 1, 0, "map", 3.0, 0.0)]
+    >>> list(task_works(job))
+    [2.0, 3.0]
+    """
+    tasks = job.tasks
+    if type(tasks) is TaskList:
+        return tasks.works()
+    return (t.work for t in tasks)
 
 
 def set_task_lists(job: Job, tasks: list[Any], n0: int) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from _crowded import crowded_workload
 
 from sim_bridge import JobSpec, simulate
 from sim_bridge.experiments import pareto_unit_mean, run_cluster, sigma_sweep, xu_lau_jobs
 from sim_bridge.experiments._xu_lau import SlotHold
 from sim_bridge.policies import get_policy
+from sim_bridge.policies._xu_lau import ESE
 from sim_bridge.theory import sca_clone_counts
 
 ALPHA = 2.0
@@ -138,3 +142,37 @@ def test_sigma_sweep_is_deterministic_and_has_the_no_backup_baseline():
 def test_parameters_are_validated_by_name(name, params, msg):
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
         get_policy(name, **params).validate()
+
+
+class _OneReadAtATime(ESE):
+    """ESE whose backup candidates read each attempt's progress by its own
+    ``view.progress`` call (the obvious scan ESE made before 2026-11-30)."""
+
+    name = "_ese_one_read_at_a_time"
+
+    def backup_candidates(self, view):
+        cands = []
+        for job in view.active_jobs():
+            if not job.running:
+                continue
+            thr = self._sigma * self._mean_x(job)
+            for a in job.running.values():
+                if len(a.task.attempts) != 1:
+                    continue
+                t_rem = self._t_rem(view.now, a, view.progress(a))
+                if t_rem > thr and math.isfinite(t_rem):
+                    cands.append((-t_rem, a.uid, a))
+        cands.sort(key=lambda c: (c[0], c[1]))
+        return [c[2] for c in cands]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ese_reading_a_jobs_progress_at_once_gives_the_obvious_scans_run(seed):
+    """ESE reads a job's candidates' progress in one ``progress_many`` (the compiled loop):
+    on crowded nodes (reads under co-located demand, which book what later reads go on
+    from) the run is, bit for bit, the one per-attempt reads give."""
+    kw = dict(nodes=5, slots=8, seed=seed, progress=False, record_counters=False)
+    fast = simulate(crowded_workload(seed, n_jobs=20), ESE(sigma=0.5), **kw)
+    slow = simulate(crowded_workload(seed, n_jobs=20), _OneReadAtATime(sigma=0.5), **kw)
+    assert fast.summary["attempts"] > fast.summary["tasks"]  # it backed tasks up
+    assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)

@@ -96,7 +96,7 @@ class Dolly(SpeculationPolicy):
         budget = self._budget_left(view)
         out = []
         short = False
-        for task in list(job.pending.values()):
+        for task in job.pending.values():
             if free == 0:
                 short = True
                 break

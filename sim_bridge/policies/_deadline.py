@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from sim_bridge._task_list import task_works
 from sim_bridge.policies._registry import register_policy
 from sim_bridge.policies.base import (
     Kill,
@@ -62,7 +63,7 @@ class _DeadlineBase(SpeculationPolicy):
         check_fraction(self, "target", self.target)
 
     def _t_min(self, job) -> float:
-        return self.t_min_factor * sum(t.work for t in job.tasks) / job.n_tasks
+        return self.t_min_factor * sum(task_works(job)) / job.n_tasks
 
 
 @register_policy
@@ -106,7 +107,7 @@ class Shed(_DeadlineBase):
         if r == 0:
             return []
         out: list[Launch] = []
-        for task in list(job.pending.values()):
+        for task in job.pending.values():
             out.extend(Launch(task) for _ in range(r + 1))
         return out
 
