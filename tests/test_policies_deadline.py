@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _crowded import crowded_workload
 from scipy import stats
 
 from sim_bridge import JobSpec, simulate
@@ -141,3 +142,47 @@ def test_parameters_are_validated_by_name(name, params, msg):
         esc = esc.replace(ch, "\\" + ch)
     with pytest.raises(ValueError, match=esc):
         get_policy(name, **params).validate()
+
+
+class _FreshTMin(ShedPlus):
+    """Shed+ checking, at every read, its kept t_min against the sum over the job's tasks,
+    and counting the reads and the jobs it keeps it for."""
+
+    name = "_shed_plus_fresh_t_min"
+
+    def reset(self) -> None:
+        super().reset()
+        self.reads_ = 0
+        self.kept_max_ = 0
+
+    def _t_min(self, job) -> float:
+        kept = super()._t_min(job)
+        fresh = self.t_min_factor * sum(t.work for t in job.tasks) / job.n_tasks
+        assert kept == fresh
+        self.reads_ += 1
+        self.kept_max_ = max(self.kept_max_, len(self._t_mins))
+        live = {j.uid for j in self._view.active_jobs()}
+        assert set(self._t_mins) <= live  # kept for the jobs alive only
+        return kept
+
+    def _plan(self, view):
+        self._view = view
+        return super()._plan(view)
+
+
+def test_shed_plus_keeps_each_live_jobs_t_min_and_lets_it_go_with_the_job():
+    jobs = crowded_workload(2, n_jobs=16)
+    pol = _FreshTMin(theta=20.0, interval=5.0)
+    res = simulate(jobs, pol, nodes=5, slots=8, seed=2, progress=False, record_counters=False)
+    assert pol.reads_ > 3 * pol.kept_max_ > 0  # read again while kept
+    assert not pol._t_mins  # every job done: nothing kept
+    plain = simulate(
+        jobs,
+        ShedPlus(theta=20.0, interval=5.0),
+        nodes=5,
+        slots=8,
+        seed=2,
+        progress=False,
+        record_counters=False,
+    )
+    assert plain.tasks.equals(res.tasks)

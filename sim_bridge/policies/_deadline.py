@@ -156,6 +156,16 @@ class ShedPlus(_DeadlineBase):
         self._last = -math.inf
         self._fresh: set[int] = set()  # jobs that have not reached xi progress yet
         self.decisions = 0  # number of Algorithm 1 runs (read after a simulation)
+        self._t_mins: dict[int, float] = {}  # per job alive: its t_min, once computed
+
+    def _t_min(self, job) -> float:
+        """:meth:`_DeadlineBase._t_min`, computed once per job (its tasks' works do not
+        change) and kept while it is alive: every run of Algorithm 1 reads it for every job
+        with running tasks, and it sums the job's tasks."""
+        t = self._t_mins.get(job.uid)
+        if t is None:
+            t = self._t_mins[job.uid] = super()._t_min(job)
+        return t
 
     def on_job_arrival(self, view, job):
         self._fresh.add(job.uid)
@@ -165,6 +175,7 @@ class ShedPlus(_DeadlineBase):
         job = attempt.task.job
         if job.done:
             self._fresh.discard(job.uid)
+            self._t_mins.pop(job.uid, None)
         return []
 
     @staticmethod
