@@ -24,7 +24,7 @@ import sim_bridge
 import sim_bridge._waiting_tasks as waiting
 from sim_bridge._jobs import Job, Task
 from sim_bridge._states import BLOCKED, WAITING
-from sim_bridge._task_list import set_task_lists
+from sim_bridge._task_list import TaskList, set_task_lists, task_works
 from sim_bridge._waiting_tasks import UNBUILT, TaskMaker, WaitingTasks
 
 
@@ -267,3 +267,35 @@ def test_a_policys_pass_reads_the_waiting_queue_only_as_far_as_it_launches(
     assert ta.keys() == tb.keys()
     for name, table in ta.items():
         assert table.equals(tb[name]), name
+
+
+def test_task_works_equal_the_tasks_works_without_making_them(tmp_path, monkeypatch):
+    """``task_works(job)`` gives each task's ``work`` in order, as reading every task does,
+    for tasks made, not yet made and dropped as rows, and makes or builds none of them."""
+    seen = {"unbuilt": 0, "dropped": 0, "checked": 0}
+
+    class Probe(sim_bridge.get_policy("late").__class__):  # type: ignore[misc]
+        def on_attempt_finished(self, view, attempt):
+            job = attempt.task.job
+            items = job.tasks._items
+            if attempt.uid % 5 == 0 and isinstance(job.tasks, TaskList):
+                kinds = [items[k] for k in range(len(job.tasks))]
+                works = list(task_works(job))
+                assert [items[k] for k in range(len(job.tasks))] == kinds  # none made
+                assert works == [t.work for t in job.tasks]
+                seen["unbuilt"] += sum(x is UNBUILT for x in kinds)
+                seen["dropped"] += sum(x is None for x in kinds)
+                seen["checked"] += 1
+            return super().on_attempt_finished(view, attempt)
+
+    monkeypatch.setattr(waiting, "LAZY_MIN_TASKS", 1)
+    sim_bridge.simulate(
+        crowded_workload(4, 14),
+        Probe(),
+        nodes=5,
+        slots=3,
+        seed=11,
+        progress=False,
+        trace_sink=tmp_path / "works.parquet",
+    )
+    assert seen["checked"] > 20 and seen["unbuilt"] > 0 and seen["dropped"] > 0
