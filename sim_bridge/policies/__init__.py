@@ -8,6 +8,7 @@ conformance test suite. See ``sim_bridge/POLICY_API.md``.
 import importlib as _importlib
 import pkgutil as _pkgutil
 
+from sim_bridge._task_list import task_works
 from sim_bridge.policies._placement import FairPlacement, FIFOPlacement, iter_free_slots
 from sim_bridge.policies._predictor import ConstantPredictor, PredictorPlacement, SlowdownOracle
 from sim_bridge.policies._random_refusal import RandomRefusalPlacement
@@ -70,6 +71,7 @@ __all__ = [
     "Wake",
     "check_fraction",
     "check_positive",
+    "task_works",
     "get_policy",
     "iter_free_slots",
     "list_policies",
