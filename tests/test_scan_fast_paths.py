@@ -5,8 +5,9 @@
 * Mantri counts the finished durations below a remaining time by bisection on a list: equal
   to ``np.searchsorted`` (NaN goes to NumPy), and a whole run with NumPy's count instead
   gives equal tables.
-* Hopper reads each job's virtual size once a pass and takes waiting tasks without copying
-  the queue: runs equal those of the pass as first written.
+* Hopper reads each job's virtual size once a pass, sorts only the jobs with waiting tasks
+  when it does not speculate, and takes waiting tasks without copying the queue: runs equal
+  those of the pass as first written (every job alive sorted at every pass).
 * LATE ranks on arrays over the scan's batch: on a crowded cluster (every progress read
   under co-located demand, so the inline reads run) the ranking equals the obvious per-job
   scan at every scan, and the run with the fast scan equals the run with the obvious one.
