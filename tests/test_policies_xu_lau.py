@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from _crowded import crowded_workload
 
-from sim_bridge import JobSpec, simulate
+from sim_bridge import JobSpec, SimView, simulate
 from sim_bridge.experiments import pareto_unit_mean, run_cluster, sigma_sweep, xu_lau_jobs
 from sim_bridge.experiments._xu_lau import SlotHold
-from sim_bridge.policies import get_policy
-from sim_bridge.policies._xu_lau import ESE
+from sim_bridge.policies import Launch, get_policy
+from sim_bridge.policies._xu_lau import ESE, SDA
 from sim_bridge.theory import sca_clone_counts
 
 ALPHA = 2.0
@@ -175,4 +175,66 @@ def test_ese_reading_a_jobs_progress_at_once_gives_the_obvious_scans_run(seed):
     fast = simulate(crowded_workload(seed, n_jobs=20), ESE(sigma=0.5), **kw)
     slow = simulate(crowded_workload(seed, n_jobs=20), _OneReadAtATime(sigma=0.5), **kw)
     assert fast.summary["attempts"] > fast.summary["tasks"]  # it backed tasks up
+    assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)
+
+
+class _SdaOneReadAtATime(SDA):
+    """SDA's pass as first written: one ``view.progress`` per unchecked original, in order,
+    up to where the free slots run out."""
+
+    name = "_sda_one_read_at_a_time"
+
+    def _schedule(self, view, scan):
+        free = view.free_slot_count
+        out: list = []
+        if scan and free > 0 and self._copies > 1:
+            now = view.now
+            for job in view.active_jobs():
+                if not job.running:
+                    continue
+                ex = self._mean_x(job)
+                for a in list(job.running.values()):
+                    if a.index != 0 or a.uid in self._checked or a.task.n_live != 1:
+                        continue
+                    prog = view.progress(a)
+                    if prog < self.s or now <= a.launch_time:
+                        continue
+                    self._checked.add(a.uid)
+                    t_rem = (now - a.launch_time) * (1.0 - prog) / prog
+                    if t_rem > self._sigma * ex:
+                        k = min(self._copies - 1, free)
+                        out.extend(Launch(a.task) for _ in range(k))
+                        free -= k
+                        if free == 0:
+                            return out
+        free = self._place_started(view, free, out)
+        if free:
+            self._place_one_each(self._unscheduled(view), free, out)
+        return out
+
+
+@pytest.mark.parametrize(("seed", "slots"), [(0, 8), (1, 3), (2, 16)])
+def test_sda_reading_a_jobs_progress_at_once_gives_the_obvious_scans_run(seed, slots, monkeypatch):
+    """SDA reads a job's unchecked originals in one ``progress_many`` when its pass cannot run
+    out of slots within the job, else one by one as before: on crowded nodes (reads under
+    co-located demand) and with few or many free slots, the run is, bit for bit, the one
+    per-attempt reads give, and both ways of reading were taken."""
+    calls = {"many": 0, "one": 0}
+    progress_many, progress = SimView.progress_many, SimView.progress
+
+    def many(self, attempts):
+        calls["many"] += 1
+        return progress_many(self, attempts)
+
+    def one(self, attempt):
+        calls["one"] += 1
+        return progress(self, attempt)
+
+    monkeypatch.setattr(SimView, "progress_many", many)
+    monkeypatch.setattr(SimView, "progress", one)
+    kw = dict(nodes=5, slots=slots, seed=seed, progress=False, record_counters=False)
+    fast = simulate(crowded_workload(seed, n_jobs=20), SDA(copies=2), **kw)
+    assert calls["many"] > 0 and calls["one"] > 0  # both ways of reading were taken
+    slow = simulate(crowded_workload(seed, n_jobs=20), _SdaOneReadAtATime(copies=2), **kw)
+    assert fast.summary["attempts"] > fast.summary["tasks"]  # it copied
     assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)

@@ -303,17 +303,30 @@ class SDA(_SlotScheduler):
         out: list = []
         if scan and free > 0 and self._copies > 1:
             now = view.now
+            checked = self._checked
             for job in view.active_jobs():
                 if not job.running:
                     continue
                 ex = self._mean_x(job)
-                for a in list(job.running.values()):
-                    if a.index != 0 or a.uid in self._checked or a.task.n_live != 1:
-                        continue
-                    prog = view.progress(a)
+                cands = [
+                    a
+                    for a in job.running.values()
+                    if a.index == 0 and a.uid not in checked and a.task.n_live == 1
+                ]
+                # their progress in one read (the view's compiled loop) when the pass cannot
+                # run out of slots within the job, so that it reads each of them, as one
+                # view.progress each would; else one by one, up to where the slots run out
+                # (a read books what later reads go on from: no read the pass would not make)
+                progs = (
+                    view.progress_many(cands).tolist()
+                    if free > (self._copies - 1) * len(cands)
+                    else None
+                )
+                for i, a in enumerate(cands):
+                    prog = view.progress(a) if progs is None else progs[i]
                     if prog < self.s or now <= a.launch_time:
                         continue
-                    self._checked.add(a.uid)
+                    checked.add(a.uid)
                     t_rem = (now - a.launch_time) * (1.0 - prog) / prog
                     if t_rem > self._sigma * ex:
                         k = min(self._copies - 1, free)
