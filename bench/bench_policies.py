@@ -19,8 +19,10 @@ the traces equal (``tasks.parquet``, ``DataFrame.equals``):
 - the slot schedulers of seeds 000/001 copied a job's whole waiting queue at every pass and
   made every task of a big job at its arrival for their mean work; they read the queue only
   as far as they launch and the works without making tasks (``task_works``), and ESE reads
-  a job's candidates' progress in one call: ESE 119.8 -> 32.1 s, SDA 109.5 -> 32.9 s, SCA
-  95.7 -> 26.2 s;
+  a job's candidates' progress in one call (SDA: when its pass cannot run out of slots
+  within the job): ESE 119.8 -> 32.1 s, SDA 109.3 -> 33.8 s, SCA 95.7 -> 26.2 s;
+- Hopper sorts only the jobs with waiting tasks at a finish or an arrival (it launches only
+  waiting tasks there), not every job alive: 34.0 -> 22.3 s;
 - Shed+ keeps each live job's t_min instead of summing its tasks at every run of its
   Algorithm 1: 45.7 -> 33.7 s;
 - Mantri's tick in C: see ``bench/bench_mantri_scan.py``;
