@@ -1,6 +1,6 @@
 """The engine's loop CPU over the first events of the FB-2010 day (or another replay), and an
 A/B of two implementations of one part of the engine on it (shared by ``bench_heap.py``,
-``bench_late_scan.py`` and ``bench_retenant.py``)."""
+``bench_late_scan.py``, ``bench_mantri_scan.py`` and ``bench_retenant.py``)."""
 
 from __future__ import annotations
 
@@ -91,3 +91,42 @@ def compare_fb2010(
             pq.read_table(Path(tmp) / "peer0.parquet")
         )
     return min(cpu[True]), min(cpu[False]), same
+
+
+def scan_switch_main(doc: str, policy: str, what: str, switch: str, built: str) -> None:
+    """The command line of a bench of a speculation policy's compiled scan against its Python
+    reference on the FB-2010 day (``bench_late_scan.py``, ``bench_mantri_scan.py``):
+    ``--events``, ``--data-dir`` and ``--repeat``; the two sides are the module flag
+    ``sim_bridge.policies._speculation.<switch>`` on and off, for ``policy``; ``built`` names
+    the compiled function there, None when the extension is not built. ``what`` names the
+    scan in the output (e.g. ``"scan"``, ``"tick"``)."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--events", type=int, default=300_000, help="FB-2010 events (300,000)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each side (1)")
+    args = ap.parse_args()
+
+    from sim_bridge.policies import _speculation
+
+    if getattr(_speculation, built) is None:
+        sys.exit(f"{Path(sys.argv[0]).stem}: the extension sim_bridge._progress_core is not built")
+
+    def run_side(in_c: bool, out: Path) -> tuple[float, int]:
+        setattr(_speculation, switch, in_c)
+        return fb2010_loop_cpu(policy, args.events, args.data_dir, out)
+
+    name = {"late": "LATE", "mantri": "Mantri"}.get(policy, policy)
+    c, p, same = compare_fb2010(
+        run_side,
+        {True: f"{what} compiled", False: f"{what} in Python"},
+        f"FB-2010 with {name}",
+        args.repeat,
+    )
+    print(
+        f"FB-2010 with {name}, first {args.events:,} events, loop CPU (best of "
+        f"{args.repeat}): Python {what} (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
+        f"traces equal: {same}"
+    )

@@ -22,43 +22,7 @@ Run: ``.venv/bin/python bench/bench_mantri_scan.py [--events 300000] [--data-dir
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
-from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
-
-
-def _engine_run(in_c: bool, n_events: int, data_dir: str | None, out: Path) -> tuple[float, int]:
-    from sim_bridge.policies import _speculation
-
-    _speculation.MANTRI_SCAN_IN_C = in_c
-    return fb2010_loop_cpu("mantri", n_events, data_dir, out)
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=300_000, help="FB-2010 events (300,000)")
-    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each side (1)")
-    args = ap.parse_args()
-
-    from sim_bridge.policies import _speculation
-
-    if _speculation._mantri_scan is None:
-        sys.exit("bench_mantri_scan: the extension sim_bridge._progress_core is not built")
-    c, p, same = compare_fb2010(
-        lambda in_c, out: _engine_run(in_c, args.events, args.data_dir, out),
-        {True: "tick compiled", False: "tick in Python"},
-        "FB-2010 with Mantri",
-        args.repeat,
-    )
-    print(
-        f"FB-2010 with Mantri, first {args.events:,} events, loop CPU (best of "
-        f"{args.repeat}): Python tick (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
-        f"traces equal: {same}"
-    )
-
+from _fb2010_loop import scan_switch_main
 
 if __name__ == "__main__":
-    main()
+    scan_switch_main(__doc__, "mantri", "tick", "MANTRI_SCAN_IN_C", "_mantri_scan")

@@ -361,6 +361,13 @@ cdef class _Reader:
         sf = _getd(a, F_SF, fast)
         return sf + (1.0 - sf) * frac
 
+    cdef double read_any(self, object a, bint fast, object progress_one) except? -1.0:
+        """The progress of the attempt ``a``: :meth:`read` when it is running, else
+        ``progress_one(a)`` (``SimView.progress``), as the Python loop reads it."""
+        if <long>_get(a, F_STATE, fast) != 0:  # not running (A_RUNNING is 0)
+            return progress_one(a)
+        return self.read(a, fast)
+
 
 def progress_list(
     list attempts,
@@ -399,11 +406,7 @@ def progress_list(
     cdef object a
     cdef bint fast
     for a in attempts:
-        fast = type(a) is _slotted
-        if <long>_get(a, F_STATE, fast) != 0:  # not running (A_RUNNING is 0)
-            out.append(progress_one(a))
-        else:
-            out.append(reader.read(a, fast))
+        out.append(reader.read_any(a, type(a) is _slotted, progress_one))
     return out
 
 
@@ -651,10 +654,7 @@ def late_scan(
         for i in range(n):
             a = live[i]
             fast = type(a) is _slotted
-            if <long>_get(a, F_STATE, fast) != 0:  # not running
-                p = progress_one(a)
-            else:
-                p = reader.read(a, fast)
+            p = reader.read_any(a, fast, progress_one)
             launch = _getd(a, F_LAUNCH, fast)
             sf = _getd(a, F_SF, fast)
             el = now - launch
@@ -831,11 +831,7 @@ def mantri_scan(
         buf.reserve(m)
         for i in range(m):
             a = live[i]
-            fast = type(a) is _slotted
-            if <long>_get(a, F_STATE, fast) != 0:  # not running
-                buf.prog[i] = progress_one(a)
-            else:
-                buf.prog[i] = reader.read(a, fast)
+            buf.prog[i] = reader.read_any(a, type(a) is _slotted, progress_one)
         seen.clear()
         for i in range(m):
             a = live[i]
@@ -855,10 +851,7 @@ def mantri_scan(
                 t_rem = INFINITY
                 for b in task.live.values():
                     fast = type(b) is _slotted
-                    if <long>_get(b, F_STATE, fast) != 0:
-                        pb = progress_one(b)
-                    else:
-                        pb = reader.read(b, fast)
+                    pb = reader.read_any(b, fast, progress_one)
                     eb = now - _getd(b, F_LAUNCH, fast)
                     sfb = _getd(b, F_SF, fast)
                     if pb > sfb and eb > 0:

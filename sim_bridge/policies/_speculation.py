@@ -200,6 +200,13 @@ def _quantile_linear(rates: list[float], done: list[float], q: float) -> float:
     return float(np.quantile(np.concatenate([np.asarray(rates, dtype=float), done]), q))
 
 
+def _compiled_progress_args(view) -> tuple | None:
+    """What a compiled scan reads the progress with (``SimView._progress_args``), or None
+    when the view is not a ``SimView`` or its progress loop is not compiled."""
+    progress_args = getattr(view, "_progress_args", None)
+    return None if progress_args is None else progress_args()
+
+
 def _count_below(values: Sequence[float] | memoryview, x: float, arr: np.ndarray) -> int:
     """``int(np.searchsorted(arr, x))`` (side ``"left"``: the number of values below ``x``)
     for ``values`` holding ``arr``'s floats sorted ascending (a list, or the array's
@@ -471,8 +478,7 @@ class LATE(_StageStats):
             and LATE_SCAN_IN_C
             and type(self)._stage_durations is _StageStats._stage_durations
         ):
-            progress_args = getattr(view, "_progress_args", None)  # a SimView's
-            args = None if progress_args is None else progress_args()
+            args = _compiled_progress_args(view)
             if args is not None:
                 ranked = _late_scan(
                     view.active_jobs(),
@@ -732,8 +738,7 @@ class Mantri(_StageStats):
             and MANTRI_SCAN_IN_C
             and type(self)._stage_durations is _StageStats._stage_durations
         ):
-            progress_args = getattr(view, "_progress_args", None)  # a SimView's
-            args = None if progress_args is None else progress_args()
+            args = _compiled_progress_args(view)
             if args is not None:
                 return _mantri_scan(
                     view.active_jobs(),
