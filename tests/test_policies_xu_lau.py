@@ -184,6 +184,10 @@ class _SdaOneReadAtATime(SDA):
 
     name = "_sda_one_read_at_a_time"
 
+    def reset(self) -> None:
+        super().reset()
+        self._ever: set[int] = set()  # every original ever tested, as first written
+
     def _schedule(self, view, scan):
         free = view.free_slot_count
         out: list = []
@@ -194,12 +198,12 @@ class _SdaOneReadAtATime(SDA):
                     continue
                 ex = self._mean_x(job)
                 for a in list(job.running.values()):
-                    if a.index != 0 or a.uid in self._checked or a.task.n_live != 1:
+                    if a.index != 0 or a.uid in self._ever or a.task.n_live != 1:
                         continue
                     prog = view.progress(a)
                     if prog < self.s or now <= a.launch_time:
                         continue
-                    self._checked.add(a.uid)
+                    self._ever.add(a.uid)
                     t_rem = (now - a.launch_time) * (1.0 - prog) / prog
                     if t_rem > self._sigma * ex:
                         k = min(self._copies - 1, free)
@@ -216,9 +220,10 @@ class _SdaOneReadAtATime(SDA):
 @pytest.mark.parametrize(("seed", "slots"), [(0, 8), (1, 3), (2, 16)])
 def test_sda_reading_a_jobs_progress_at_once_gives_the_obvious_scans_run(seed, slots, monkeypatch):
     """SDA reads a job's unchecked originals in one ``progress_many`` when its pass cannot run
-    out of slots within the job, else one by one as before: on crowded nodes (reads under
-    co-located demand) and with few or many free slots, the run is, bit for bit, the one
-    per-attempt reads give, and both ways of reading were taken."""
+    out of slots within the job, else one by one as before, and keeps the tested originals
+    per job alive: on crowded nodes (reads under co-located demand) and with few or many
+    free slots, the run is, bit for bit, the one per-attempt reads and one set of every
+    tested uid give, and both ways of reading were taken."""
     calls = {"many": 0, "one": 0}
     progress_many, progress = SimView.progress_many, SimView.progress
 
@@ -233,8 +238,12 @@ def test_sda_reading_a_jobs_progress_at_once_gives_the_obvious_scans_run(seed, s
     monkeypatch.setattr(SimView, "progress_many", many)
     monkeypatch.setattr(SimView, "progress", one)
     kw = dict(nodes=5, slots=slots, seed=seed, progress=False, record_counters=False)
-    fast = simulate(crowded_workload(seed, n_jobs=20), SDA(copies=2), **kw)
+    sda = SDA(copies=2)
+    fast = simulate(crowded_workload(seed, n_jobs=20), sda, **kw)
     assert calls["many"] > 0 and calls["one"] > 0  # both ways of reading were taken
-    slow = simulate(crowded_workload(seed, n_jobs=20), _SdaOneReadAtATime(copies=2), **kw)
+    pol = _SdaOneReadAtATime(copies=2)
+    slow = simulate(crowded_workload(seed, n_jobs=20), pol, **kw)
     assert fast.summary["attempts"] > fast.summary["tasks"]  # it copied
+    # originals were tested, and their uids went with their jobs
+    assert len(pol._ever) > 5 and not sda._checked
     assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)

@@ -296,18 +296,28 @@ class SDA(_SlotScheduler):
             if self.copies is not None
             else sda_optimal_copies(self.alpha, self._sigma)
         )
-        self._checked: set[int] = set()  # attempt uids already tested (one test per task)
+        # per job alive: the uids of its originals already tested (one test per task), let go
+        # with the job (one set of every uid ever tested grew with the tasks ever run)
+        self._checked: dict[int, set[int]] = {}
+
+    def on_attempt_finished(self, view, attempt):
+        job = attempt.task.job
+        if job.done:
+            self._checked.pop(job.uid, None)
+        return super().on_attempt_finished(view, attempt)
 
     def _schedule(self, view, scan):
         free = view.free_slot_count
         out: list = []
         if scan and free > 0 and self._copies > 1:
             now = view.now
-            checked = self._checked
             for job in view.active_jobs():
                 if not job.running:
                     continue
                 ex = self._mean_x(job)
+                checked = self._checked.get(job.uid)
+                if checked is None:
+                    checked = self._checked[job.uid] = set()
                 cands = [
                     a
                     for a in job.running.values()
