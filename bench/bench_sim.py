@@ -1103,6 +1103,23 @@ Measured on 2026-11-30 (l):
   to 3 h, one run each: 1,024 tasks (the default) 638 MB / 428 s, 256 622 MB / 489 s, 64 624
   MB / 537 s (a replay beside each). About 2.5% less memory for 14-25% more CPU: left at 1,024.
 
+Measured on 2026-11-30 (m):
+
+- The FB-2010 day with LATE to 24 h on e226704 (``bench_day.py --workload FB2010 --policy
+  late --until 24.05``, ``bench/results/FB2010_late_m.jsonl``; the engine as (l) left it, the
+  local CI, the policy benchmarks and the kernel's memory monitor beside it): peaks 681, 837,
+  1,019 and 1,153 MB at 1, 6, 12 and 24 h, 1,211 at its stop; peak(24 h) / peak(6 h) 1.38,
+  as on (k); RSS = 391 MB + 56 B a live job's task + 1,436 B for each attempt of the most yet
+  running (R^2 0.84); CPU 5,426 s to 24 h (5,637 on (k), both shared), 16,561,338 events,
+  4,423,266 copies.
+- The policies other than LATE (``bench/bench_policies.py``, ``bench/bench_mantri_scan.py``;
+  each change against a copy of e226704's tree, the traces equal): Mantri's tick in C 0.42x
+  the loop CPU on the FB-2010 day's first 300,000 events (285.3 -> 118.5 s), 0.60x on
+  FB-2010's first quarter hour on 1,000 x 10; the slot schedulers read the waiting queue only
+  as far as they launch (ESE 119.8 -> 32.1 s, SDA 109.3 -> 33.8, SCA 95.7 -> 26.2 on that
+  quarter hour); Hopper sorts only the jobs with waiting tasks when it does not speculate
+  (34.0 -> 22.3 s); Shed+ keeps each live job's t_min (45.7 -> 33.7 s).
+
 Usage::
 
     python bench/bench_sim.py                      # all parts (needs the SWIM data; the
