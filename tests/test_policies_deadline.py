@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from _crowded import crowded_workload
@@ -186,3 +188,62 @@ def test_shed_plus_keeps_each_live_jobs_t_min_and_lets_it_go_with_the_job():
         record_counters=False,
     )
     assert plain.tasks.equals(res.tasks)
+
+
+class _ShedPlusOneReadATask(ShedPlus):
+    """Shed+ reading as first written: one ``progress_many`` a task for its fastest attempt
+    (``np.argmax``), one ``view.progress`` an original for a new job's progress."""
+
+    name = "_shed_plus_one_read_a_task"
+
+    def _task_states(self, view, tasks):
+        out = []
+        for task in tasks:
+            live = list(task.live.values())
+            prog = view.progress_many(live)
+            k = int(np.argmax(prog))
+            best, phi = live[k], float(prog[k])
+            el = view.now - best.launch_time
+            gained = phi - best.start_fraction
+            t_rem = el * (1.0 - phi) / gained if gained > 0 and el > 0 else math.inf
+            out.append((live, best, phi, t_rem))
+        return out
+
+    def on_tick(self, view):
+        due = view.now - self._last >= self.theta
+        for job in view.active_jobs():
+            if job.uid in self._fresh:
+                done = job.n_done + sum(
+                    view.progress(a) for a in job.running.values() if a.index == 0
+                )
+                if done / job.n_tasks >= self.xi:
+                    self._fresh.discard(job.uid)
+                    due = True
+        return self.optimize(view) if due else []
+
+
+@pytest.mark.parametrize(
+    ("make", "kw"),
+    [
+        (
+            lambda: [
+                JobSpec(f"j{k}", 30.0 * k, np.full(8, T_MIN), deadline=30.0 * k + 300.0)
+                for k in range(4)
+            ],
+            dict(nodes=1, slots=80, ideal=True, duration_dist=DIST),
+        ),
+        (lambda: crowded_workload(3, n_jobs=16), dict(nodes=5, slots=8)),
+    ],
+)
+def test_shed_plus_reading_a_jobs_tasks_at_once_gives_the_per_task_reads_run(make, kw):
+    """Shed+ reads all the live attempts of a job's running tasks in one ``progress_many``
+    (and a new job's originals in one): the run is, bit for bit, the one reads a task (an
+    original) at a time give, on a cluster where it copies and kills (tasks with several
+    live attempts, whose fastest is picked) and on crowded nodes (reads under co-located
+    demand, which book what later reads go on from)."""
+    params = dict(beta=BETA, theta=20.0, interval=5.0, target=0.95)
+    common = dict(seed=3, progress=False, record_counters=False, **kw)
+    fast = simulate(make(), ShedPlus(**params), **common)
+    slow = simulate(make(), _ShedPlusOneReadATask(**params), **common)
+    assert fast.summary["attempts"] > fast.summary["tasks"]  # it copied
+    assert fast.tasks.equals(slow.tasks) and fast.jobs.equals(slow.jobs)

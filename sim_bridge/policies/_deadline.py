@@ -179,24 +179,35 @@ class ShedPlus(_DeadlineBase):
         return []
 
     @staticmethod
-    def _task_state(view, task):
-        """(fastest live attempt, its progress, the task's estimated remaining time)."""
-        live = list(task.live.values())
-        prog = view.progress_many(live)
-        k = int(np.argmax(prog))
-        best, phi = live[k], float(prog[k])
-        el = view.now - best.launch_time
-        gained = phi - best.start_fraction
-        t_rem = el * (1.0 - phi) / gained if gained > 0 and el > 0 else math.inf
-        return live, best, phi, t_rem
+    def _task_states(view, tasks) -> list[tuple]:
+        """Per task of ``tasks``, in order: (its live attempts, the fastest, its progress, the
+        task's estimated remaining time). The live attempts' progress is read in one
+        ``progress_many`` for all the tasks (the same reads in the same order as one call a
+        task, which was a quarter of Shed+'s CPU on FB-2010's first quarter hour on 1,000 x
+        10 until 2026-11-30 (m)); the fastest is ``np.argmax``'s (the first of the largest,
+        NaN first)."""
+        lives = [list(task.live.values()) for task in tasks]
+        prog = view.progress_many([a for live in lives for a in live]).tolist()
+        now = view.now
+        out = []
+        i = 0
+        for live in lives:
+            n = len(live)
+            k = int(np.argmax(prog[i : i + n])) if n != 1 else 0
+            best, phi = live[k], prog[i + k]
+            i += n
+            el = now - best.launch_time
+            gained = phi - best.start_fraction
+            t_rem = el * (1.0 - phi) / gained if gained > 0 and el > 0 else math.inf
+            out.append((live, best, phi, t_rem))
+        return out
 
     def on_tick(self, view):
         due = view.now - self._last >= self.theta
         for job in view.active_jobs():
             if job.uid in self._fresh:
-                done = job.n_done + sum(
-                    view.progress(a) for a in job.running.values() if a.index == 0
-                )
+                originals = [a for a in job.running.values() if a.index == 0]
+                done = job.n_done + sum(view.progress_many(originals).tolist())
                 if done / job.n_tasks >= self.xi:  # line 1: a new job progressed xi
                     self._fresh.discard(job.uid)
                     due = True
@@ -219,8 +230,9 @@ class ShedPlus(_DeadlineBase):
                 continue
             tasks = {a.task.uid: a.task for a in job.running.values()}.values()
             per_task = []
-            for task in tasks:
-                live, best, phi, t_rem = self._task_state(view, task)
+            for task, (live, best, phi, t_rem) in zip(
+                tasks, self._task_states(view, tasks), strict=True
+            ):
                 # the AM keeps only the fastest attempt of every task before re-optimising
                 kills.extend(Kill(a) for a in live if a is not best)
                 per_task.append((task, best, phi, t_rem))
