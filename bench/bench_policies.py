@@ -24,7 +24,8 @@ the traces equal (``tasks.parquet``, ``DataFrame.equals``):
 - Hopper sorts only the jobs with waiting tasks at a finish or an arrival (it launches only
   waiting tasks there), not every job alive: 34.0 -> 22.3 s;
 - Shed+ keeps each live job's t_min instead of summing its tasks at every run of its
-  Algorithm 1: 45.7 -> 33.7 s;
+  Algorithm 1 (45.7 -> 33.7 s), and reads a job's tasks' live attempts in one call instead
+  of one call a task (both: 57.8 -> 40.6 s);
 - Mantri's tick in C: see ``bench/bench_mantri_scan.py``;
 - Dolly and Shed (their copies of the queue dropped too): 22.0 / 22.7 s and 41.7 / 39.8 s
   (two runs), the same.
