@@ -808,7 +808,7 @@ def mantri_scan(
     cdef object job, a, b, d, task, stage, t_new, uid
     cdef const double[::1] done
     cdef Py_ssize_t i, m, n, c
-    cdef bint fast, nan_last
+    cdef bint fast, fb, nan_last
     cdef double p, el, t_rem, x, pb, eb, sfb, gained, mean_new, p_dup
     for job in jobs:
         running = job.running  # a dict (checked: a TypeError otherwise)
@@ -850,15 +850,14 @@ def mantri_scan(
             if c > 1:
                 t_rem = INFINITY
                 for b in task.live.values():
-                    fast = type(b) is _slotted
-                    pb = reader.read_any(b, fast, progress_one)
-                    eb = now - _getd(b, F_LAUNCH, fast)
-                    sfb = _getd(b, F_SF, fast)
+                    fb = type(b) is _slotted
+                    pb = reader.read_any(b, fb, progress_one)
+                    eb = now - _getd(b, F_LAUNCH, fb)
+                    sfb = _getd(b, F_SF, fb)
                     if pb > sfb and eb > 0:
                         x = (1.0 - pb) * eb / (pb - sfb)
                         if x < t_rem:  # min(t_rem, x)
                             t_rem = x
-                fast = type(a) is _slotted
             else:
                 p = buf.prog[i]
                 gained = p - _getd(a, F_SF, fast)
