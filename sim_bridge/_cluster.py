@@ -47,6 +47,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from sim_bridge import _portable_math as portable_math
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
 from sim_bridge._path_window import slide_window
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
@@ -55,7 +56,7 @@ from sim_bridge.world._persistence import (
     PersistenceParams,
     PersistentLevels,
 )
-from sim_bridge.world._response import RESPONSE_EPS, contention_response
+from sim_bridge.world._response import RESPONSE_EPS, contention_response, tenant_load
 
 try:  # the counters computed in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
@@ -148,7 +149,7 @@ def _hash_normal(
             z = z ^ (z >> np.uint64(31))
             out.append(((z >> np.uint64(11)).astype(np.float64) + 0.5) * (1.0 / 2**53))
     u1, u2 = out
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return np.sqrt(-2.0 * portable_math.log(u1)) * portable_math.cos(2.0 * np.pi * u2)
 
 
 class PastPaths:
@@ -325,8 +326,8 @@ class Cluster:
             self.speed = np.ones(n)
             self.sens = np.zeros((n, 4))
         else:
-            self.speed = np.exp(rng.normal(0.0, 0.08, n))  # > 1: slower hardware
-            self.sens = np.exp(rng.normal(0.0, 0.45, (n, 4)))
+            self.speed = portable_math.exp(rng.normal(0.0, 0.08, n))  # > 1: slower hardware
+            self.sens = portable_math.exp(rng.normal(0.0, 0.45, (n, 4)))
         self.cores = rng.choice(np.array([16, 24, 32]), n).astype(float)
         #: per node multiplier of the noise tail exponent: 1 everywhere since the residual
         #: noise is node-independent (degraded nodes are :attr:`bad`); kept for the oracle API
@@ -1213,7 +1214,7 @@ class Cluster:
             self._ensure_step(k0 + m - 1)
         lv = self._node_levels(node, k0, m) + np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
-        load = (self._profiles[pid] * self.sens[node]) @ phi
+        load = tenant_load(self._profiles[pid] * self.sens[node], phi)
         return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
 
     def work_with(
@@ -1428,7 +1429,7 @@ class Cluster:
         lv[:, :have] = self._node_levels(node, k0, have)
         lv += np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
-        load = (self._profiles[pid] * self.sens[node]) @ phi
+        load = tenant_load(self._profiles[pid] * self.sens[node], phi)
         return (1.0 / (self.speed[node] * (1.0 + self.kappa * load)))[:have]
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -1650,20 +1651,20 @@ def _reference_counters(
     c["mem_used_pct"] = np.clip(100 * (0.25 + 0.65 * mem + 0.05 * occ) + 2 * eps(10), 0, 100)
     c["mem_cached_pct"] = np.clip(100 * 0.3 * (1 - mem) + 2 * eps(11), 0, 100)
     c["swap_used_pct"] = np.clip(150 * np.maximum(mem - 0.7, 0) + eps(12), 0, 100)
-    c["page_faults"] = 800 * (1 + 3 * mem + occ) * np.exp(0.2 * eps(13))
+    c["page_faults"] = 800 * (1 + 3 * mem + occ) * portable_math.exp(0.2 * eps(13))
     c["major_faults"] = np.clip(40 * np.maximum(mem - 0.5, 0) + 2 * eps(14), 0, None)
     c["mem_bw"] = np.clip(0.05 + 0.8 * mem * cpu + 0.05 * eps(15), 0, None)
     c["cache_miss_pki"] = np.clip(1 + 4 * cpu * mem + 0.3 * eps(16), 0, None)
     c["disk_util_pct"] = np.clip(100 * disk + 5 * eps(17), 0, 100)
     c["disk_queue"] = np.clip(4 * disk**2 / (1.05 - disk) + 0.3 * eps(18), 0, None)
-    c["disk_read_kbs"] = 40000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(19))
-    c["disk_write_kbs"] = 25000 * (disk + 0.1 * occ) * np.exp(0.25 * eps(20))
+    c["disk_read_kbs"] = 40000 * (disk + 0.1 * occ) * portable_math.exp(0.25 * eps(19))
+    c["disk_write_kbs"] = 25000 * (disk + 0.1 * occ) * portable_math.exp(0.25 * eps(20))
     c["disk_await_ms"] = np.clip(2 + 30 * disk**2 + 1.5 * eps(21), 0, None)
-    c["net_rx_kbs"] = 60000 * (net + 0.05 * occ) * np.exp(0.25 * eps(22))
-    c["net_tx_kbs"] = 50000 * (net + 0.05 * occ) * np.exp(0.25 * eps(23))
-    c["net_retrans"] = np.clip(8 * net**3 + 0.3 * eps(24), 0, None)
-    c["ctx_switches"] = 4000 * (1 + 2 * cpu + occ) * np.exp(0.15 * eps(25))
-    c["interrupts"] = 3000 * (1 + net + disk) * np.exp(0.15 * eps(26))
+    c["net_rx_kbs"] = 60000 * (net + 0.05 * occ) * portable_math.exp(0.25 * eps(22))
+    c["net_tx_kbs"] = 50000 * (net + 0.05 * occ) * portable_math.exp(0.25 * eps(23))
+    c["net_retrans"] = np.clip(8 * portable_math.power(net, 3.0) + 0.3 * eps(24), 0, None)
+    c["ctx_switches"] = 4000 * (1 + 2 * cpu + occ) * portable_math.exp(0.15 * eps(25))
+    c["interrupts"] = 3000 * (1 + net + disk) * portable_math.exp(0.15 * eps(26))
     c["cpu_cores"] = np.asarray(cores, dtype=float).copy()
-    c["cpu_mhz"] = 2600.0 / speed * np.exp(0.01 * eps(28))
+    c["cpu_mhz"] = 2600.0 / speed * portable_math.exp(0.01 * eps(28))
     return c

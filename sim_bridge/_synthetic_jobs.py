@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from sim_bridge import _portable_math as portable_math
 from sim_bridge._synthetic_sizes import SYNTHETIC_SIZES, SyntheticSizes
 from sim_bridge._workload_replay import swim_jobs
 from sim_bridge._workload_spec import JobSpec
@@ -95,11 +96,11 @@ def synthetic_jobs(
     submit = np.sort(rng.uniform(0.0, span, n))
     big = rng.random(n) < s.big_share
     log_in = np.where(big, rng.normal(s.big_mu, s.big_sd, n), rng.normal(s.small_mu, s.small_sd, n))
-    inp = np.minimum(np.exp(np.minimum(log_in, 64.0)), s.max_bytes)
+    inp = np.minimum(portable_math.exp(np.minimum(log_in, 64.0)), s.max_bytes)
     has_shuffle = rng.random(n) < s.shuffle_share
-    shuf = inp * np.exp(rng.normal(s.shuffle_mu, s.shuffle_sd, n))
+    shuf = inp * portable_math.exp(rng.normal(s.shuffle_mu, s.shuffle_sd, n))
     shuf = np.where(has_shuffle, np.minimum(shuf, s.max_bytes), 0.0)
-    out = np.minimum(shuf * np.exp(rng.normal(s.output_mu, s.output_sd, n)), s.max_bytes)
+    out = np.minimum(shuf * portable_math.exp(rng.normal(s.output_mu, s.output_sd, n)), s.max_bytes)
     rows = [
         (f"{prefix}{i}", float(submit[i]), float(inp[i]), float(shuf[i]), float(out[i]))
         for i in range(n)

@@ -21,10 +21,12 @@ assumption (FlowBench throttles about a quarter of the executors in an anomaly r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim_bridge import _portable_math as portable_math
 from sim_bridge.world._persistence import _CHUNK_BYTES, ar1_inplace
 
 __all__ = ["BAD_NODE_SHARE", "BadNodes", "degrade_levels"]
@@ -129,7 +131,7 @@ class BadNodes:
         self, b: int, n_steps: int, dt: float, *, bad_only: bool, parts: int
     ) -> list[np.ndarray]:
         rng = np.random.default_rng([*self.seed_words, b + 1])
-        phi = float(np.exp(-dt / (3600.0 * self.drift_hours)))
+        phi = math.exp(-dt / (3600.0 * self.drift_hours))
         scale = np.sqrt(1.0 - phi * phi)
         n = self.n_nodes
         healthy = self.resource == -1
@@ -145,12 +147,14 @@ class BadNodes:
             last[i:j] = x[:, -1]
             if not bad_only:
                 (c,) = out
-                np.clip(self.c0[i:j, None] * np.exp(self.drift * x), 0.05, 1.0, out=c[i:j])
+                drift = portable_math.exp(self.drift * x)
+                np.clip(self.c0[i:j, None] * drift, 0.05, 1.0, out=c[i:j])
                 continue
             keep = np.flatnonzero(~healthy[i:j])
             if keep.size:
                 x = x[keep]
-                got = np.clip(self.c0[i + keep, None] * np.exp(self.drift * x), 0.05, 1.0)
+                drift = portable_math.exp(self.drift * x)
+                got = np.clip(self.c0[i + keep, None] * drift, 0.05, 1.0)
                 for p, c in enumerate(out):
                     c[where[i + keep]] = got[:, p * m : (p + 1) * m]
         self._x = phi * last / phi if phi > 0 else last  # as from lfilter's zf / phi

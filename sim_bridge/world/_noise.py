@@ -34,6 +34,8 @@ import math
 
 import numpy as np
 
+from sim_bridge import _portable_math as portable_math
+
 __all__ = [
     "NOISE_BODY",
     "NOISE_CAP",
@@ -72,8 +74,9 @@ def residual_noise(
     alpha = np.asarray(alpha, dtype=float)
     q = 1.0 - p
     with np.errstate(divide="ignore"):
-        tail = math.exp(body) * ((1.0 - u) / p) ** (-1.0 / alpha)
-    return np.where(u < q, np.exp(body * np.minimum(u, q) / q), np.minimum(tail, cap))
+        tail = math.exp(body) * portable_math.power((1.0 - u) / p, -1.0 / alpha)
+    body_part = portable_math.exp(body * np.minimum(u, q) / q)
+    return np.where(u < q, body_part, np.minimum(tail, cap))
 
 
 def noise_sf(
@@ -94,7 +97,7 @@ def noise_sf(
     x = np.asarray(x, dtype=float)
     top = math.exp(body)
     with np.errstate(divide="ignore", invalid="ignore"):
-        in_body = p + (1.0 - p) * (1.0 - np.log(np.maximum(x, 1.0)) / body)
-        in_tail = p * (np.maximum(x, top) / top) ** (-np.asarray(alpha, dtype=float))
+        in_body = p + (1.0 - p) * (1.0 - portable_math.log(np.maximum(x, 1.0)) / body)
+        in_tail = p * portable_math.power(np.maximum(x, top) / top, -np.asarray(alpha, float))
     out = np.where(x <= 1.0, 1.0, np.where(x <= top, in_body, in_tail))
     return np.where(x >= cap, 0.0, out)

@@ -55,6 +55,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from sim_bridge import _portable_math as portable_math
 from sim_bridge.world._block_marks import BlockMarks, seekable
 
 try:  # the recursion in C (built by pip install; optional)
@@ -596,7 +597,7 @@ class PersistentLevels:
         )
         w = p["slow_weight"]
         self._sd = np.stack([np.sqrt(w), np.sqrt(1.0 - w)]) * p["within_sd"]  # (2, 4)
-        self._a = np.exp(-self.dt / np.stack([p["t_slow"], p["t_fast"]]))  # (2, 4)
+        self._a = portable_math.exp(-self.dt / np.stack([p["t_slow"], p["t_fast"]]))  # (2, 4)
         start = self._sd[:, :, None] * rng.standard_normal((2, 4, n))
         self._end: dict[int, np.ndarray] = {-1: start}  # end state (2, 4, n) after block b
         self._marks: BlockMarks | None = None  # the parts of the block being drawn in parts

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RESPONSE_EPS", "contention_response"]
+__all__ = ["RESPONSE_EPS", "contention_response", "tenant_load"]
 
 #: the saturation guard of :func:`contention_response` (a saturated resource: ``1 / eps``)
 RESPONSE_EPS = 0.05
@@ -45,3 +45,35 @@ def contention_response(level, eps: float = RESPONSE_EPS):
         raise ValueError(f"parameter eps must be > 0, got {eps!r}")
     lv = np.clip(level, 0.0, 1.0)
     return lv / (1.0 - lv + eps)
+
+
+def tenant_load(weights: np.ndarray, phi: np.ndarray) -> np.ndarray:
+    """A task's load from the responses ``phi`` of the four resources: ``sum_r w_r phi_r``,
+    added in resource order, one IEEE operation at a time.
+
+    The same value as the scalar loop ``load = 0.0; load += w[r] * phi[r]`` of
+    ``Cluster._rate_with_py`` and of the compiled walk (``sim_bridge._tenants_core``), on any
+    machine. A BLAS product (``weights @ phi``) is not: OpenBLAS picks its kernel by the CPU
+    at run time, and its kernels round the four-term sums differently (Haswell, SkylakeX and
+    Sandybridge kernels gave three different task tables from one seed).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (4,)
+        A profile's sensitivities times the node's (``profile * sens[node]``).
+    phi : ndarray, shape (4, m)
+        :func:`contention_response` of the node's levels over ``m`` steps.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> w = np.array([0.5, 0.25, 1.0, 0.125])
+    >>> phi = contention_response(np.array([[0.1, 0.9], [0.2, 0.0], [0.5, 0.5], [0.0, 1.0]]))
+    >>> loads = tenant_load(w, phi)
+    >>> [sum(float(w[r] * phi[r, k]) for r in range(4)) == loads[k] for k in range(2)]
+    [True, True]
+    """
+    return ((weights[0] * phi[0] + weights[1] * phi[1]) + weights[2] * phi[2]) + weights[3] * phi[3]

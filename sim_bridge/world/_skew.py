@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim_bridge import _portable_math as portable_math
+
 __all__ = ["SKEW_SIGMA", "input_skew"]
 
 #: lognormal sigma of a task's input within its stage, by stage (0: map/task, 1: reduce)
@@ -35,4 +37,4 @@ def input_skew(rng: np.random.Generator, stage: np.ndarray, sigma=SKEW_SIGMA) ->
     """
     s = np.asarray(sigma, dtype=float)[np.asarray(stage, dtype=np.int64)]
     z = rng.standard_normal(s.shape)
-    return np.exp(s * z - 0.5 * s * s)
+    return portable_math.exp(s * z - 0.5 * s * s)
