@@ -1209,9 +1209,22 @@ class Cluster:
 
     def rates_with(self, node: int, pid: int, k0: int, m: int, demand) -> np.ndarray:
         """:meth:`rate_with` for the ``m`` steps from ``k0`` at once (vectorised, through
-        :func:`~sim_bridge.world.contention_response`)."""
+        :func:`~sim_bridge.world.contention_response`), the same values bit for bit: the load
+        is summed in resource order as :meth:`rate_with` sums it
+        (:func:`~sim_bridge.world._response.tenant_load`), not by a BLAS product whose
+        rounding depends on the CPU."""
         if k0 + m > self._horizon:
             self._ensure_step(k0 + m - 1)
+        trates = self._trates
+        if trates is not None:  # in C, when the steps lie in the window (the same values)
+            rates = trates.rates(node, pid, k0, m, demand)
+            if rates is not None:
+                return rates
+        return self._rates_with_py(node, pid, k0, m, demand)
+
+    def _rates_with_py(self, node: int, pid: int, k0: int, m: int, demand) -> np.ndarray:
+        """:meth:`rates_with` in NumPy (the paths already reach ``k0 + m``): the reference of
+        ``TenantRates.rates``, and what reads steps kept aside before the window."""
         lv = self._node_levels(node, k0, m) + np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
         load = tenant_load(self._profiles[pid] * self.sens[node], phi)
@@ -1417,20 +1430,11 @@ class Cluster:
 
     def _rates_within(self, node: int, pid: int, k0: int, m: int, demand) -> np.ndarray:
         """:meth:`rates_with` of the ``m`` steps from ``k0`` that lie within the paths (at
-        least one: the paths are extended to ``k0``), bit for bit as the ``m``-step call
-        gives them: the steps past the paths enter the vectorised product as zero levels (a
-        column's result depends on its own values and the length, not on other columns')."""
+        least one: the paths are extended to ``k0``); each step's rate is its own, whatever
+        the steps beside it (the load is summed per step, :meth:`rates_with`)."""
         if k0 >= self._horizon:
             self._ensure_step(k0)
-        have = min(m, self._horizon - k0)
-        if have == m:
-            return self.rates_with(node, pid, k0, m, demand)
-        lv = np.zeros((4, m))
-        lv[:, :have] = self._node_levels(node, k0, have)
-        lv += np.asarray(demand, dtype=float)[:, None]
-        phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
-        load = tenant_load(self._profiles[pid] * self.sens[node], phi)
-        return (1.0 / (self.speed[node] * (1.0 + self.kappa * load)))[:have]
+        return self.rates_with(node, pid, k0, min(m, self._horizon - k0), demand)
 
     def levels_at(self, nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Background levels ``(4, len(nodes))`` at the given nodes and times."""
@@ -1619,8 +1623,8 @@ def _reference_counters(
     factors and the noise ``eps(i)`` (counter ``i``'s standard normal noise of every reading).
 
     The compiled ``sim_bridge._counters_core.CounterSynth`` computes the same rows in C, in
-    the same operation order (they agree to a few ulp: the C library's log, cos, exp and pow
-    may round differently from NumPy's).
+    the same operation order, to the same bits: both take log, cos, exp and pow from the C
+    library (here through :mod:`sim_bridge._portable_math`, not NumPy's SIMD versions).
 
     Examples
     --------

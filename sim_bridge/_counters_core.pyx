@@ -8,9 +8,9 @@
 the values a launch at that instant records. A single read costs a microsecond or two.
 
 The model is the one of ``sim_bridge._cluster._reference_counters`` (the NumPy reference,
-used when the extension is absent), written in the same operation order; the transcendental functions
-(log, cos, exp, pow) are the C library's, which may differ from NumPy's SIMD ones in the
-last bit, so the two paths agree to a few ulp, not bit for bit
+used when the extension is absent), written in the same operation order; the transcendental
+functions (log, cos, exp, pow) are the C library's on both paths (the reference's through
+``sim_bridge._portable_math``), so the two agree bit for bit
 (``tests/test_counters_core.py`` checks it).
 """
 

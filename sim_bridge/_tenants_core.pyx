@@ -120,6 +120,22 @@ cdef class TenantRates:
             return None
         return self._rate(node, pid, k, demand[0], demand[1], demand[2], demand[3])
 
+    def rates(self, long long node, long long pid, long long k0, Py_ssize_t m, demand):
+        """The rates of the ``m`` steps from ``k0`` under ``demand``, as a new float64 array
+        (``Cluster.rates_with``: each one :meth:`rate`'s), or None when one of them lies
+        outside the levels (the caller reads those)."""
+        cdef double d0, d1, d2, d3
+        cdef double[::1] v
+        cdef Py_ssize_t i
+        if m < 0 or k0 < self.base or k0 + m > self.horizon:
+            return None
+        d0, d1, d2, d3 = demand[0], demand[1], demand[2], demand[3]
+        out = np.empty(m)
+        v = out
+        for i in range(m):
+            v[i] = self._rate(node, pid, k0 + i, d0, d1, d2, d3)
+        return out
+
     def end_steps(
         self, long long node, long long pid, double t, double left, demand, int n
     ):
