@@ -61,6 +61,23 @@ def test_one_step_rate_is_the_reference_bit_for_bit(seed):
         assert co.horizon_steps == py.horizon_steps  # the same reads extended the paths
 
 
+@pytest.mark.parametrize("seed", [0, 4])
+def test_a_chunk_of_rates_is_each_steps_rate_bit_for_bit(seed):
+    """``rates_with`` (a chunk of steps at once: ``TenantRates.rates``, or the NumPy reference)
+    gives each step the rate the scalar reference gives it alone. The chunk's load was a BLAS
+    product, whose four-term sums OpenBLAS rounds by the CPU's kernel."""
+    rng = np.random.default_rng(seed)
+    co, py = _twins(seed=seed)
+    for dem in _demands(rng, 20):
+        node, pid = int(rng.integers(5)), int(rng.integers(len(PROFILES)))
+        m = int(rng.integers(1, 200))
+        k0 = int(rng.integers(0, co.horizon_steps - m - 1))  # within the paths
+        want = [py._rate_with_py(node, pid, k, dem) for k in range(k0, k0 + m)]
+        assert co.rates_with(node, pid, k0, m, dem).tolist() == want
+        assert py.rates_with(node, pid, k0, m, dem).tolist() == want
+    assert co._trates.rates(0, 0, co.horizon_steps - 2, 3, (0.0,) * 4) is None  # past them
+
+
 @pytest.mark.parametrize("seed", [0, 2, 5])
 def test_end_and_work_under_demand_are_the_reference_bit_for_bit(seed):
     rng = np.random.default_rng(seed)
