@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 try:  # built by setup.py; optional (the fallback below gives the same values)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
-    from sim_bridge import _libm_core
+    import sim_bridge._libm_core as _libm_core
 except ImportError:  # pragma: no cover - exercised only on installs without the extension
     _libm_core = None
 

@@ -3,6 +3,7 @@ at once (the obvious implementation, written out below), bit for bit, block afte
 
 from __future__ import annotations
 
+import math
 from unittest.mock import patch
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim_bridge.world._bad_nodes as bad_mod
+from sim_bridge import _portable_math as portable_math
 from sim_bridge.world._bad_nodes import BadNodes
 from sim_bridge.world._persistence import ar1_inplace
 
@@ -17,11 +19,11 @@ from sim_bridge.world._persistence import ar1_inplace
 def _whole_block(bad: BadNodes, b: int, n_steps: int, dt: float) -> np.ndarray:
     """Block ``b`` of capacities from one draw of every node's normals."""
     rng = np.random.default_rng([*bad.seed_words, b + 1])
-    phi = float(np.exp(-dt / (3600.0 * bad.drift_hours)))
+    phi = math.exp(-dt / (3600.0 * bad.drift_hours))
     e = rng.standard_normal((bad.n_nodes, n_steps)) * np.sqrt(1.0 - phi * phi)
     x = ar1_inplace(e, phi, bad._x)
     bad._x = phi * x[:, -1] / phi if phi > 0 else x[:, -1]
-    c = np.clip(bad.c0[:, None] * np.exp(bad.drift * x), 0.05, 1.0)
+    c = np.clip(bad.c0[:, None] * portable_math.exp(bad.drift * x), 0.05, 1.0)
     c[bad.resource == -1] = 1.0
     return c
 

@@ -18,6 +18,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from sim_bridge import _portable_math as portable_math
 from sim_bridge.world import DEFAULT_PERSISTENCE, PersistenceParams, PersistentLevels, _persistence
 from sim_bridge.world._persistence import ar1_inplace
 
@@ -142,11 +143,11 @@ def reference_capacity_block(bad, b: int, n_steps: int, dt: float) -> np.ndarray
     from scipy.signal import lfilter
 
     rng = np.random.default_rng([*bad.seed_words, b + 1])
-    phi = float(np.exp(-dt / (3600.0 * bad.drift_hours)))
+    phi = math.exp(-dt / (3600.0 * bad.drift_hours))
     e = rng.standard_normal((bad.n_nodes, n_steps)) * np.sqrt(1.0 - phi * phi)
     x, zf = lfilter([1.0], [1.0, -phi], e, axis=1, zi=(phi * bad._x)[:, None])
     bad._x = zf[:, 0] / phi if phi > 0 else x[:, -1]
-    c = np.clip(bad.c0[:, None] * np.exp(bad.drift * x), 0.05, 1.0)
+    c = np.clip(bad.c0[:, None] * portable_math.exp(bad.drift * x), 0.05, 1.0)
     c[bad.resource == -1] = 1.0
     return c
 

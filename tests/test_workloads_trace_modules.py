@@ -27,6 +27,8 @@ CHANGED_SINCE = {
     "column builder of streamed runs: one owner of the columns",
     "JobSpec": "holds a big stage's work as runs of equal values (sim_bridge._work_runs), "
     "with n_map and n_reduce that count its tasks without building the array",
+    "synthetic_jobs": "takes its exponentials from sim_bridge._portable_math, the C library's "
+    "exp, not NumPy's AVX-512 one (the same bits on every x86-64 machine with FMA)",
 }
 
 #: Each split module and its parts (``sim_bridge.<name>``), the module first.
