@@ -1408,7 +1408,12 @@ class Cluster:
         """:meth:`end_with`'s walk a chunk of steps at a time, from step ``k`` with ``left``
         work to do and a first chunk of ``m`` steps (see :meth:`end_with`)."""
         dt = self.dt
+        trates = self._trates
         while True:
+            if trates is not None:  # the chunks within the window in C (the same floats)
+                end, k, m, left = trates.end_chunks(node, pid, k, m, left, demand, _BLOCK)
+                if end == end:
+                    return end
             if within and k >= self._horizon:
                 return PastPaths(self._horizon * dt, (k, m, left))
             # the chunk's steps within the paths first: the paths are extended only when the

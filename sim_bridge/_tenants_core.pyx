@@ -136,6 +136,39 @@ cdef class TenantRates:
             v[i] = self._rate(node, pid, k0 + i, d0, d1, d2, d3)
         return out
 
+    def end_chunks(
+        self, long long node, long long pid, long long k, Py_ssize_t m, double left, demand,
+        Py_ssize_t block,
+    ):
+        """Walk whole chunks of steps of an end solve (``Cluster._end_chunks``): from step
+        ``k`` on a step boundary with ``left`` work to do, a first chunk of ``m`` steps, each
+        next one four times longer, at most ``block``.
+
+        Returns ``(end, k, m, left)``: ``end`` the end time when the work is done within the
+        chunks read (else NaN), and otherwise the first chunk not wholly within the levels,
+        which the caller walks. A chunk's work done is NumPy's ``cumsum(rates) * dt``, its
+        end the first step where that reaches ``left`` (``searchsorted``), bit for bit.
+        """
+        cdef double d0, d1, d2, d3
+        cdef double dt = self.dt
+        cdef double s, d, before, r
+        cdef Py_ssize_t i
+        d0, d1, d2, d3 = demand[0], demand[1], demand[2], demand[3]
+        while m > 0 and k >= self.base and k + m <= self.horizon:
+            s = 0.0
+            before = 0.0
+            for i in range(m):
+                r = self._rate(node, pid, k + i, d0, d1, d2, d3)
+                s += r  # the running sum, as cumsum adds (0.0 + r is r)
+                d = s * dt
+                if d >= left:
+                    return ((k + i) * dt + (left - before) / r, k, m, left)
+                before = d
+            left -= before  # the chunk's whole work
+            k += m
+            m = min(4 * m, block)
+        return (float("nan"), k, m, left)
+
     def end_steps(
         self, long long node, long long pid, double t, double left, demand, int n
     ):

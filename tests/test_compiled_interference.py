@@ -78,6 +78,40 @@ def test_a_chunk_of_rates_is_each_steps_rate_bit_for_bit(seed):
     assert co._trates.rates(0, 0, co.horizon_steps - 2, 3, (0.0,) * 4) is None  # past them
 
 
+@pytest.mark.parametrize("seed", [0, 6])
+def test_bounded_chunk_walks_stop_where_the_python_walk_stops(seed):
+    """A bounded solve (``within=True``) walks its chunks in C up to the first chunk past the
+    paths, then hands it to the Python walk: it stops at the same chunk with the same work
+    left, and goes on (``end_resume``) to the same float as the Python walk and as the
+    unbounded solve."""
+    from sim_bridge._cluster import PastPaths
+
+    rng = np.random.default_rng(seed)
+    co, py = _twins(seed=seed, keep_paths=False)
+    free = Cluster(5, 4, seed, keep_paths=False)
+    for prof in PROFILES:
+        free.profile_id(prof)
+    stops = 0
+    for dem in _demands(rng, 16):
+        node, pid = int(rng.integers(5)), int(rng.integers(len(PROFILES)))
+        end_of_paths = co.horizon_steps * 60.0
+        t0 = end_of_paths - float(rng.uniform(600.0, 30000.0))
+        work = float(rng.uniform(1e4, 2e5))
+        got, want = (c.end_with(node, pid, t0, work, dem, within=True) for c in (co, py))
+        assert type(got) is type(want)
+        if isinstance(got, PastPaths):
+            stops += 1
+            assert got.at == want.at and got.state == want.state
+            while isinstance(got, PastPaths):
+                got = co.end_resume(node, pid, got, dem)
+                want = py.end_resume(node, pid, want, dem)
+                assert type(got) is type(want)
+                if isinstance(got, PastPaths):
+                    assert got.state == want.state
+        assert got == want == free.end_with(node, pid, t0, work, dem)
+    assert stops >= 8  # most solves ran past the paths
+
+
 @pytest.mark.parametrize("seed", [0, 2, 5])
 def test_end_and_work_under_demand_are_the_reference_bit_for_bit(seed):
     rng = np.random.default_rng(seed)
