@@ -4,12 +4,13 @@
 
 An attempt sharing its node runs at a rate that depends on the node's background levels plus
 its co-tenants' demand (:mod:`sim_bridge.world._interference`); ``Cluster.end_with`` and
-``Cluster.work_with`` walk the first steps of a solve one at a time, and these walks are most
-of the physics of a default-world run. :class:`TenantRates` does the walk on the cluster's
-level array in C, with the floating-point operations of the Python reference
-(``Cluster._rate_with_py``, ``Cluster._end_steps_py``, ``Cluster._work_steps_py``) in the same
-order, so the results are the same bit for bit (``tests/test_compiled_interference.py``
-checks it). It never extends the contention paths itself: a walk stops before a step the
+``Cluster.work_with`` walk the first steps of a solve one at a time, then whole chunks of
+steps, and these walks are most of the physics of a default-world run. :class:`TenantRates`
+does the walks on the cluster's level array in C, with the floating-point operations of the
+Python reference (``Cluster._rate_with_py``, ``Cluster._end_steps_py``,
+``Cluster._work_steps_py``, and ``Cluster._rates_with_py`` and ``Cluster._end_chunks``'s
+``cumsum`` and ``searchsorted`` for the chunks) in the same order, so the results are the
+same bit for bit (``tests/test_compiled_interference.py`` checks it). It never extends the contention paths itself: a walk stops before a step the
 Python reference would extend the paths for (the last step of the paths) or could not read
 (a dropped step) and says so; the cluster extends them (which hands the new levels back
 through :meth:`TenantRates.set_levels`) and the walk goes on.
