@@ -86,6 +86,9 @@ SOURCES = ("synthetic", "alibaba2018", "markov")
 _STATE_LEVELS = np.array([0.08, 0.35, 0.75])
 _BLOCK = 1440  # steps per extension (one day at dt = 60 s)
 _CHUNK_MIN = 8  # steps solved one at a time before end_with/work_with vectorise
+#: the chunks of a co-tenant walk (``rates_with``, ``_end_chunks``) in C when the extension is
+#: built; off, the NumPy reference walks them, to the same floats (``bench_chunk_walks.py``)
+CHUNKS_IN_C = True
 #: released steps are dropped at the next extension (which copies the paths anyway), or at
 #: once when at least this many and at least half the window are released (a copy of what is
 #: kept costs a transient as large as itself: trimming a small prefix raises the peak)
@@ -1216,7 +1219,7 @@ class Cluster:
         if k0 + m > self._horizon:
             self._ensure_step(k0 + m - 1)
         trates = self._trates
-        if trates is not None:  # in C, when the steps lie in the window (the same values)
+        if trates is not None and CHUNKS_IN_C:  # in C, when the steps lie in the window
             rates = trates.rates(node, pid, k0, m, demand)
             if rates is not None:
                 return rates
@@ -1408,7 +1411,7 @@ class Cluster:
         """:meth:`end_with`'s walk a chunk of steps at a time, from step ``k`` with ``left``
         work to do and a first chunk of ``m`` steps (see :meth:`end_with`)."""
         dt = self.dt
-        trates = self._trates
+        trates = self._trates if CHUNKS_IN_C else None
         while True:
             if trates is not None:  # the chunks within the window in C (the same floats)
                 end, k, m, left = trates.end_chunks(node, pid, k, m, left, demand, _BLOCK)

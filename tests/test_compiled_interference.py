@@ -177,10 +177,14 @@ def test_a_cluster_pickles_and_deep_copies_with_its_compiled_rates():
         assert twin.rate_with(2, 1, 20, dem) == co.rate_with(2, 1, 20, dem)
 
 
-def _tables(monkeypatch, workload, *, python_physics=False, push_every_solve=False, **kw):
+def _tables(
+    monkeypatch, workload, *, python_physics=False, push_every_solve=False, numpy_chunks=False, **kw
+):
     with monkeypatch.context() as m:
         if python_physics:
             m.setattr(cluster_mod, "TenantRates", None)
+        if numpy_chunks:  # the steps walked in C, the chunks in NumPy
+            m.setattr(cluster_mod, "CHUNKS_IN_C", False)
         if push_every_solve:  # the heap economy off: every deferral pushes its EV_SOLVE
             m.setattr(AttemptPhysics, "_due", lambda self, att, pend: math.inf)
         kw.setdefault("progress", False)
@@ -205,6 +209,13 @@ WORLDS = [
 def test_default_world_runs_are_the_python_physics_bit_for_bit(monkeypatch, workload, kw):
     jobs, tasks = _tables(monkeypatch, workload, **kw)
     ref_jobs, ref_tasks = _tables(monkeypatch, workload, python_physics=True, **kw)
+    assert len(tasks) > 0 and jobs.equals(ref_jobs) and tasks.equals(ref_tasks)
+
+
+@pytest.mark.parametrize(("workload", "kw"), WORLDS[:3])
+def test_chunks_walked_in_numpy_beside_steps_in_c_change_nothing(monkeypatch, workload, kw):
+    jobs, tasks = _tables(monkeypatch, workload, **kw)
+    ref_jobs, ref_tasks = _tables(monkeypatch, workload, numpy_chunks=True, **kw)
     assert len(tasks) > 0 and jobs.equals(ref_jobs) and tasks.equals(ref_tasks)
 
 
