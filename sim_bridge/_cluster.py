@@ -56,7 +56,7 @@ from sim_bridge.world._persistence import (
     PersistenceParams,
     PersistentLevels,
 )
-from sim_bridge.world._response import RESPONSE_EPS, contention_response, tenant_load
+from sim_bridge.world._response import RESPONSE_EPS, contention_load, contention_response
 
 try:  # the counters computed in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
@@ -1214,7 +1214,7 @@ class Cluster:
         """:meth:`rate_with` for the ``m`` steps from ``k0`` at once (vectorised, through
         :func:`~sim_bridge.world.contention_response`), the same values bit for bit: the load
         is summed in resource order as :meth:`rate_with` sums it
-        (:func:`~sim_bridge.world._response.tenant_load`), not by a BLAS product whose
+        (:func:`~sim_bridge.world.contention_load`), not by a BLAS product whose
         rounding depends on the CPU."""
         if k0 + m > self._horizon:
             self._ensure_step(k0 + m - 1)
@@ -1230,7 +1230,7 @@ class Cluster:
         ``TenantRates.rates``, and what reads steps kept aside before the window."""
         lv = self._node_levels(node, k0, m) + np.asarray(demand, dtype=float)[:, None]
         phi = contention_response(np.minimum(lv, 1.0), self.response_eps)
-        load = tenant_load(self._profiles[pid] * self.sens[node], phi)
+        load = contention_load(self._profiles[pid] * self.sens[node], phi)
         return 1.0 / (self.speed[node] * (1.0 + self.kappa * load))
 
     def work_with(

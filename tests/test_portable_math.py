@@ -1,6 +1,6 @@
 """The world's arithmetic that must not depend on the CPU: ``sim_bridge._portable_math`` (the C
 library's exp, log, cos and pow, compiled or through :mod:`math`) and the co-tenant load sum
-(:func:`sim_bridge.world._response.tenant_load`).
+(:func:`sim_bridge.world.contention_load`).
 
 Oracles: :mod:`math`, which calls the same C functions one value at a time, and the scalar
 load loop of ``Cluster._rate_with_py``. ``tests/test_same_tables_on_any_cpu.py`` runs whole
@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from sim_bridge import _portable_math as pm
-from sim_bridge.world import contention_response
-from sim_bridge.world._response import tenant_load
+from sim_bridge.world import contention_load, contention_response
 
 FALLBACKS = {"exp": pm._exp1, "log": pm._log1, "cos": pm._cos1}
 SPECIAL = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 1e-310, 710.0, -750.0, 1e300]
@@ -96,11 +95,11 @@ def test_the_results_are_new_arrays():
         elements=st.floats(-0.5, 1.5),
     ),
 )
-def test_tenant_load_is_the_scalar_loop(w, levels):
+def test_contention_load_is_the_scalar_loop(w, levels):
     """Every step's load is ``load = 0.0; load += w[r] * phi[r]`` in resource order, as the
     per-step rate sums it (a BLAS ``w @ phi`` rounds by the CPU's kernel)."""
     phi = contention_response(np.minimum(levels, 1.0))
-    got = tenant_load(w, phi)
+    got = contention_load(w, phi)
     for k in range(levels.shape[1]):
         load = 0.0
         for r in range(4):

@@ -3,7 +3,8 @@
 The simulator's physics lives here, apart from the event loop (slots: :mod:`sim_bridge._cluster`):
 
 - :func:`contention_response`: the convex, queueing-like response of a task's speed to a
-  resource's load (``_response``);
+  resource's load, and :func:`contention_load`: a task's load from the four responses, summed
+  in a fixed order (``_response``);
 - :class:`BadNodes`: persistently degraded nodes whose capacity drifts (``_bad_nodes``);
 - :func:`input_skew`: lognormal data skew within a stage (``_skew``);
 - :func:`residual_noise`: a small body and a rare heavy tail (``_noise``);
@@ -49,7 +50,7 @@ from sim_bridge.world._persistence import (
     between_machine_share,
     fit_persistence,
 )
-from sim_bridge.world._response import RESPONSE_EPS, contention_response
+from sim_bridge.world._response import RESPONSE_EPS, contention_load, contention_response
 from sim_bridge.world._shared_demands import share_demands, share_demands_py
 from sim_bridge.world._skew import SKEW_SIGMA, input_skew
 
@@ -79,6 +80,7 @@ __all__ = [
     "RESPONSE_EPS",
     "SKEW_SIGMA",
     "BadNodes",
+    "contention_load",
     "contention_response",
     "degrade_levels",
     "input_skew",

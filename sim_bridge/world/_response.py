@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RESPONSE_EPS", "contention_response", "tenant_load"]
+__all__ = ["RESPONSE_EPS", "contention_load", "contention_response"]
 
 #: the saturation guard of :func:`contention_response` (a saturated resource: ``1 / eps``)
 RESPONSE_EPS = 0.05
@@ -47,7 +47,7 @@ def contention_response(level, eps: float = RESPONSE_EPS):
     return lv / (1.0 - lv + eps)
 
 
-def tenant_load(weights: np.ndarray, phi: np.ndarray) -> np.ndarray:
+def contention_load(weights: np.ndarray, phi: np.ndarray) -> np.ndarray:
     """A task's load from the responses ``phi`` of the four resources: ``sum_r w_r phi_r``,
     added in resource order, one IEEE operation at a time.
 
@@ -72,7 +72,7 @@ def tenant_load(weights: np.ndarray, phi: np.ndarray) -> np.ndarray:
     --------
     >>> w = np.array([0.5, 0.25, 1.0, 0.125])
     >>> phi = contention_response(np.array([[0.1, 0.9], [0.2, 0.0], [0.5, 0.5], [0.0, 1.0]]))
-    >>> loads = tenant_load(w, phi)
+    >>> loads = contention_load(w, phi)
     >>> [sum(float(w[r] * phi[r, k]) for r in range(4)) == loads[k] for k in range(2)]
     [True, True]
     """
