@@ -73,7 +73,7 @@ def contention_load(weights: np.ndarray, phi: np.ndarray) -> np.ndarray:
     >>> w = np.array([0.5, 0.25, 1.0, 0.125])
     >>> phi = contention_response(np.array([[0.1, 0.9], [0.2, 0.0], [0.5, 0.5], [0.0, 1.0]]))
     >>> loads = contention_load(w, phi)
-    >>> [sum(float(w[r] * phi[r, k]) for r in range(4)) == loads[k] for k in range(2)]
+    >>> [sum(float(w[r] * phi[r, k]) for r in range(4)) == float(loads[k]) for k in range(2)]
     [True, True]
     """
     return ((weights[0] * phi[0] + weights[1] * phi[1]) + weights[2] * phi[2]) + weights[3] * phi[3]
