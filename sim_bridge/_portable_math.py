@@ -42,23 +42,53 @@ try:  # built by setup.py; optional (the fallback below gives the same values)
 except ImportError:  # pragma: no cover - exercised only on installs without the extension
     _libm_core = None
 
-__all__ = ["cos", "exp", "log", "power"]
+__all__ = [
+    "cos",
+    "cos_scalar",
+    "exp",
+    "exp_scalar",
+    "log",
+    "log_scalar",
+    "power",
+    "pow_scalar",
+]
 
 
-def _exp1(x: float) -> float:
+def exp_scalar(x: float) -> float:
+    """:func:`exp` of one float (the C library's, ``inf`` past its range).
+
+    Examples
+    --------
+    >>> exp_scalar(0.0), exp_scalar(1000.0)
+    (1.0, inf)
+    """
     try:
         return math.exp(x)
     except OverflowError:
         return math.inf
 
 
-def _log1(x: float) -> float:
+def log_scalar(x: float) -> float:
+    """:func:`log` of one float (``-inf`` at 0, NaN below).
+
+    Examples
+    --------
+    >>> log_scalar(1.0), log_scalar(0.0)
+    (0.0, -inf)
+    """
     if x > 0.0 or x != x:
         return math.log(x)
     return -math.inf if x == 0.0 else math.nan
 
 
-def _cos1(x: float) -> float:
+def cos_scalar(x: float) -> float:
+    """:func:`cos` of one float (NaN at infinities).
+
+    Examples
+    --------
+    >>> cos_scalar(0.0)
+    1.0
+    """
     return math.cos(x) if math.isfinite(x) else math.nan
 
 
@@ -66,7 +96,14 @@ def _odd_integer(y: float) -> bool:
     return math.isfinite(y) and y == math.floor(y) and math.fmod(y, 2.0) != 0.0
 
 
-def _pow1(x: float, y: float) -> float:
+def pow_scalar(x: float, y: float) -> float:
+    """:func:`power` of one pair of floats: C's ``pow``, where :func:`math.pow` would raise.
+
+    Examples
+    --------
+    >>> pow_scalar(4.0, 0.5), pow_scalar(0.0, -1.0)
+    (2.0, inf)
+    """
     try:
         return math.pow(x, y)
     except OverflowError:  # C's pow: +-inf, negative for a negative base to an odd power
@@ -103,7 +140,7 @@ def exp(x: ArrayLike) -> np.ndarray:
     """
     if _libm_core is not None:
         return _libm_core.exp(x)
-    return _each(_exp1, x)
+    return _each(exp_scalar, x)
 
 
 def log(x: ArrayLike) -> np.ndarray:
@@ -116,7 +153,7 @@ def log(x: ArrayLike) -> np.ndarray:
     """
     if _libm_core is not None:
         return _libm_core.log(x)
-    return _each(_log1, x)
+    return _each(log_scalar, x)
 
 
 def cos(x: ArrayLike) -> np.ndarray:
@@ -129,7 +166,7 @@ def cos(x: ArrayLike) -> np.ndarray:
     """
     if _libm_core is not None:
         return _libm_core.cos(x)
-    return _each(_cos1, x)
+    return _each(cos_scalar, x)
 
 
 def power(x: ArrayLike, y: ArrayLike) -> np.ndarray:
@@ -144,4 +181,4 @@ def power(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """
     if _libm_core is not None:
         return _libm_core.power(x, y)
-    return _each(_pow1, x, y)
+    return _each(pow_scalar, x, y)

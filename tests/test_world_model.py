@@ -18,6 +18,7 @@ from sim_bridge.world import (
     input_skew,
     noise_sf,
     residual_noise,
+    residual_noise_one,
 )
 
 
@@ -43,6 +44,22 @@ def test_noise_survival_is_the_inverse_cdf(x, alpha):
     u = np.linspace(0.0, 1.0, 200001, endpoint=False)
     emp = float((residual_noise(u, alpha) > x).mean())
     assert abs(emp - float(noise_sf(x, alpha))) < 2e-5
+
+
+@given(
+    st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.8, 0.8 - 1e-16, 1.0, float("nan")])),
+    st.floats(0.3, 5.0),
+    st.sampled_from([(0.2, 0.15, 80.0), (0.05, 0.4, 20.0), (0.5, 0.0, 1e300)]),
+)
+@settings(max_examples=200)
+def test_one_noise_draw_is_the_vectorised_one_bit_for_bit(u, alpha, shape):
+    """The engine's scalar draw (a copy's noise at its launch) is the array formula's value,
+    at the seam, at u = 1 (a zero to a negative power: the cap) and for NaN."""
+    p, body, cap = shape
+    one = residual_noise_one(u, alpha, p, body, cap)
+    want = float(residual_noise(u, alpha, p, body, cap))
+    assert type(one) is float
+    assert one == want or (np.isnan(one) and np.isnan(want))
 
 
 def test_noise_is_continuous_and_increasing():

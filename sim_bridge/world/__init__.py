@@ -41,6 +41,7 @@ from sim_bridge.world._noise import (
     NOISE_TAIL_SHARE,
     noise_sf,
     residual_noise,
+    residual_noise_one,
 )
 from sim_bridge.world._persistence import (
     DEFAULT_PERSISTENCE,
@@ -86,4 +87,5 @@ __all__ = [
     "input_skew",
     "noise_sf",
     "residual_noise",
+    "residual_noise_one",
 ]

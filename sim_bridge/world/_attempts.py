@@ -42,7 +42,7 @@ from sim_bridge._jobs import read_noise
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world import _shared_demands
 from sim_bridge.world._interference import tenant_demand
-from sim_bridge.world._noise import residual_noise
+from sim_bridge.world._noise import residual_noise_one
 
 if TYPE_CHECKING:
     from sim_bridge._cluster import Cluster, PastPaths
@@ -286,13 +286,13 @@ class AttemptPhysics:
                     press = 0.0 if ideal else 1.0 - r0 * self._speed[node]
                     alpha = noise_alpha(job.alpha, self._tail[node], self.tail_pressure, press)
                     u = task._u0 if index == 0 else job.rng.random()
-                    mult = float(residual_noise(u, alpha))
+                    mult = residual_noise_one(u, alpha)
                 elif index == 0:
                     # read once: a streaming run lets a stage's numbers go once all are read
                     mult = job._m[task.index] if keep else read_noise(job, task.index)
                 else:
                     alpha = noise_alpha(job.alpha, self._tail[node], 0.0, 0.0)
-                    mult = float(residual_noise(job.rng.random(), alpha))
+                    mult = residual_noise_one(job.rng.random(), alpha)
             else:
                 mult = 1.0
             work = task.work * mult * (1.0 - sf)
