@@ -1,6 +1,7 @@
 """The engine's loop CPU over the first events of the FB-2010 day (or another replay), and an
 A/B of two implementations of one part of the engine on it (shared by ``bench_heap.py``,
-``bench_late_scan.py``, ``bench_mantri_scan.py`` and ``bench_retenant.py``)."""
+``bench_late_scan.py``, ``bench_mantri_scan.py``, ``bench_retenant.py`` and
+``bench_chunk_walks.py``)."""
 
 from __future__ import annotations
 
@@ -130,3 +131,56 @@ def scan_switch_main(doc: str, policy: str, what: str, switch: str, built: str) 
         f"{args.repeat}): Python {what} (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
         f"traces equal: {same}"
     )
+
+
+def engine_switch_main(
+    doc: str, set_switch: Callable[[bool], None], built: bool, extension: str, peer: str
+) -> None:
+    """The command line of a bench of a compiled part of the engine against its reference
+    (``bench_retenant.py``, ``bench_chunk_walks.py``): ``--ali2017-hours`` (Alibaba 2017's
+    first hours on 1,300 x 176 without speculation, to their end; 0 skips it),
+    ``--fb2010-events`` (the FB-2010 day's first events with LATE; 0 skips it), ``--data-dir``
+    and ``--repeat``. ``set_switch(in_c)`` selects a side; ``built`` says whether the
+    ``extension`` is there; ``peer`` names the reference side in the output."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--ali2017-hours", type=float, default=0.25, help="0 skips it (0.25)")
+    ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding the traces")
+    ap.add_argument("--repeat", type=int, default=2, help="engine runs of each side (2)")
+    args = ap.parse_args()
+
+    if not built:
+        sys.exit(f"{Path(sys.argv[0]).stem}: the extension {extension} is not built")
+    labels = {True: "compiled", False: f"{peer} (peer)"}
+    cases: list[tuple[str, Callable[[Path], tuple[float, int]]]] = []
+    if args.ali2017_hours:
+        cases.append(
+            (
+                f"Alibaba 2017 first {args.ali2017_hours:g} h, none, 1,300 x 176",
+                lambda out: loop_cpu(
+                    "ALI2017", 1300, 176, "none", args.ali2017_hours, None, args.data_dir, out
+                ),
+            )
+        )
+    if args.fb2010_events:
+        cases.append(
+            (
+                f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10",
+                lambda out: fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out),
+            )
+        )
+
+    for what, run in cases:
+
+        def run_side(in_c: bool, out: Path, run=run) -> tuple[float, int]:
+            set_switch(in_c)
+            return run(out)
+
+        c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
+        print(
+            f"{what}, loop CPU (best of {args.repeat}): {peer} (peer) {p:.1f} s, compiled "
+            f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
+        )

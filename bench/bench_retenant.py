@@ -30,57 +30,18 @@ Run: ``.venv/bin/python bench/bench_retenant.py [--ali2017-hours 0.25] [--fb2010
 
 from __future__ import annotations
 
-import argparse
-import sys
-
-from _fb2010_loop import compare_fb2010, fb2010_loop_cpu, loop_cpu
-
-
-def _side(in_c: bool, run) -> tuple[float, int]:
-    from sim_bridge.world import _attempts
-
-    _attempts.RETENANT_IN_C = in_c
-    return run()
+from _fb2010_loop import engine_switch_main
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ali2017-hours", type=float, default=0.25, help="0 skips it (0.25)")
-    ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
-    ap.add_argument("--data-dir", default=None, help="data directory holding the traces")
-    ap.add_argument("--repeat", type=int, default=2, help="engine runs of each side (2)")
-    args = ap.parse_args()
+    import sim_bridge.world._attempts as module
 
-    from sim_bridge.world import _attempts
+    def set_switch(in_c: bool) -> None:
+        module.RETENANT_IN_C = in_c
 
-    if _attempts._retenant_c is None:
-        sys.exit("bench_retenant: the extension sim_bridge._retenant_core is not built")
-    labels = {True: "compiled", False: "python (peer)"}
-    cases = []
-    if args.ali2017_hours:
-        cases.append(
-            (
-                f"Alibaba 2017 first {args.ali2017_hours:g} h, none, 1,300 x 176",
-                lambda out: loop_cpu(
-                    "ALI2017", 1300, 176, "none", args.ali2017_hours, None, args.data_dir, out
-                ),
-            )
-        )
-    if args.fb2010_events:
-        cases.append(
-            (
-                f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10",
-                lambda out: fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out),
-            )
-        )
-    for what, run in cases:
-        c, p, same = compare_fb2010(
-            lambda in_c, out, run=run: _side(in_c, lambda: run(out)), labels, what, args.repeat
-        )
-        print(
-            f"{what}, loop CPU (best of {args.repeat}): python (peer) {p:.1f} s, compiled "
-            f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
-        )
+    engine_switch_main(
+        __doc__, set_switch, module._retenant_c is not None, "sim_bridge._retenant_core", "python"
+    )
 
 
 if __name__ == "__main__":
