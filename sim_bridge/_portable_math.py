@@ -1,4 +1,4 @@
-"""``exp``, ``log``, ``cos`` and ``power`` that give the same bits on every x86-64 machine.
+"""``exp``, ``log``, ``cos`` and ``power`` that give the same bits on x86-64 machines with FMA.
 
 The simulated world draws from a seed, and its tables should not depend on the machine that
 runs it: a sweep spread over a Dask cluster of mixed CPUs must give the tables one machine
@@ -12,7 +12,7 @@ What stays machine-dependent: the C library itself. glibc picks an FMA build of 
 functions on CPUs with FMA (x86-64 since 2013: Haswell, Zen) and a plain one on older CPUs,
 and their last bits differ; other C libraries and other architectures have their own. So the
 tables are the same on x86-64 machines with FMA, with or without AVX-512, running the same
-glibc (``tests/test_portable_math.py`` runs one replay both ways).
+glibc (``tests/test_same_tables_on_any_cpu.py`` runs replays both ways).
 
 Examples
 --------
