@@ -10,10 +10,11 @@ does the walks on the cluster's level array in C, with the floating-point operat
 Python reference (``Cluster._rate_with_py``, ``Cluster._end_steps_py``,
 ``Cluster._work_steps_py``, and ``Cluster._rates_with_py`` and ``Cluster._end_chunks``'s
 ``cumsum`` and ``searchsorted`` for the chunks) in the same order, so the results are the
-same bit for bit (``tests/test_compiled_interference.py`` checks it). It never extends the contention paths itself: a walk stops before a step the
-Python reference would extend the paths for (the last step of the paths) or could not read
-(a dropped step) and says so; the cluster extends them (which hands the new levels back
-through :meth:`TenantRates.set_levels`) and the walk goes on.
+same bit for bit (``tests/test_compiled_interference.py`` checks it). It never extends the
+contention paths itself: a walk stops before a step the Python reference would extend the
+paths for (the last step of the paths) or could not read (a dropped step) and says so; the
+cluster extends them (which hands the new levels back through
+:meth:`TenantRates.set_levels`) and the walk goes on.
 """
 
 from cpython.object cimport PyObject
