@@ -4,11 +4,12 @@
 node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks,
 ``sim_bridge._retenant_core`` the re-solve of a node's co-tenants,
 ``sim_bridge._paths_core`` kernels of the contention paths, ``sim_bridge._progress_core`` the
-loops of a speculation scan, ``sim_bridge._heap_core`` the engine's event heap, ``sim_bridge._libm_core`` the C library's
-``exp``, ``log``, ``cos`` and ``pow`` over arrays (``sim_bridge._portable_math``),
-``sim_bridge._normals_core`` NumPy's normal stream drawn from marked positions (compiled
-against NumPy's headers and linked with its ``libnpyrandom``, which NumPy ships for this;
-skipped when NumPy is not importable at build time). All are optional: without a C compiler
+loops of a speculation scan, ``sim_bridge._heap_core`` the engine's event heap,
+``sim_bridge._libm_core`` the C library's ``exp``, ``log``, ``cos`` and ``pow`` over arrays
+(``sim_bridge._portable_math``), ``sim_bridge._normals_core`` NumPy's normal stream drawn
+from marked positions (compiled against NumPy's headers and linked with its
+``libnpyrandom``, which NumPy ships for this; skipped when NumPy is not importable at build
+time). All are optional: without a C compiler
 the package still installs, ``sim_bridge.simulate`` runs every model on the pure-Python engine
 and counters, rates, progress, re-solves, the heap and the path parts come from the
 NumPy/Python references (and those four functions from :mod:`math`, the same values).
