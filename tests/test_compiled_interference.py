@@ -92,11 +92,11 @@ def test_bounded_chunk_walks_stop_where_the_python_walk_stops(seed):
     for prof in PROFILES:
         free.profile_id(prof)
     stops = 0
-    for dem in _demands(rng, 16):
+    for dem in _demands(rng, 8):
         node, pid = int(rng.integers(5)), int(rng.integers(len(PROFILES)))
         end_of_paths = co.horizon_steps * 60.0
-        t0 = end_of_paths - float(rng.uniform(600.0, 30000.0))
-        work = float(rng.uniform(1e4, 2e5))
+        t0 = end_of_paths - float(rng.uniform(600.0, 20000.0))
+        work = float(rng.uniform(2e4, 8e4))
         got, want = (c.end_with(node, pid, t0, work, dem, within=True) for c in (co, py))
         assert type(got) is type(want)
         if isinstance(got, PastPaths):
@@ -109,7 +109,7 @@ def test_bounded_chunk_walks_stop_where_the_python_walk_stops(seed):
                 if isinstance(got, PastPaths):
                     assert got.state == want.state
         assert got == want == free.end_with(node, pid, t0, work, dem)
-    assert stops >= 8  # most solves ran past the paths
+    assert stops >= 5  # most solves ran past the paths
 
 
 @pytest.mark.parametrize("seed", [0, 2, 5])
