@@ -29,7 +29,8 @@ Usage::
     python bench/bench_day.py --policy none --census 240000       # what a running attempt holds
     python bench/bench_day.py --policy late --job-census 8        # what the live jobs hold
 
-Measured figures are in ``bench/bench_sim.py``'s docstring and the README ("Big replays").
+Measured figures are in ``bench/bench_sim.py``'s docstring, the README ("Big replays") and
+``bench/results/HISTORY.md``.
 """
 
 from __future__ import annotations
