@@ -51,6 +51,7 @@ from sim_bridge import _portable_math as portable_math
 from sim_bridge._alibaba2018 import MACHINE_USAGE_FILE, load_machine_levels
 from sim_bridge._path_window import slide_window
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._capacity_marks import CapacityParts
 from sim_bridge.world._persistence import (
     DEFAULT_PERSISTENCE,
     PersistenceParams,
@@ -411,8 +412,8 @@ class Cluster:
         self._block_start: list[np.ndarray] = []
         self._block_sum: list[np.ndarray] = []
         self._drawn = 0  # steps of levels drawn (the horizon of the paths ever drawn)
-        #: the drawing block's degraded capacities, one array a part (None once used)
-        self._cap_rows: list[np.ndarray | None] | None = None
+        #: the drawing block's degraded capacities, a part at a time (``BadNodes.capacity_marks``)
+        self._cap_rows: CapacityParts | None = None
         self._extend()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -697,15 +698,15 @@ class Cluster:
         b, lo = divmod(self._drawn, _BLOCK)
         m = block.shape[2]
         if self.bad.share > 0:  # the block's degraded rows, drawn at its first part
-            if lo == 0:  # one array a part: each goes once its part was degraded
-                self._cap_rows = [*self.bad.capacity_parts(b, _BLOCK, self.dt, _BLOCK // m)]
+            if lo == 0:  # each part drawn from its marks when degraded, then let go
+                self._cap_rows = self.bad.capacity_marks(b, _BLOCK, self.dt, _BLOCK // m)
             assert self._cap_rows is not None
-            capacity = self._cap_rows[lo // m]
-            assert capacity is not None and capacity.shape[1] == m
+            capacity = self._cap_rows.part(lo // m)
+            assert capacity.shape[1] == m
             block = degrade_levels(
                 block, self.bad, capacity, inplace=out is not None, bad_rows=True
             )
-            self._cap_rows[lo // m] = None
+            self._cap_rows.release(lo // m)
             if lo + m == _BLOCK:
                 self._cap_rows = None  # the block's last part
         self._drawn += m

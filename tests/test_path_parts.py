@@ -74,11 +74,12 @@ def test_degraded_rows_in_parts_are_the_blocks_rows(nodes, parts, share):
 
 def test_a_parts_degraded_rows_go_once_it_is_drawn():
     c = Cluster(40, 2, seed=6, keep_paths=False, extend_steps=360)
-    assert c._cap_rows is not None and len(c._cap_rows) == 4
-    assert c._cap_rows[0] is None and all(r is not None for r in c._cap_rows[1:])
+    assert c._cap_rows is not None and c._cap_rows.left == {1, 2, 3}
     c.hold("me", 0.0)
     c.levels_at([0], [400 * 60.0])  # the second part
-    assert [r is None for r in c._cap_rows] == [True, True, False, False]
+    assert c._cap_rows.left == {2, 3}
+    with pytest.raises(ValueError, match="part 1 of the capacities was let go"):
+        c._cap_rows.part(1)
 
 
 @pytest.mark.parametrize("source", ["synthetic", "alibaba2018"])

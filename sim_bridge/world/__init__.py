@@ -33,6 +33,7 @@ from sim_bridge.world._attempts import (
     sum_demand,
 )
 from sim_bridge.world._bad_nodes import BAD_NODE_SHARE, BadNodes, degrade_levels
+from sim_bridge.world._capacity_marks import CapacityParts
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
 from sim_bridge.world._noise import (
     NOISE_BODY,
@@ -66,6 +67,7 @@ __all__ = [
     "share_demands_py",
     "sum_demand",
     "BAD_NODE_SHARE",
+    "CapacityParts",
     "DEFAULT_PERSISTENCE",
     "TENANT_LOAD",
     "PersistenceParams",

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim_bridge import _portable_math as portable_math
+from sim_bridge.world._block_marks import seekable
+from sim_bridge.world._capacity_marks import CapacityParts
 from sim_bridge.world._persistence import _CHUNK_BYTES, ar1_inplace
 
 __all__ = ["BAD_NODE_SHARE", "BadNodes", "degrade_levels"]
@@ -126,6 +128,74 @@ class BadNodes:
         if not (isinstance(parts, (int, np.integer)) and parts >= 1 and n_steps % parts == 0):
             raise ValueError(f"parameter parts must divide n_steps={n_steps}, got {parts!r}")
         return self._capacity(b, n_steps, dt, bad_only=True, parts=int(parts))
+
+    def capacity_marks(self, b: int, n_steps: int, dt: float, parts: int) -> CapacityParts:
+        """:meth:`capacity_parts` drawn a part at a time: the block's stream is drawn whole
+        now (the drift's state moves on to the next block, as :meth:`capacity_parts` moves
+        it), but only each degraded row's marks at every part are kept, and a part's
+        capacities are drawn from them when asked (:class:`CapacityParts`, the same
+        floats): 24 bytes a degraded row and part, where the parts' arrays are 8 bytes a
+        row and step (0.9 MB, not 38 MB, on 33,000 nodes in 12 parts). Without
+        ``sim_bridge._normals_core`` (or a stream that does not match this NumPy's) the
+        parts are computed now and held.
+
+        Examples
+        --------
+        >>> a, b = BadNodes(40, (2,)), BadNodes(40, (2,))
+        >>> held = a.capacity_parts(0, 12, 60.0, 4)
+        >>> marks = b.capacity_marks(0, 12, 60.0, 4)
+        >>> all(bool((marks.part(p) == held[p]).all()) for p in range(4))
+        True
+        """
+        if not (isinstance(parts, (int, np.integer)) and parts >= 1 and n_steps % parts == 0):
+            raise ValueError(f"parameter parts must divide n_steps={n_steps}, got {parts!r}")
+        parts, m = int(parts), n_steps // int(parts)
+        if not seekable():
+            held: list[np.ndarray | None] = [
+                *self._capacity(b, n_steps, dt, bad_only=True, parts=parts)
+            ]
+            return CapacityParts(m, held=held, left=set(range(parts)))
+        from sim_bridge.world._block_marks import _normals_core
+
+        assert _normals_core is not None
+        rng = np.random.default_rng([*self.seed_words, b + 1])
+        words = _normals_core.state_words(rng)
+        phi = math.exp(-dt / (3600.0 * self.drift_hours))
+        scale = np.sqrt(1.0 - phi * phi)
+        n = self.n_nodes
+        healthy = self.resource == -1
+        where = np.cumsum(~healthy) - 1
+        n_bad = int((~healthy).sum())
+        states = np.empty((parts, n_bad, 2), dtype=np.uint64)
+        starts = np.empty((parts, n_bad))
+        last = np.empty(n)
+        rows = max(1, _CHUNK_BYTES // (8 * max(n_steps, 1)))
+        for i in range(0, n, rows):
+            j = min(i + rows, n)
+            e = np.empty((j - i, n_steps))
+            marks = np.empty((j - i, parts, 2), dtype=np.uint64)
+            _normals_core.draw_marked(words, e, m, marks)  # rng.standard_normal's values
+            e *= scale
+            x = ar1_inplace(e, phi, self._x[i:j])
+            last[i:j] = x[:, -1]
+            keep = np.flatnonzero(~healthy[i:j])
+            if keep.size:
+                at = where[i + keep]
+                states[:, at] = marks[keep].transpose(1, 0, 2)
+                starts[0, at] = self._x[i + keep]
+                starts[1:, at] = x[keep][:, m - 1 : -1 : m].T
+        self._x = phi * last / phi if phi > 0 else last  # as _capacity leaves it
+        return CapacityParts(
+            m,
+            states=states,
+            starts=starts,
+            inc=(int(words[2]), int(words[3])),
+            phi=phi,
+            scale=float(scale),
+            drift=float(self.drift),
+            c0=self.c0[~healthy].copy(),
+            left=set(range(parts)),
+        )
 
     def _capacity(
         self, b: int, n_steps: int, dt: float, *, bad_only: bool, parts: int
