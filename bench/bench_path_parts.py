@@ -67,7 +67,7 @@ def _draw(
             cpu.append(time.process_time() - t)
             digest.append(hashlib.sha256(out.tobytes()).digest())
             m = g._marks
-            left = 0.0 if m is None else len(m.left) * m.states.strides[0] / 2**20
+            left = 0.0 if m is None else m.nbytes / 2**20
             kept.append((left, rss_mb() if os.path.exists("/proc/self/statm") else float("nan")))
     return cpu, digest, kept
 

@@ -45,13 +45,16 @@ cdef extern from *:
     """
     /* NumPy's PCG64 (XSL-RR 128/64 on a 128-bit LCG; numpy/random/src/pcg64/pcg64.h) */
     typedef unsigned __int128 sb_u128;
-    typedef struct { sb_u128 state; sb_u128 inc; } sb_pcg64;
+    /* n: the outputs drawn since it was last set (a position in the stream) */
+    typedef struct { sb_u128 state; sb_u128 inc; uint64_t n; } sb_pcg64;
+    #define SB_MULT ((((sb_u128)2549297995355413924ULL) << 64) + 4865540595714422341ULL)
 
     static inline uint64_t sb_next64(void *st) {
         sb_pcg64 *r = (sb_pcg64 *)st;
-        const sb_u128 mult = (((sb_u128)2549297995355413924ULL) << 64) + 4865540595714422341ULL;
+        const sb_u128 mult = SB_MULT;
         uint64_t x;
         unsigned rot;
+        r->n++;
         r->state = r->state * mult + r->inc;
         x = ((uint64_t)(r->state >> 64)) ^ (uint64_t)r->state;
         rot = (unsigned)(r->state >> 122);
@@ -71,14 +74,33 @@ cdef extern from *:
     static void sb_set(sb_pcg64 *r, uint64_t s_hi, uint64_t s_lo, uint64_t i_hi, uint64_t i_lo) {
         r->state = (((sb_u128)s_hi) << 64) | s_lo;
         r->inc = (((sb_u128)i_hi) << 64) | i_lo;
+        r->n = 0;
     }
+    /* the LCG stepped `delta` times at once (Brown, "Random number generation with arbitrary
+       strides", 1994; pcg_advance_lcg_128 of the PCG library): O(log delta) products */
+    static void sb_advance(sb_pcg64 *r, uint64_t delta) {
+        sb_u128 cur_mult = SB_MULT, cur_plus = r->inc, acc_mult = 1, acc_plus = 0;
+        while (delta > 0) {
+            if (delta & 1) {
+                acc_mult *= cur_mult;
+                acc_plus = acc_plus * cur_mult + cur_plus;
+            }
+            cur_plus = (cur_mult + 1) * cur_plus;
+            cur_mult *= cur_mult;
+            delta >>= 1;
+        }
+        r->state = acc_mult * r->state + acc_plus;
+    }
+    static uint64_t sb_count(const sb_pcg64 *r) { return r->n; }
     static uint64_t sb_hi(const sb_pcg64 *r) { return (uint64_t)(r->state >> 64); }
     static uint64_t sb_lo(const sb_pcg64 *r) { return (uint64_t)r->state; }
     """
     ctypedef struct sb_pcg64:
-        pass
+        uint64_t n
     void sb_bind(bitgen_t *bg, sb_pcg64 *r) nogil
     void sb_set(sb_pcg64 *r, uint64_t s_hi, uint64_t s_lo, uint64_t i_hi, uint64_t i_lo) nogil
+    void sb_advance(sb_pcg64 *r, uint64_t delta) nogil
+    uint64_t sb_count(const sb_pcg64 *r) nogil
     uint64_t sb_hi(const sb_pcg64 *r) nogil
     uint64_t sb_lo(const sb_pcg64 *r) nogil
 
@@ -144,6 +166,86 @@ def draw_from(const uint64_t[:, :] starts, uint64_t inc_hi, uint64_t inc_lo, dou
     with nogil:
         for i in range(rows):
             sb_set(&r, starts[i, 0], starts[i, 1], inc_hi, inc_lo)
+            for k in range(steps):
+                out[i, k] = random_standard_normal(&bg)
+
+
+def draw_counted(
+    uint64_t[::1] words,
+    double[:, ::1] out,
+    Py_ssize_t every,
+    uint64_t[:, :] heads,
+    uint32_t[:, :] counts,
+) -> None:
+    """:func:`draw_marked` with smaller marks: ``heads[i]`` (high, low) the state before row
+    ``i``'s first normal, and ``counts[i, j]`` how many outputs of the bit generator the row
+    drew before its step ``j * every`` (4 bytes a mark, not 16: :func:`draw_seek` steps the
+    generator on to it at once).
+
+    Raises
+    ------
+    OverflowError
+        When a row draws more than 2**32 - 1 outputs before a mark.
+    """
+    cdef Py_ssize_t rows = out.shape[0], steps = out.shape[1], i, k, j
+    cdef sb_pcg64 r
+    cdef bitgen_t bg
+    cdef bint over = False
+    if words.shape[0] != 4:
+        raise ValueError(f"parameter words: needs 4 words, got {words.shape[0]}")
+    if every < 1:
+        raise ValueError(f"parameter every must be >= 1, got {every}")
+    if counts.shape[0] != rows or counts.shape[1] != (steps + every - 1) // every:
+        raise ValueError(
+            f"parameter counts must have shape {(rows, (steps + every - 1) // every)}, "
+            f"got {(counts.shape[0], counts.shape[1])}"
+        )
+    if heads.shape[0] != rows or heads.shape[1] != 2:
+        raise ValueError(f"parameter heads must have shape {(rows, 2)}, got {(heads.shape[0], heads.shape[1])}")
+    sb_set(&r, words[0], words[1], words[2], words[3])
+    sb_bind(&bg, &r)
+    with nogil:
+        for i in range(rows):
+            heads[i, 0] = sb_hi(&r)
+            heads[i, 1] = sb_lo(&r)
+            r.n = 0
+            j = 0
+            for k in range(steps):
+                if k == j * every:
+                    if r.n > 0xFFFFFFFFu:
+                        over = True
+                    counts[i, j] = <uint32_t>r.n
+                    j += 1
+                out[i, k] = random_standard_normal(&bg)
+    if over:
+        raise OverflowError("a row drew more than 2**32 - 1 outputs before one of its marks")
+    words[0] = sb_hi(&r)
+    words[1] = sb_lo(&r)
+
+
+def draw_seek(
+    const uint64_t[:, :] heads,
+    const uint32_t[:] counts,
+    uint64_t inc_hi,
+    uint64_t inc_lo,
+    double[:, ::1] out,
+) -> None:
+    """Fill each row ``i`` of ``out`` with the stream's normals from ``counts[i]`` outputs
+    past the state ``heads[i]`` (:func:`draw_counted`'s marks; the increment is the
+    generator's)."""
+    cdef Py_ssize_t rows = out.shape[0], steps = out.shape[1], i, k
+    cdef sb_pcg64 r
+    cdef bitgen_t bg
+    if heads.shape[0] != rows or heads.shape[1] != 2 or counts.shape[0] != rows:
+        raise ValueError(
+            f"parameters heads and counts must have shapes {(rows, 2)} and {(rows,)}, "
+            f"got {(heads.shape[0], heads.shape[1])} and {(counts.shape[0],)}"
+        )
+    sb_bind(&bg, &r)
+    with nogil:
+        for i in range(rows):
+            sb_set(&r, heads[i, 0], heads[i, 1], inc_hi, inc_lo)
+            sb_advance(&r, counts[i])
             for k in range(steps):
                 out[i, k] = random_standard_normal(&bg)
 

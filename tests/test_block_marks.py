@@ -54,6 +54,36 @@ def test_the_stream_and_its_marks_are_numpys(seed, rows, steps, every):
         assert np.array_equal(z, y[:, lo:])
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rows=st.integers(1, 5),
+    steps=st.integers(0, 3000),
+    every=st.integers(1, 400),
+)
+def test_counted_marks_seek_where_the_stream_was(seed, rows, steps, every):
+    """``draw_counted`` draws ``draw_marked``'s values and states; its marks, each row's head
+    state and the outputs drawn before each part, lead ``draw_seek`` (an LCG jump ahead) to
+    the states ``draw_marked`` recorded: the rest of each row again, bit for bit."""
+    words, words2 = (nc.state_words(np.random.default_rng(seed)) for _ in range(2))
+    parts = -(-steps // every)
+    y, y2 = np.empty((rows, steps)), np.empty((rows, steps))
+    marks = np.empty((rows, parts, 2), dtype=np.uint64)
+    heads = np.empty((rows, 2), dtype=np.uint64)
+    counts = np.empty((rows, parts), dtype=np.uint32)
+    nc.draw_marked(words, y, every, marks)
+    nc.draw_counted(words2, y2, every, heads, counts)
+    assert np.array_equal(y, y2) and np.array_equal(words, words2)
+    if parts:
+        assert np.array_equal(heads, marks[:, 0]) and not counts[:, 0].any()
+        assert (np.diff(counts.astype(np.int64), axis=1) >= every).all()  # >= 1 output a normal
+    for p in range(parts):
+        lo = p * every
+        z = np.empty((rows, steps - lo))
+        nc.draw_seek(heads, counts[:, p], words[2], words[3], z)
+        assert np.array_equal(z, y[:, lo:])
+
+
 def test_the_check_against_numpy_can_fail():
     """The self-check that switches the marks on compares values and the state after them:
     a stream one draw ahead fails it."""
@@ -76,6 +106,13 @@ def test_bad_arguments_are_named():
         nc.draw_marked(words, np.empty((2, 9)), 0, np.empty((2, 0, 2), dtype=np.uint64))
     with pytest.raises(ValueError, match=r"starts must have shape \(2, 2\), got \(3, 2\)"):
         nc.draw_from(np.zeros((3, 2), dtype=np.uint64), 0, 1, np.empty((2, 4)))
+    heads, y = np.empty((2, 2), dtype=np.uint64), np.empty((2, 9))
+    with pytest.raises(ValueError, match=r"counts must have shape \(2, 3\), got \(2, 2\)"):
+        nc.draw_counted(words, y, 3, heads, np.empty((2, 2), dtype=np.uint32))
+    with pytest.raises(ValueError, match=r"heads must have shape \(2, 2\), got \(3, 2\)"):
+        nc.draw_counted(words, y, 3, np.empty((3, 2), dtype=np.uint64), np.empty((2, 3), np.uint32))
+    with pytest.raises(ValueError, match=r"shapes \(2, 2\) and \(2,\), got \(2, 2\) and \(3,\)"):
+        nc.draw_seek(heads, np.zeros(3, dtype=np.uint32), 0, 1, y)
 
 
 class _Counting(PersistentLevels):
@@ -98,18 +135,18 @@ _COUNT = [0]
 @pytest.fixture
 def counted(monkeypatch):
     """Count the normals drawn by NumPy and by the compiled kernels inside block_part."""
-    real_marked, real_from = nc.draw_marked, nc.draw_from
+    real_counted, real_seek = nc.draw_counted, nc.draw_seek
 
-    def marked(words, y, every, marks):
+    def counted(words, y, every, heads, counts):
         _COUNT[0] += y.size
-        return real_marked(words, y, every, marks)
+        return real_counted(words, y, every, heads, counts)
 
-    def from_(starts, hi, lo, y):
+    def seek(heads, counts, hi, lo, y):
         _COUNT[0] += y.size
-        return real_from(starts, hi, lo, y)
+        return real_seek(heads, counts, hi, lo, y)
 
-    monkeypatch.setattr(_block_marks._normals_core, "draw_marked", marked)
-    monkeypatch.setattr(_block_marks._normals_core, "draw_from", from_)
+    monkeypatch.setattr(_block_marks._normals_core, "draw_counted", counted)
+    monkeypatch.setattr(_block_marks._normals_core, "draw_seek", seek)
     real_normal = np.random.Generator.standard_normal
 
     class _Rng:
@@ -219,21 +256,24 @@ def test_a_drawn_parts_marks_are_given_back():
     assert np.array_equal(g.block_part(0, 60, 0, 10), ref[:, :, :10])
     marks = g._marks
     assert marks is not None and marks.left == {1, 2, 3, 4, 5}
-    assert marks.states.strides[0] % mmap.PAGESIZE == 0
-    assert marks.states.strides[0] >= 48 * 4 * 300
+    region = marks.counts.strides[0]
+    assert region % mmap.PAGESIZE == 0 and region >= 24 * 4 * 300
+    assert marks.starts.strides[0] == region
+    assert len(marks.counts.base) == 6 * region + -(-32 * 4 * 300 // mmap.PAGESIZE) * mmap.PAGESIZE
     for p in range(6):
-        assert marks.states[p].any() == (p > 0), p  # part 0 was drawn by the first pass
+        assert marks.counts[p].any() == (p > 0), p  # part 0: no output before it, drawn
     assert np.array_equal(g.block_part(0, 60, 30, 10), ref[:, :, 30:40])
     for p in range(6):
-        assert marks.states[p].any() == (p not in (0, 3)), p
+        assert marks.counts[p].any() == (p not in (0, 3)), p
         assert marks.starts[p].any() == (p not in (0, 3)), p
+    assert marks.heads.any()  # every part starts from them: kept to the last
     with pytest.raises(ValueError, match="part 3 of block 0: its marks were let go"):
         marks.part(0, 0, 5, 3)
     with pytest.raises(ValueError, match="part 0 of block 0: its marks were let go"):
         marks.start_of(1, 0, 5, 0)
     for lo in (10, 20, 40, 50):
         assert np.array_equal(g.block_part(0, 60, lo, 10), ref[:, :, lo : lo + 10])
-    assert g._marks is None and not marks.states.any()
+    assert g._marks is None and not marks.counts.any() and not marks.starts.any()
 
 
 def test_marks_survive_a_copy():

@@ -10,16 +10,19 @@ block again: 3.9 s a part on 33,000 nodes, the CPU of a long drain (issue 13).
 
 :class:`BlockMarks` is what the first part's pass over the block records on the way (with
 ``sim_bridge._normals_core``, which draws NumPy's stream in C from a PCG64 state it can
-read and set): for every row and every part, the bit generator's state before the part's
-first normal and the AR(1) state before its first step. A later part starts every row there
-and draws and filters only its own steps, to the same floats: the same normals (the
-stream's values from the same state), scaled and filtered by the same operations in the
-same order. That is 16 + 8 bytes a (component, row) and part: 73 MiB on 33,000 nodes in 12
-parts. Each part's marks lie in pages of their own (an anonymous map), which are given back
+read and set): for every row, the bit generator's state before its first normal, and for
+every row and part, how many outputs the generator drew for the row before the part's first
+normal and the AR(1) state before its first step. A later part steps every row's generator
+on to its part at once (an LCG's jump ahead, O(log n) products) and draws and filters only
+its own steps, to the same floats: the same normals (the stream's values from the same
+state), scaled and filtered by the same operations in the same order. That is 4 + 8 bytes a
+(component, row) and part, and 16 a (component, row): 40 MiB on 33,000 nodes in 12 parts
+(until 2026-11-30 each part kept the row's whole state, 16 + 8 bytes: 73 MiB). Each part's
+marks lie in pages of their own (an anonymous map), which are given back
 (``madvise(MADV_DONTNEED)``) once the part is drawn: a block's marks shrink by a part's share
-each part, from 73 MiB after its first pass to none by its last (issue 13: a day's peak comes
-mid-block, at 14-15 h on FB-2010). A part asked again after that is drawn from a new first
-pass, to the same floats.
+each part, from 40 MiB after its first pass to the rows' states, 4 MiB, by its last (issue
+13: a day's peak comes mid-block, at 14-15 h on FB-2010, or at the next block's first pass).
+A part asked again after that is drawn from a new first pass, to the same floats.
 
 Without the extension, or when its stream does not match this NumPy's
 (:func:`sim_bridge._normals_core.stream_matches_numpy`, checked once), :data:`SEEKABLE` is
@@ -71,8 +74,12 @@ class BlockMarks:
     words : ndarray of uint64, shape (4,)
         The bit generator's state while the first pass draws (high, low), then its
         increment (high, low).
-    states : ndarray of uint64, shape (parts, 2, rows, 2)
-        The state before each part's (component, row) (high, low).
+    heads : ndarray of uint64, shape (2, rows, 2)
+        The state before each (component, row)'s first normal (high, low).
+    counts : ndarray of uint32, shape (parts, 2, rows)
+        The bit generator's outputs each (component, row) drew before each part's first
+        normal: a part starts from its row's head stepped on that many times at once
+        (``sim_bridge._normals_core.draw_seek``).
     starts : ndarray of float64, shape (parts, 2, rows)
         The AR(1) state before each part's first step.
     left : set of int
@@ -83,8 +90,8 @@ class BlockMarks:
     --------
     >>> import numpy as np
     >>> m = BlockMarks.start(np.random.default_rng(1), (0, 12, 4), rows=5)
-    >>> m.states.shape, m.starts.shape, sorted(m.left)
-    ((3, 2, 5, 2), (3, 2, 5), [0, 1, 2])
+    >>> m.heads.shape, m.counts.shape, m.starts.shape, sorted(m.left)
+    ((2, 5, 2), (3, 2, 5), (3, 2, 5), [0, 1, 2])
     >>> m.release(1)
     >>> sorted(m.left)
     [0, 2]
@@ -92,7 +99,8 @@ class BlockMarks:
 
     key: tuple[int, int, int]
     words: np.ndarray
-    states: np.ndarray
+    heads: np.ndarray
+    counts: np.ndarray
     starts: np.ndarray
     left: set[int]
 
@@ -101,23 +109,31 @@ class BlockMarks:
         """Empty marks for a first pass that draws from ``rng``'s current state."""
         assert _normals_core is not None
         parts = key[1] // key[2]
-        # part p's states (2, rows, 2) then its starts (2, rows), in whole pages from
-        # p * region: one private anonymous map, whose pages a part gives back once drawn
-        # (a shared one would keep them in its backing store)
-        region = -(-48 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
-        size = max(parts * region, 1)
+        # part p's counts (2, rows) then its starts (2, rows), in whole pages from
+        # (p + 1) * region, after the heads (2, rows, 2) in pages of their own: one private
+        # anonymous map, whose pages a part gives back once drawn (a shared one would keep
+        # them in its backing store); 24 bytes a row and part, and 32 a row (until 2026-11-30
+        # each part kept a row's whole state, 48 bytes a row and part: 73 MiB on 33,000 nodes
+        # in 12 parts, now 40 MiB)
+        region = -(-24 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
+        head = -(-32 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
+        size = max(head + parts * region, 1)
         buf = mmap.mmap(-1, size, flags=_PRIVATE) if _PRIVATE else bytearray(size)
-        states = np.ndarray((parts, 2, rows, 2), np.uint64, buf, 0, (region, 16 * rows, 16, 8))
-        starts = np.ndarray((parts, 2, rows), np.float64, buf, 32 * rows, (region, 8 * rows, 8))
-        return cls(key, _normals_core.state_words(rng), states, starts, set(range(parts)))
+        heads = np.ndarray((2, rows, 2), np.uint64, buf, 0, (16 * rows, 16, 8))
+        counts = np.ndarray((parts, 2, rows), np.uint32, buf, head, (region, 4 * rows, 4))
+        starts = np.ndarray(
+            (parts, 2, rows), np.float64, buf, head + 8 * rows, (region, 8 * rows, 8)
+        )
+        words = _normals_core.state_words(rng)
+        return cls(key, words, heads, counts, starts, set(range(parts)))
 
     def draw(self, c: int, i: int, j: int, n_steps: int) -> np.ndarray:
         """Rows ``i`` to ``j`` of component ``c``: all their normals, as ``standard_normal``
         draws them next, recording where each part starts."""
         assert _normals_core is not None
         y = np.empty((j - i, n_steps))
-        marks = self.states[:, c, i:j].transpose(1, 0, 2)  # (rows, parts, 2), strided
-        _normals_core.draw_marked(self.words, y, self.key[2], marks)
+        counts = self.counts[:, c, i:j].T  # (rows, parts), strided
+        _normals_core.draw_counted(self.words, y, self.key[2], self.heads[c, i:j], counts)
         return y
 
     def note_starts(self, c: int, i: int, j: int, y: np.ndarray, start: np.ndarray) -> None:
@@ -133,7 +149,8 @@ class BlockMarks:
         if p not in self.left:
             raise ValueError(f"part {p} of block {self.key[0]}: its marks were let go")
         y = np.empty((j - i, self.key[2]))
-        _normals_core.draw_from(self.states[p, c, i:j], self.words[2], self.words[3], y)
+        heads, counts = self.heads[c, i:j], self.counts[p, c, i:j]
+        _normals_core.draw_seek(heads, counts, self.words[2], self.words[3], y)
         return y
 
     def start_of(self, c: int, i: int, j: int, p: int) -> np.ndarray:
@@ -143,11 +160,17 @@ class BlockMarks:
             raise ValueError(f"part {p} of block {self.key[0]}: its marks were let go")
         return self.starts[p, c, i:j]
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of marks kept: the rows' heads, and the pages of the parts not drawn yet."""
+        return self.heads.nbytes + len(self.left) * self.counts.strides[0]
+
     def release(self, p: int) -> None:
         """Part ``p`` was drawn: its marks are let go, and their pages given back to the
         system (a copy, after pickling, keeps them until it is dropped whole)."""
         self.left.discard(p)
-        buf = self.states.base
+        buf = self.counts.base
         if isinstance(buf, mmap.mmap) and _PRIVATE and hasattr(mmap, "MADV_DONTNEED"):
-            region = self.states.strides[0]
-            buf.madvise(mmap.MADV_DONTNEED, p * region, region)
+            region = self.counts.strides[0]
+            head = len(buf) - self.counts.shape[0] * region
+            buf.madvise(mmap.MADV_DONTNEED, head + p * region, region)
