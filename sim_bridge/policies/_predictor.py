@@ -61,7 +61,7 @@ from sim_bridge.trace import (
 from sim_bridge.trace import node_index as _node_index
 from sim_bridge.world._attempts import noise_alpha, sum_demand
 from sim_bridge.world._interference import TENANT_LOAD, tenant_demand
-from sim_bridge.world._noise import noise_sf, residual_noise
+from sim_bridge.world._noise import noise_sf, residual_noise_one
 
 __all__ = [
     "MODES",
@@ -304,7 +304,7 @@ class SlowdownOracle:
         for pid in pids:
             d, press = self._slowdowns(pid, t, idx, running)
             alpha = noise_alpha(alpha_w, self.cluster.tail[idx], self.tail_pressure, press)
-            m = self._reference(pid, t) * float(residual_noise(0.5, alpha_w))
+            m = self._reference(pid, t) * residual_noise_one(0.5, float(alpha_w))
             out += noise_sf(self.beta * m / d, alpha)
         return out / len(pids)
 
