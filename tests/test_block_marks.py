@@ -26,14 +26,17 @@ pytestmark = pytest.mark.skipif(
     not _block_marks.seekable(), reason="the compiled stream does not match this NumPy"
 )
 
-
-@settings(max_examples=30, deadline=None)
-@given(
+#: a stream's seed, its rows and steps, and the steps between marks
+STREAMS = dict(
     seed=st.integers(0, 2**32 - 1),
     rows=st.integers(1, 5),
     steps=st.integers(0, 3000),
     every=st.integers(1, 400),
 )
+
+
+@settings(max_examples=30, deadline=None)
+@given(**STREAMS)
 def test_the_stream_and_its_marks_are_numpys(seed, rows, steps, every):
     """``draw_marked`` draws ``standard_normal``'s values from the same state and leaves the
     generator's state where NumPy's is after them; ``draw_from`` at each mark draws the rest
@@ -55,12 +58,7 @@ def test_the_stream_and_its_marks_are_numpys(seed, rows, steps, every):
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    rows=st.integers(1, 5),
-    steps=st.integers(0, 3000),
-    every=st.integers(1, 400),
-)
+@given(**STREAMS)
 def test_counted_marks_seek_where_the_stream_was(seed, rows, steps, every):
     """``draw_counted`` draws ``draw_marked``'s values and states; its marks, each row's head
     state and the outputs drawn before each part, lead ``draw_seek`` (an LCG jump ahead) to
