@@ -109,12 +109,12 @@ class BlockMarks:
         """Empty marks for a first pass that draws from ``rng``'s current state."""
         assert _normals_core is not None
         parts = key[1] // key[2]
-        # part p's counts (2, rows) then its starts (2, rows), in whole pages from
-        # (p + 1) * region, after the heads (2, rows, 2) in pages of their own: one private
-        # anonymous map, whose pages a part gives back once drawn (a shared one would keep
-        # them in its backing store); 24 bytes a row and part, and 32 a row (until 2026-11-30
-        # each part kept a row's whole state, 48 bytes a row and part: 73 MiB on 33,000 nodes
-        # in 12 parts, now 40 MiB)
+        # the heads (2, rows, 2) in pages of their own, then part p's counts (2, rows) and
+        # starts (2, rows) in whole pages from head + p * region: one private anonymous map,
+        # whose pages a part gives back once drawn (a shared one would keep them in its
+        # backing store); 24 bytes a row and part, and 32 a row (until 2026-11-30 each part
+        # kept a row's whole state, 48 bytes a row and part: 73 MiB on 33,000 nodes in 12
+        # parts, now 40 MiB)
         region = -(-24 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
         head = -(-32 * rows // mmap.PAGESIZE) * mmap.PAGESIZE
         size = max(head + parts * region, 1)
