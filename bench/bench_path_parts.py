@@ -32,6 +32,15 @@ the block's last part. Measured 2026-11-30 (k), its defaults, two day replays be
 kept after each part 66, 60, 54, ... 6, 0 MiB, the resident set 235, 230, 224, ... 175, 169
 MiB.
 
+Since 2026-11-30 (o) a row's generator state is kept once and each part keeps the outputs
+the row drew before it (4 bytes; the part's generator is stepped on at once, an LCG jump
+ahead), so the marks are 40 MiB after a block's first pass, not 73. Measured 2026-11-30 (o),
+its defaults, an FB-2010 day and an Alibaba 2017 replay beside it: peer 87.6 s the block,
+marks 16.7 s (0.19x; the first part 7.6 s, each other 0.74-0.88 s, the load of (k) and more:
+in isolation one part's draws from the counted marks took 0.23-0.26 s against 0.21-0.22 s
+from the whole states), the same arrays; the marks kept after each part 37, 34, 31, ... 7, 0
+MiB, the resident set 204, 202, 199, ... 174, 167 MiB (235 ... 169 on (k)).
+
 Run: ``.venv/bin/python bench/bench_path_parts.py [--nodes 33000] [--blocks 1] [--repeat 1]``
 """
 
@@ -97,8 +106,10 @@ def main() -> None:
             kept = k if marks else kept
             best[marks] = [min(a, b) for a, b in zip(best.get(marks, cpu), cpu, strict=True)]
     parts = _BLOCK // steps
-    rows = 2 * 4 * args.nodes
-    mib = rows * parts * (16 + 8) / 2**20
+    # a block's marks after its first pass (an untouched map: its size, not its pages)
+    key = (0, _BLOCK, steps)
+    empty = _block_marks.BlockMarks.start(np.random.default_rng(0), key, 4 * args.nodes)
+    mib = empty.nbytes / 2**20
     print(
         f"{args.nodes:,} nodes, {args.blocks} day-block(s) of {_BLOCK} steps in {parts} parts of "
         f"{steps}; CPU best of {args.repeat}"
