@@ -91,7 +91,6 @@ cdef extern from *:
         }
         r->state = acc_mult * r->state + acc_plus;
     }
-    static uint64_t sb_count(const sb_pcg64 *r) { return r->n; }
     static uint64_t sb_hi(const sb_pcg64 *r) { return (uint64_t)(r->state >> 64); }
     static uint64_t sb_lo(const sb_pcg64 *r) { return (uint64_t)r->state; }
     """
@@ -100,7 +99,6 @@ cdef extern from *:
     void sb_bind(bitgen_t *bg, sb_pcg64 *r) nogil
     void sb_set(sb_pcg64 *r, uint64_t s_hi, uint64_t s_lo, uint64_t i_hi, uint64_t i_lo) nogil
     void sb_advance(sb_pcg64 *r, uint64_t delta) nogil
-    uint64_t sb_count(const sb_pcg64 *r) nogil
     uint64_t sb_hi(const sb_pcg64 *r) nogil
     uint64_t sb_lo(const sb_pcg64 *r) nogil
 
@@ -201,7 +199,9 @@ def draw_counted(
             f"got {(counts.shape[0], counts.shape[1])}"
         )
     if heads.shape[0] != rows or heads.shape[1] != 2:
-        raise ValueError(f"parameter heads must have shape {(rows, 2)}, got {(heads.shape[0], heads.shape[1])}")
+        raise ValueError(
+            f"parameter heads must have shape {(rows, 2)}, got {(heads.shape[0], heads.shape[1])}"
+        )
     sb_set(&r, words[0], words[1], words[2], words[3])
     sb_bind(&bg, &r)
     with nogil:

@@ -80,3 +80,5 @@ def test_a_part_let_go_or_out_of_range_is_refused(monkeypatch, marks):
         got.part(3)
     with pytest.raises(ValueError, match="parts must divide n_steps=12, got 5"):
         BadNodes(50, (2,)).capacity_marks(0, 12, 60.0, 5)
+    with pytest.raises(ValueError, match="n_steps must be >= 1, got 0"):
+        BadNodes(50, (2,)).capacity_marks(0, 0, 60.0, 1)

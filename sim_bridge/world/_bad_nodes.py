@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim_bridge import _portable_math as portable_math
-from sim_bridge.world._block_marks import seekable
+from sim_bridge.world._block_marks import _normals_core, seekable
 from sim_bridge.world._capacity_marks import CapacityParts
 from sim_bridge.world._persistence import _CHUNK_BYTES, ar1_inplace
 
@@ -149,14 +149,14 @@ class BadNodes:
         """
         if not (isinstance(parts, (int, np.integer)) and parts >= 1 and n_steps % parts == 0):
             raise ValueError(f"parameter parts must divide n_steps={n_steps}, got {parts!r}")
+        if n_steps < 1:
+            raise ValueError(f"parameter n_steps must be >= 1, got {n_steps!r}")
         parts, m = int(parts), n_steps // int(parts)
         if not seekable():
             held: list[np.ndarray | None] = [
                 *self._capacity(b, n_steps, dt, bad_only=True, parts=parts)
             ]
             return CapacityParts(m, held=held, left=set(range(parts)))
-        from sim_bridge.world._block_marks import _normals_core
-
         assert _normals_core is not None
         rng = np.random.default_rng([*self.seed_words, b + 1])
         words = _normals_core.state_words(rng)

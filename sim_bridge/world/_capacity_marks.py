@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim_bridge import _portable_math as portable_math
+from sim_bridge.world._block_marks import _normals_core
 from sim_bridge.world._persistence import ar1_inplace
 
 __all__ = ["CapacityParts"]
@@ -86,8 +87,6 @@ class CapacityParts:
             got = self.held[p]
             assert got is not None
             return got
-        from sim_bridge.world._block_marks import _normals_core
-
         assert _normals_core is not None and self.states is not None
         assert self.starts is not None and self.c0 is not None
         e = np.empty((self.states.shape[1], self.every))
