@@ -42,6 +42,7 @@ __all__ = [
     "Job",
     "OneFinished",
     "Task",
+    "profile_of",
     "read_noise",
     "shed_closed",
     "task_indices",
@@ -100,6 +101,7 @@ class Attempt:
         "_rec",
         "_ckpt",
         "_solve",
+        "_pid",
     )
 
     def __init__(
@@ -110,6 +112,7 @@ class Attempt:
         node: int,
         launch_time: float,
         start_fraction: float,
+        pid: int | None = None,
     ):
         self.uid = uid
         self.task = task
@@ -143,6 +146,10 @@ class Attempt:
         self._ckpt: PastPaths | None = None
         # a deferred end solve (its heap seq, start, work left) while its EV_SOLVE is pending
         self._solve: tuple[int, float, float] | None = None
+        # its stage's contention profile on the cluster (``task.job.pids[task.stage]``), held
+        # from its launch so the co-tenants' re-solves read one slot, not a chain of four
+        # objects (None on an attempt built by hand: :func:`profile_of` reads the chain)
+        self._pid = pid
 
     @property
     def job(self) -> Job:
@@ -631,6 +638,26 @@ class DoneOne(Task):
 #: keep a done task's one finished attempt as its job's row (:class:`DoneOne`); off, it keeps
 #: its attempt object (the same trace: ``tests/test_done_task_rows.py``)
 ONE_AS_ROW = True
+
+
+def profile_of(att: Attempt) -> int:
+    """The cluster's contention profile id of ``att``'s stage: ``att._pid``, held from its
+    launch, else read from its task and job (an attempt built by hand).
+
+    Examples
+    --------
+    >>> job = Job()
+    >>> job.pids = (4, 7)
+    >>> task = Task(0, job, 0, 1, "reduce", 10.0, 0.0)
+    >>> att = Attempt(0, task, 0, node=3, launch_time=1.5, start_fraction=0.0)
+    >>> profile_of(att), profile_of(Attempt(1, task, 1, 3, 2.0, 0.0, pid=9))
+    (7, 9)
+    """
+    pid = att._pid
+    if pid is None:
+        task = att.task
+        return task.job.pids[task.stage]
+    return pid
 
 
 def read_noise(job: Job, index: int) -> float:

@@ -57,10 +57,10 @@ cdef extern from *:
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
 cdef enum:
     F_STATE, F_WORK, F_DEM, F_PROG, F_STEP_RATE, F_SEG_T, F_SF, F_LAUNCH, F_END, F_NODE
-    F_SEG_DONE, F_C0, F_TASK, N_FIELDS
+    F_SEG_DONE, F_C0, F_TASK, F_PID, N_FIELDS
 
 _NAMES = ("state", "_work", "_dem", "_prog", "_step_rate", "_seg_t", "start_fraction",
-          "launch_time", "_end", "node", "_seg_done", "_c0", "task")
+          "launch_time", "_end", "node", "_seg_done", "_c0", "task", "_pid")
 cdef Py_ssize_t _off[N_FIELDS]
 cdef object _slotted = None
 
@@ -133,6 +133,16 @@ cdef inline object _get(object a, int f, bint fast):
         if p is not NULL:
             return <object>p
     return getattr(a, _NAMES[f])  # unset: the AttributeError Python gives
+
+
+cdef inline object _pid_of(object a, bint fast):
+    """``sim_bridge._jobs.profile_of(a)``: the attempt's ``_pid``, held from its launch,
+    else ``a.task.job.pids[a.task.stage]``."""
+    cdef object pid = _get(a, F_PID, fast)
+    if pid is None:
+        task = _get(a, F_TASK, fast)
+        return task.job.pids[task.stage]
+    return pid
 
 
 cdef inline double _getd(object a, int f, bint fast) except? -1.0:
@@ -325,10 +335,8 @@ cdef class _Reader:
                     total = 0.0
                     walked = True
                     if t0 < now:
-                        task = _get(a, F_TASK, fast)
                         walk = self.trates.work_steps(
-                            _get(a, F_NODE, fast), task.job.pids[task.stage], t0, now, 0.0,
-                            dem, memo,
+                            _get(a, F_NODE, fast), _pid_of(a, fast), t0, now, 0.0, dem, memo
                         )
                         total = walk[0]
                         walked = <double>walk[1] >= now  # else it stopped short
@@ -341,8 +349,7 @@ cdef class _Reader:
             if engine:
                 frac = <double>self.work_done(a, self.now_obj) / work
         else:
-            task = _get(a, F_TASK, fast)
-            pid = task.job.pids[task.stage]
+            pid = _pid_of(a, fast)
             if not self.have_cv or not (pid is self.last_pid or pid == self.last_pid):
                 cum = self.cache.get(pid)
                 if cum is None:

@@ -35,10 +35,10 @@ from sim_bridge._slots cimport (
 # the Attempt fields the loop reads or writes, and their offsets in its instances
 cdef enum:
     A_NODE, A_TASK, A_SEG_T, A_DEM, A_STEP_RATE, A_PROG, A_SEG_DONE, A_C0, A_WORK, A_SOLVE
-    A_CKPT, A_END, N_A
+    A_CKPT, A_END, A_PID, N_A
 
 _A_NAMES = ("node", "task", "_seg_t", "_dem", "_step_rate", "_prog", "_seg_done", "_c0",
-            "_work", "_solve", "_ckpt", "_end")
+            "_work", "_solve", "_ckpt", "_end", "_pid")
 cdef Py_ssize_t _aoff[N_A]
 cdef Py_ssize_t _t_job, _t_stage, _j_pids
 cdef object _att_type = None
@@ -116,16 +116,35 @@ cdef inline bint _any(object demand) except -1:
     return any(demand)
 
 
+cdef inline bint _has_pid(object att):
+    """Whether the slotted attempt ``att`` holds its profile id (``_pid``, set at launch)."""
+    cdef PyObject* p = slot_ptr(att, _aoff[A_PID])
+    return p is not NULL and <object>p is not None
+
+
 cdef bint _all_slotted(list atts) except -1:
-    """Whether every attempt of ``atts``, its task and its job are of the slotted types."""
+    """Whether every attempt of ``atts`` is of the slotted type and holds its profile id,
+    or else its task and its job are of the slotted types too (the id is read from them)."""
     cdef object att, task
     for att in atts:
         if type(att) is not _att_type:
             return False
+        if _has_pid(att):
+            continue
         task = _get(att, _aoff[A_TASK], "task")
         if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
             return False
     return True
+
+
+cdef inline object _pid_of(object att):
+    """The slotted attempt ``att``'s profile id: its ``_pid``, else
+    ``att.task.job.pids[att.task.stage]`` (an attempt built by hand)."""
+    cdef PyObject* p = slot_ptr(att, _aoff[A_PID])
+    if p is not NULL and <object>p is not None:
+        return <object>p
+    task = _get(att, _aoff[A_TASK], "task")
+    return _get(_get(task, _t_job, "job"), _j_pids, "pids")[_get(task, _t_stage, "stage")]
 
 
 cdef struct Walk:
@@ -159,7 +178,7 @@ def retenant(
     Returns False, having changed nothing, when an attempt, its task or job is not of the
     slotted types, or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
-    cdef object att, dem, task, job, pid_obj, node_obj, old, memo, prog, prev, same_m0
+    cdef object att, dem, pid_obj, node_obj, old, memo, prog, prev, same_m0
     cdef object same_m2
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due
@@ -178,9 +197,7 @@ def retenant(
             att = atts[i]
             dem = dems[i]
             node_obj = _get(att, _aoff[A_NODE], "node")
-            task = _get(att, _aoff[A_TASK], "task")
-            job = _get(task, _t_job, "job")
-            pid_obj = _get(job, _j_pids, "pids")[_get(task, _t_stage, "stage")]
+            pid_obj = _pid_of(att)
             seg_t = _as_double(_get(att, _aoff[A_SEG_T], "_seg_t"))
             if now > seg_t:  # _advance: _work_done(att, now) booked
                 old = _get(att, _aoff[A_DEM], "_dem")
@@ -297,19 +314,16 @@ def retenant(
 
 def owns(list atts, dict known, object demand):
     """``AttemptPhysics._owns``: each attempt's own demand, ``known[pid]`` for its profile
-    ``pid = a.task.job.pids[a.task.stage]``, else ``demand(pid)``, in order; None, having
+    ``pid = profile_of(a)`` (``sim_bridge._jobs``), else ``demand(pid)``, in order; None, having
     called nothing, when an attempt, its task or job is not of the slotted types."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
-    cdef object att, task, job, pid
+    cdef object pid
     cdef PyObject* d
     if not _all_slotted(atts):
         return None
     for i in range(n):
-        att = atts[i]
-        task = _get(att, _aoff[A_TASK], "task")
-        job = _get(task, _t_job, "job")
-        pid = _get(job, _j_pids, "pids")[_get(task, _t_stage, "stage")]
+        pid = _pid_of(atts[i])
         d = PyDict_GetItemWithError(known, pid)  # (an error raised: ``except? NULL``)
         if d is NULL:
             out[i] = demand(pid)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim_bridge._cluster import _CHUNK_MIN, COUNTER_NAMES
+from sim_bridge._jobs import profile_of
 from sim_bridge._states import A_FINISHED, A_RUNNING
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ class SimView:
                 else:
                     frac = work_done(a, now) / work
             else:
-                pid = a.task.job.pids[a.task.stage]
+                pid = profile_of(a)
                 cum = cache.get(pid)
                 if cum is None:
                     cum = cache[pid] = cluster.cum_at_nodes(pid, now)

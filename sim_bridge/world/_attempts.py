@@ -42,7 +42,7 @@ import numpy as np
 # bound yet when this module is first imported (an import in the hot function took 2.4% of the
 # FB-2010 LATE day's CPU)
 import sim_bridge._cluster as _cluster
-from sim_bridge._jobs import read_noise
+from sim_bridge._jobs import profile_of, read_noise
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world import _shared_demands
 from sim_bridge.world._interference import tenant_demand
@@ -280,7 +280,7 @@ class AttemptPhysics:
             end = att._end = now + task.work * (1.0 - sf) * x
         else:
             cluster = self.cluster
-            pid = job.pids[task.stage]
+            pid = att._pid = job.pids[task.stage]
             ideal = cluster.ideal
             if not ideal:
                 k0, r0, c0 = cluster.launch_point(node, pid, now)
@@ -367,7 +367,7 @@ class AttemptPhysics:
     def _demand_of(self, attempts: Iterable[Attempt]) -> tuple[float, ...] | None:
         """The summed demand of ``attempts`` (None when there is none)."""
         demand = self._demand
-        return sum_demand(demand(a.task.job.pids[a.task.stage]) for a in attempts)
+        return sum_demand(demand(profile_of(a)) for a in attempts)
 
     def _owns(self, attempts: list[Attempt]) -> list[tuple[float, ...]]:
         """Each attempt's own demand (``_demand`` of its profile), in order."""
@@ -376,7 +376,7 @@ class AttemptPhysics:
             got = _owns_c(attempts, known, self._demand)
             if got is not None:
                 return got
-        pids = [a.task.job.pids[a.task.stage] for a in attempts]
+        pids = [profile_of(a) for a in attempts]
         return [known[p] if p in known else self._demand(p) for p in pids]
 
     def _node_demand(self, node: int) -> tuple[float, ...] | None:
@@ -389,7 +389,7 @@ class AttemptPhysics:
 
     def _work_done(self, att: Attempt, t: float) -> float:
         """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""
-        pid = att.task.job.pids[att.task.stage]
+        pid = profile_of(att) if att._pid is None else att._pid
         cl = self.cluster
         if cl.ideal:
             return att._seg_done + (t - att._seg_t)
@@ -495,8 +495,7 @@ class AttemptPhysics:
         walked: dict[tuple, tuple[float, int, float]] = {}
         for att, dem in zip(atts, dems, strict=True):
             node = att.node
-            task = att.task
-            pid = task.job.pids[task.stage]
+            pid = profile_of(att)
             seg_t = att._seg_t
             if now > seg_t:  # _advance: _work_done(att, now) booked
                 old = att._dem
@@ -563,7 +562,7 @@ class AttemptPhysics:
         """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
         old finish event goes stale (the loop skips it)."""
         cl = self.cluster
-        pid = att.task.job.pids[att.task.stage]
+        pid = profile_of(att) if att._pid is None else att._pid
         left = att._work - att._seg_done
         if left < 0.0:
             left = 0.0
@@ -645,7 +644,7 @@ class AttemptPhysics:
             return
         att._solve = None
         _seq, t0, work = pend
-        pid = att.task.job.pids[att.task.stage]
+        pid = profile_of(att) if att._pid is None else att._pid
         cl = self.cluster
         if self._bounded:  # within the paths drawn so far (same float, see _go_on)
             self._settle(att, cl.end_with(att.node, pid, t0, work, att._dem, within=True))
@@ -682,7 +681,7 @@ class AttemptPhysics:
         (``stop``, its EV_CHECK with ``seq``): go on with it, the next block drawn, and push
         its end (or where it stops again) with the same sequence number, so events come in
         the order the unbounded solve gives them."""
-        pid = att.task.job.pids[att.task.stage]
+        pid = profile_of(att) if att._pid is None else att._pid
         self._settle(att, self.cluster.end_resume(att.node, pid, stop, att._dem))
         self._push_end(att, seq)
 
@@ -696,7 +695,7 @@ class AttemptPhysics:
         if FAST_TENANTS:
             self._retenant(others, now, others_demand(self._owns(others)))
             return
-        owns = [demand(a.task.job.pids[a.task.stage]) for a in others]
+        owns = [demand(profile_of(a)) for a in others]
         for i, att in enumerate(others):
             self._advance(att, now)
             # the others' demand, summed in the same order as _demand_of would
