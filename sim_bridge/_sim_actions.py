@@ -32,6 +32,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._states import A_RUNNING, DONE, EV_WAKE, WAITING
 from sim_bridge._view import SimView
@@ -53,6 +54,7 @@ class PolicyActions:
     _free: dict[int, int]
     _waiting: dict[int, Job]
     _waiting_dirty: bool
+    _fair_order: FairOrder | None
     _n_waiting: int
     _n_wakes: int
     # the simulator's methods these call (the loop's and the attempt lifecycle's)
@@ -119,6 +121,8 @@ class PolicyActions:
             if self._waiting and job.uid < next(reversed(self._waiting)):
                 self._waiting_dirty = True
             self._waiting[job.uid] = job
+            if self._fair_order is not None:
+                self._fair_order.mark(job)
 
     def _pick_node(self, task: Task) -> int | None:
         busy = {a.node for a in task.live.values()}

@@ -25,6 +25,7 @@ from typing import Any
 
 from sim_bridge import _waiting_tasks
 from sim_bridge._cluster import Cluster
+from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import Job, Task, task_indices
 from sim_bridge._row_maps import RowMaps
 from sim_bridge._states import WAITING
@@ -61,6 +62,7 @@ class JobArrivals:
     _active: dict[int, Job]
     _waiting: dict[int, Job]
     _waiting_dirty: bool
+    _fair_order: FairOrder | None
     _n_waiting: int
     _rows: RowMaps | None
 
@@ -133,6 +135,8 @@ class JobArrivals:
         if waiting and uid < next(reversed(waiting)):
             self._waiting_dirty = True
         waiting[uid] = job
+        if self._fair_order is not None:
+            self._fair_order.mark(job)
         return job
 
     def _tasks_now(
@@ -182,3 +186,5 @@ class JobArrivals:
             if self._waiting and job.uid < next(reversed(self._waiting)):
                 self._waiting_dirty = True
             self._waiting[job.uid] = job
+            if self._fair_order is not None:
+                self._fair_order.mark(job)

@@ -41,6 +41,7 @@ from sim_bridge import _closed_events, _task_list
 from sim_bridge._closed_attempts import pack_closed
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
+from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import Attempt, Job, Task, shed_closed
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._row_maps import RowMaps
@@ -91,6 +92,7 @@ class AttemptLifecycle:
     _load_t: list[float]
     _active: dict[int, Job]
     _waiting: dict[int, Job]
+    _fair_order: FairOrder | None
     _attempt_uid: int
     _heap: EventQueue
     _seq: int
@@ -187,6 +189,8 @@ class AttemptLifecycle:
             task.attempts = [att]
         task.n_live += 1
         job.running[uid] = att
+        if self._fair_order is not None:
+            self._fair_order.mark(job)
         self._node_live[node][uid] = att
         node_running[node] = running_before + 1
         self._n_running += 1
@@ -224,6 +228,8 @@ class AttemptLifecycle:
         job = task.job
         running = job.running
         del running[uid]
+        if self._fair_order is not None:
+            self._fair_order.mark(job)
         # a dict never shrinks on deletion: a big stage's table stays allocated through its
         # tail (118 MB over the 720 jobs alive at 6 h of the FB-2010 day), and iterating it
         # (every speculation scan) walks its dead entries. Rebuilt, in the same order, once

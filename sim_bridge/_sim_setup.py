@@ -34,6 +34,7 @@ import numpy as np
 
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import new_event_heap
+from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import Attempt, Job
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._row_maps import RowMaps
@@ -148,6 +149,9 @@ class SimulatorSetup:
         self._active: dict[int, Job] = {}
         self._waiting: dict[int, Job] = {}
         self._waiting_dirty = False
+        # the waiting jobs in the fair order, made at the first pass that asks for it
+        # (SimView.fair_waiting_jobs) and kept from then on (sim_bridge._fair_order)
+        self._fair_order: FairOrder | None = None
         self._n_waiting = 0
         self._n_arrivals_left = 0
         self._n_wakes = 0

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim_bridge._cluster import _CHUNK_MIN, COUNTER_NAMES
+from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import profile_of
 from sim_bridge._states import A_FINISHED, A_RUNNING
 
@@ -112,6 +113,18 @@ class SimView:
             sim._waiting = dict(sorted(sim._waiting.items()))
             sim._waiting_dirty = False
         return sim._waiting.values()
+
+    def fair_waiting_jobs(self) -> Iterator[Job]:
+        """The jobs of :meth:`waiting_jobs` with the fewest running attempts first, ties by
+        arrival: the Fair Scheduler's order as the pass begins, drawn lazily (kept by the
+        engine, ``sim_bridge._fair_order.FairOrder``: a pass that looks at k jobs costs
+        O(k log J), not O(J)). Iterate it within the hook, do not keep it: the next call ends
+        it."""
+        sim = self._sim
+        order = sim._fair_order
+        if order is None:
+            order = sim._fair_order = FairOrder(sim)
+        return order.ascending()
 
     def waiting_count(self) -> int:
         """Number of waiting tasks in the cluster."""

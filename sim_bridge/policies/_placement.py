@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from heapq import heapify, heappop, heapreplace
+from heapq import heapify, heappop, heappush, heapreplace
 from typing import Any
 
 from sim_bridge.policies._registry import register_policy
@@ -41,7 +41,8 @@ class TaskQueue:
     ----------
     view : SimView
         Only ``view.waiting_jobs()`` is read (jobs with ``uid``, ``running`` and ``pending``;
-        FIFO reads ``pending`` only).
+        FIFO reads ``pending`` only), or for the fair order ``view.fair_waiting_jobs()`` when
+        the view has it (the same jobs, in the fair order as the pass begins).
     order : {"fifo", "fair"}
     n_free : int
         Free slots in the pass.
@@ -53,10 +54,13 @@ class TaskQueue:
 
     Notes
     -----
-    The fair order is a heap of ``(running, uid)`` keys built once per pass (O(J) for J
-    waiting jobs, a handful in practice) whose top is re-keyed after each launch; a job's
-    tasks are a live iterator over its pending tasks, so a task costs O(log J) at most, and
-    :meth:`hold_while` holds a run of one job's tasks without a round trip per task.
+    The fair order is a heap of ``(running, uid)`` keys whose top is re-keyed after each
+    launch. With a view that keeps the order (``SimView.fair_waiting_jobs``) the heap takes
+    jobs from it only as far as the pass gets, so a pass that looks at k of J waiting jobs
+    costs O(k log J); else it is built from every waiting job once per pass (O(J): thousands
+    wait on Alibaba 2017's full cluster). A job's tasks are a live iterator over its pending
+    tasks, so a task costs O(log J) at most, and :meth:`hold_while` holds a run of one job's
+    tasks without a round trip per task.
 
     Examples
     --------
@@ -92,7 +96,7 @@ class TaskQueue:
         self._head: Any = None  # the last task's heap entry (key, key, job, task iterator)
         self._task: Any = None  # the last task
         self._stash: Any = None  # a task hold_while drew that may not wait: it comes next
-        self._tasks = self._order(view.waiting_jobs(), order == "fair")
+        self._tasks = self._order(view, order == "fair")
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         return self._tasks
@@ -128,21 +132,34 @@ class TaskQueue:
         self._held[key] = self._held.get(key, 0) + held
         return held
 
-    def _order(self, jobs, fair: bool) -> Iterator[tuple[Any, Any]]:
+    def _order(self, view, fair: bool) -> Iterator[tuple[Any, Any]]:
         """The head job's next task, the head being the job with the fewest running-plus-
         launched attempts (fair; ties by arrival) or the first job (FIFO) that has a task left
         and fewer than ``n_free`` held."""
         # a job's task iterator is made when it first heads the heap (None until then): a
         # pass launches into few of the waiting jobs, and a big job's waiting tasks
         # (sim_bridge._waiting_tasks.WaitingTasks) make their iterator in Python
-        heap: list[tuple[int, int, Any, Any]]
-        if fair:
-            heap = [(len(job.running), job.uid, job, None) for job in jobs]
+        heap: list[tuple[int, int, Any, Any]] = []
+        # fair: the jobs not in the heap yet, in its order, from the engine's index
+        # (SimView.fair_waiting_jobs), else every waiting job in the heap from the start
+        source = getattr(view, "fair_waiting_jobs", None) if fair else None
+        if source is not None:
+            source = source()
+        elif fair:
+            heap = [(len(job.running), job.uid, job, None) for job in view.waiting_jobs()]
             heapify(heap)
         else:  # arrival order: sorted, hence a heap; a launch does not move the head
-            heap = [(0, k, job, None) for k, job in enumerate(jobs)]
+            heap = [(0, k, job, None) for k, job in enumerate(view.waiting_jobs())]
+        nxt = None if source is None else next(source, None)
         held = self._held
-        while heap and self.n_free:
+        while (heap or nxt is not None) and self.n_free:
+            # the next job of the order joins the heap while its key is below the head's:
+            # keys only grow in a pass, so the head is then the one a heap of every waiting
+            # job would have (keys are unique: the uid breaks ties)
+            if nxt is not None and (not heap or (len(nxt.running), nxt.uid) < heap[0][:2]):
+                heappush(heap, (len(nxt.running), nxt.uid, nxt, None))
+                nxt = next(source, None)  # type: ignore[arg-type]
+                continue
             head = heap[0]
             if head[3] is None:  # the same keys: the heap stays a heap
                 head = heap[0] = (head[0], head[1], head[2], iter(head[2].pending.values()))
