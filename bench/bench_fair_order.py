@@ -39,7 +39,7 @@ class _Job:
 class _Sim:
     def __init__(self, jobs: list[_Job]):
         self._waiting = {j.uid: j for j in jobs}
-        self._fair_order: FairOrder | None = None
+        self._fair_order: FairOrder[_Job] | None = None
 
 
 class _BuiltView:

@@ -22,20 +22,30 @@ waiting job at every pass of real runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sized
 from heapq import heapify, heappop, heappush
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from sim_bridge._jobs import Job
+from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = ["FairOrder"]
+
+
+class _Waiting(Protocol):
+    """What the order reads of a job (``sim_bridge._jobs.Job`` has it)."""
+
+    @property
+    def uid(self) -> int: ...
+
+    @property
+    def running(self) -> Sized: ...
+
+
+Job = TypeVar("Job", bound=_Waiting)
 
 # the heap is rebuilt once it holds this many times the jobs waiting (plus a few)
 _SLACK = 4
 
 
-class FairOrder:
+class FairOrder(Generic[Job]):
     """The jobs of ``owner._waiting`` (uid -> job, read afresh at each pass: the view may
     replace the dict), in ascending ``(len(job.running), job.uid)``.
 

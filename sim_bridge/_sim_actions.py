@@ -54,7 +54,7 @@ class PolicyActions:
     _free: dict[int, int]
     _waiting: dict[int, Job]
     _waiting_dirty: bool
-    _fair_order: FairOrder | None
+    _fair_order: FairOrder[Job] | None
     _n_waiting: int
     _n_wakes: int
     # the simulator's methods these call (the loop's and the attempt lifecycle's)

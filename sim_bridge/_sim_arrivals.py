@@ -62,7 +62,7 @@ class JobArrivals:
     _active: dict[int, Job]
     _waiting: dict[int, Job]
     _waiting_dirty: bool
-    _fair_order: FairOrder | None
+    _fair_order: FairOrder[Job] | None
     _n_waiting: int
     _rows: RowMaps | None
 

@@ -92,7 +92,7 @@ class AttemptLifecycle:
     _load_t: list[float]
     _active: dict[int, Job]
     _waiting: dict[int, Job]
-    _fair_order: FairOrder | None
+    _fair_order: FairOrder[Job] | None
     _attempt_uid: int
     _heap: EventQueue
     _seq: int

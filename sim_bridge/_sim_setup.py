@@ -151,7 +151,7 @@ class SimulatorSetup:
         self._waiting_dirty = False
         # the waiting jobs in the fair order, made at the first pass that asks for it
         # (SimView.fair_waiting_jobs) and kept from then on (sim_bridge._fair_order)
-        self._fair_order: FairOrder | None = None
+        self._fair_order: FairOrder[Job] | None = None
         self._n_waiting = 0
         self._n_arrivals_left = 0
         self._n_wakes = 0

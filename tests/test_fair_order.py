@@ -133,7 +133,7 @@ def test_under_any_changes_the_order_is_the_sorted_one(ops, built_after):
     point of the run (``built_after``), as the engine makes it at its first fair pass."""
     owner = _Owner()
     jobs = [_Job(i) for i in range(12)]
-    order: FairOrder | None = None
+    order: FairOrder[_Job] | None = None
     for step, (op, i, k) in enumerate(ops):
         if order is None and step >= built_after:
             order = FairOrder(owner)
@@ -169,7 +169,7 @@ def test_a_new_pass_ends_the_last_pass_s_order():
     owner = _Owner()
     for i in range(3):
         owner._waiting[i] = _Job(i)
-    order = FairOrder(owner)
+    order: FairOrder[_Job] = FairOrder(owner)
     first = order.ascending()
     assert next(first).uid == 0
     second = order.ascending()
