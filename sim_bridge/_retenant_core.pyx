@@ -175,8 +175,8 @@ def retenant(
     whether co-tenants share walks, ``lower`` and ``ev_solve`` the deferral's factor and
     event kind. ``sim._seq`` is counted here as the Python loop counts it, and written back
     before each re-solve it leaves to ``sim._resolve`` (read again after) and at the end.
-    Returns False, having changed nothing, when an attempt, its task or job is not of the
-    slotted types, or the lists' lengths differ."""
+    Returns False, having changed nothing, when an attempt is not of the slotted type (or
+    holds no profile id and its task or job is not), or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef object att, dem, pid_obj, node_obj, old, memo, prog, prev, same_m0
     cdef object same_m2
@@ -314,8 +314,9 @@ def retenant(
 
 def owns(list atts, dict known, object demand):
     """``AttemptPhysics._owns``: each attempt's own demand, ``known[pid]`` for its profile
-    ``pid = profile_of(a)`` (``sim_bridge._jobs``), else ``demand(pid)``, in order; None, having
-    called nothing, when an attempt, its task or job is not of the slotted types."""
+    ``pid = profile_of(a)`` (``sim_bridge._jobs``), else ``demand(pid)``, in order; None,
+    having called nothing, when an attempt is not of the slotted type (or holds no profile id
+    and its task or job is not)."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
     cdef object pid
