@@ -10,8 +10,11 @@ marked, as the engine marks it) and runs a pass with ``--free`` free slots, as a
 cluster does when a task finishes. Printed per J: microseconds a pass on each side, the
 ratio, and whether both sides launched the same tasks in the same order.
 
-Measured 2026-11-30 on the 2-core machine (a replay running beside it), ``--free 1``: see
-``sim_bridge/_fair_order.py``'s notes and the closing note of that day for the figures.
+Measured 2026-11-30 on the 2-core machine, ``--free 1``, 3,000 passes, three replays
+running beside it (so the microseconds are inflated alike on both sides): 100 waiting jobs
+27.9 -> 13.8 us a pass (0.49x), 1,000: 225.8 -> 13.9 (0.062x), 6,000: 2,591.8 -> 18.0
+(0.007x); the same tasks launched in the same order. An earlier run with two replays beside
+it, 2,000 passes: 15.8 -> 6.5, 118.0 -> 7.4, 1,533.0 -> 9.8 us.
 
 Run: ``.venv/bin/python bench/bench_fair_order.py [--jobs 100 1000 6000] [--passes 3000]
 [--free 1]``
