@@ -59,8 +59,8 @@ class _KeptView(_BuiltView):
     def fair_waiting_jobs(self):
         sim = self._sim
         if sim._fair_order is None:
-            sim._fair_order = FairOrder(sim)
-        return sim._fair_order.ascending()
+            sim._fair_order = FairOrder(sim._waiting)
+        return sim._fair_order.ascending(sim._waiting)
 
 
 def _side(n_jobs: int, passes: int, free: int, kept: bool, seed: int) -> tuple[float, list]:

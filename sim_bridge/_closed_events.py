@@ -32,8 +32,16 @@ from typing import Any
 
 from sim_bridge._jobs import Attempt
 from sim_bridge._states import A_KILLED, A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
+from sim_bridge.world._attempts import _LOWER
 
-__all__ = ["CLOSED", "RELEASE_CLOSED", "RELEASE_EVERY", "release_closed"]
+__all__ = [
+    "CLOSED",
+    "RELEASE_CLOSED",
+    "RELEASE_EVERY",
+    "SKIP_STALE_IN_C",
+    "pass_over_stale",
+    "release_closed",
+]
 
 #: let a streaming run's stale heap entries of closed attempts go (off: they hold the attempts
 #: until popped; the same trace, ``tests/test_closed_events.py``)
@@ -42,6 +50,10 @@ RELEASE_CLOSED = True
 #: entries took 0.25-0.27 s (2026-11-29, two replays beside it), so every 2**18 events it is
 #: ~63 passes and ~17 s over an FB-2010 day, about 0.5% of its CPU with LATE
 RELEASE_EVERY = 256
+#: let the compiled heap pass over the entries the engine's loop would pass over
+#: (:func:`pass_over_stale`); off, it hands each to the loop (the same events in the same
+#: order, ``tests/test_pop_live.py``)
+SKIP_STALE_IN_C = True
 
 
 class _Closed:
@@ -79,3 +91,25 @@ def release_closed(kind: int, obj: Any) -> Any:
         ):
             return _CLOSED_CHECK
     return obj
+
+
+def pass_over_stale(heap: Any, speed: list[float]) -> bool:
+    """Let the compiled event ``heap`` pass over, in its ``pop_live``, the entries the
+    engine's loop would pass over: stale finishes, deferred solves of closed attempts (or of
+    :data:`CLOSED`) and older deferrals' solves, which it re-queues at their due time with the
+    nodes' ``speed`` (``AttemptPhysics._solve_deferred``). On Alibaba 2017's nodes of 176
+    slots the loop popped 64 entries an event, 40 of them re-queues, each a round trip
+    through Python. Returns whether the heap took it (not the Python heap, or with
+    :data:`SKIP_STALE_IN_C` off).
+
+    Examples
+    --------
+    >>> from sim_bridge._event_heap import PyEventHeap
+    >>> pass_over_stale(PyEventHeap(), [1.0])
+    False
+    """
+    skip = getattr(heap, "skip_stale", None)
+    if skip is None or not SKIP_STALE_IN_C:
+        return False
+    names = ("state", "_solve", "node", "_end", "_ckpt")
+    return bool(skip(Attempt, names, CLOSED, speed, _LOWER, EV_SOLVE, EV_FINISH, A_RUNNING))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sim_bridge._closed_events import pass_over_stale
 from sim_bridge._gc import gc_paused
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._path_holds import scan_holds
@@ -154,8 +155,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
 
     def _loop(self, progress_bar) -> None:
         heap = self._heap
-        pop = heap.pop_next
-        next_time = heap.next_time
+        pop_live = heap.pop_live
         spec_pol = self.speculation
         interval = spec_pol.interval
         n_jobs = len(self._specs)
@@ -172,12 +172,14 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
             None if self.max_wall_seconds is None else time.perf_counter() + self.max_wall_seconds
         )
         obj: Any  # an arrival's index, an attempt, a wake's (policy, tag) or None: see kind
-        while True:
-            if ai < n_arr and (not heap or arrivals[ai] <= next_time()):
+        pass_over_stale(heap, self._speed)  # what the compiled heap's pop_live passes over
+        while True:  # (the next arrival first when due no later than the heap's first event)
+            e = pop_live(arrivals[ai], True) if ai < n_arr else pop_live(0.0, False)
+            if e is not None:
+                t, _seq, kind, obj = e
+            elif ai < n_arr:
                 t, kind, obj = arrivals[ai], EV_ARRIVAL, ai
                 ai += 1
-            elif heap:
-                t, _seq, kind, obj = pop()
             else:
                 break
             if kind == EV_FINISH:
@@ -220,7 +222,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 self.events += 1
                 if self._active:
                     self._apply(spec_pol.on_tick(self.view), spec_pol)
-                    self._push(t + interval, EV_TICK, None)
+                    self._push(t + interval, EV_TICK, None)  # type: ignore[operator]  # ticks: set
                 else:
                     self._tick_scheduled = False
             else:  # EV_WAKE

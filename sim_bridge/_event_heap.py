@@ -34,6 +34,8 @@ class EventQueue(Protocol):
 
     def next_time(self) -> float: ...
 
+    def pop_live(self, before: float, limited: bool) -> tuple[float, int, int, Any] | None: ...
+
     def replace_objects(self, fn: Callable[[int, Any], Any]) -> int: ...
 
     def __len__(self) -> int: ...
@@ -64,6 +66,23 @@ class PyEventHeap(list):
     def next_time(self) -> float:
         """The first event's time (IndexError if empty)."""
         return self[0][0]
+
+    def pop_live(self, before: float, limited: bool) -> tuple[float, int, int, Any] | None:
+        """The first event, removed, or None when the heap is empty or (``limited``) an
+        arrival at ``before`` goes first (``before <= next_time()``). The compiled heap's
+        also passes over the entries the engine's loop would (``EventHeap.skip_stale``);
+        this one hands every entry to the loop.
+
+        Examples
+        --------
+        >>> h = PyEventHeap()
+        >>> h.push(2.0, 1, 3, "b")
+        >>> h.pop_live(2.0, True), h.pop_live(2.5, True), h.pop_live(0.0, False)
+        (None, (2.0, 1, 3, 'b'), None)
+        """
+        if not self or (limited and before <= self[0][0]):
+            return None
+        return heapq.heappop(self)
 
     def replace_objects(self, fn: Callable[[int, Any], Any]) -> int:
         """Give each entry the object ``fn(kind, obj)`` returns for it (its order is its

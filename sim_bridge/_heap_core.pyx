@@ -15,7 +15,20 @@ same order. ``sim_bridge._event_heap.PyEventHeap`` is the reference it is tested
 
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from cpython.object cimport Py_LT, PyObject_RichCompareBool
+from cpython.object cimport Py_LT, PyObject, PyObject_RichCompareBool
+
+from sim_bridge._slots cimport (
+    _float_exact,
+    _float_value,
+    _list_item,
+    _list_size,
+    _long_exact,
+    _long_value,
+    _tuple_item,
+    _tuple_size,
+    slot_offsets,
+    slot_ptr,
+)
 
 
 cdef struct Entry:
@@ -49,6 +62,16 @@ cdef class EventHeap:
     cdef list _objs  # the entries' objects by slot (None: a free slot)
     cdef Py_ssize_t* _free  # free slots, a stack
     cdef Py_ssize_t _n_free
+    # what pop_live skips (skip_stale): the attempts' type and its fields' offsets (state,
+    # _solve, node, _end, _ckpt), the closed attempts' stand-in, the nodes' speeds, the
+    # deferral's factor, the event kinds and the running state
+    cdef object _att_type
+    cdef Py_ssize_t _o_state, _o_solve, _o_node, _o_end, _o_ckpt
+    cdef object _closed
+    cdef list _speed
+    cdef double _lower
+    cdef long long _ev_solve, _ev_finish, _running
+    cdef public long long requeued, skipped  # entries pop_live handled itself
 
     def __cinit__(self):
         self._a = NULL
@@ -91,6 +114,9 @@ cdef class EventHeap:
 
     def push(self, double t, long long seq, long long kind, object obj):
         """Add the event ``(t, seq, kind, obj)``."""
+        self._push(t, seq, kind, obj)
+
+    cdef int _push(self, double t, long long seq, long long kind, object obj) except -1:
         cdef Entry e
         cdef Py_ssize_t pos, parent
         if self._n == self._cap:
@@ -117,13 +143,133 @@ cdef class EventHeap:
         finally:  # a comparison that raised leaves a valid heap holding the new entry
             self._a[pos] = e
             self._n += 1
+        return 0
 
     def pop_next(self):
         """Remove and return the first event, ``(t, seq, kind, obj)`` (IndexError if empty)."""
-        cdef Entry first, last
-        cdef Py_ssize_t pos, child, n
+        cdef Entry first
         if self._n == 0:
             raise IndexError("pop from an empty event heap")
+        obj = self._pop(&first)
+        return (first.t, first.seq, first.kind, obj)
+
+    def skip_stale(self, att_type, tuple names, closed, list speed, double lower,
+                   long long ev_solve, long long ev_finish, long long running):
+        """Let :meth:`pop_live` handle the entries the engine's loop would pass over:
+        ``att_type`` is the attempts' class, ``names`` its fields ``(state, _solve, node,
+        _end, _ckpt)`` (plain slots, else nothing is skipped: returns False), ``closed`` the
+        closed attempts' stand-in, ``speed`` the nodes' speeds, ``lower`` the deferral's
+        factor, then the kinds of a deferred solve's and a finish's events and the running
+        state (``sim_bridge._engine.Simulator._loop``, ``AttemptPhysics._solve_deferred``)."""
+        offs = slot_offsets(att_type, names)
+        self._att_type = None
+        if offs is None or len(offs) != 5:
+            return False
+        self._o_state, self._o_solve, self._o_node, self._o_end, self._o_ckpt = offs
+        self._closed = closed
+        self._speed = speed
+        self._lower = lower
+        self._ev_solve = ev_solve
+        self._ev_finish = ev_finish
+        self._running = running
+        self._att_type = att_type
+        return True
+
+    def pop_live(self, double before, bint limited):
+        """The first event the engine's loop acts on, ``(t, seq, kind, obj)``, or None when
+        the heap is empty or (``limited``) its first entry is not before ``before`` (an
+        arrival at ``before`` goes first: the loop takes it when ``before <= next_time()``).
+
+        The entries the loop would pass over are handled here, in its order and with its
+        operations (after :meth:`skip_stale`; else this is :meth:`pop_next`):
+
+        * a deferred solve's (``ev_solve``) of an attempt no longer running or with nothing
+          pending, or of the closed attempts' stand-in: dropped, as ``_solve_deferred``
+          returns;
+        * one of an older deferral, ``_solve = (seq, t0, work)`` with another ``seq``:
+          pushed again at ``t0 + work * speed[node] * lower`` with that ``seq``, as
+          ``_solve_deferred`` re-queues it;
+        * a finish (``ev_finish``) of an attempt not running, whose ``_end`` is not the
+          entry's time or which has a check pending (``_ckpt``), or of the stand-in: dropped,
+          as the loop's stale finish.
+
+        An attempt whose fields are not of the plain types (a float ``_end``, a tuple of an
+        int and two floats in ``_solve``, int ``state`` and ``node``) is handed back as is,
+        for the loop to read in Python."""
+        cdef Entry e
+        cdef PyObject* p
+        cdef PyObject* q
+        cdef object obj, pend
+        cdef long long state, seq0
+        cdef Py_ssize_t node
+        cdef double due
+        while self._n:
+            if limited and before <= self._a[0].t:  # the loop's test, NaN alike
+                return None
+            obj = self._pop(&e)
+            if self._att_type is None:
+                return (e.t, e.seq, e.kind, obj)
+            if e.kind != self._ev_solve and e.kind != self._ev_finish:
+                return (e.t, e.seq, e.kind, obj)
+            if obj is self._closed:
+                self.skipped += 1
+                continue
+            if type(obj) is not self._att_type:
+                return (e.t, e.seq, e.kind, obj)
+            p = slot_ptr(obj, self._o_state)
+            if p is NULL or not _long_exact(p):
+                return (e.t, e.seq, e.kind, obj)
+            state = _long_value(p)
+            if e.kind == self._ev_finish:
+                p = slot_ptr(obj, self._o_end)
+                q = slot_ptr(obj, self._o_ckpt)
+                if p is NULL or q is NULL or not _float_exact(p):
+                    return (e.t, e.seq, e.kind, obj)
+                if state != self._running or _float_value(p) != e.t or <object>q is not None:
+                    self.skipped += 1
+                    continue  # killed meanwhile, or re-solved: a stale finish
+                return (e.t, e.seq, e.kind, obj)
+            # a deferred solve
+            p = slot_ptr(obj, self._o_solve)
+            if p is NULL:
+                return (e.t, e.seq, e.kind, obj)
+            pend = <object>p
+            if state != self._running or pend is None:
+                self.skipped += 1
+                continue  # closed meanwhile, or re-solved without deferral
+            if (
+                type(pend) is not tuple
+                or _tuple_size(pend) != 3
+                or not _long_exact(_tuple_item(pend, 0))
+                or not _float_exact(_tuple_item(pend, 1))
+                or not _float_exact(_tuple_item(pend, 2))
+            ):
+                return (e.t, e.seq, e.kind, obj)
+            seq0 = _long_value(_tuple_item(pend, 0))
+            if seq0 == e.seq:
+                return (e.t, e.seq, e.kind, obj)  # its solve: the loop makes it
+            p = slot_ptr(obj, self._o_node)
+            if p is NULL or not _long_exact(p):
+                return (e.t, e.seq, e.kind, obj)
+            node = <Py_ssize_t>_long_value(p)
+            if node < 0 or node >= _list_size(self._speed):
+                return (e.t, e.seq, e.kind, obj)
+            q = _list_item(self._speed, node)
+            if not _float_exact(q):
+                return (e.t, e.seq, e.kind, obj)
+            # AttemptPhysics._due: pend[1] + pend[2] * speed[node] * _LOWER, in that order
+            due = _float_value(_tuple_item(pend, 1)) + (
+                _float_value(_tuple_item(pend, 2)) * _float_value(q)
+            ) * self._lower
+            self._push(due, seq0, self._ev_solve, obj)
+            self.requeued += 1
+        return None
+
+    cdef object _pop(self, Entry* out):
+        """Remove the first entry (the heap is not empty): its fields in ``out``, its object
+        returned."""
+        cdef Entry first, last
+        cdef Py_ssize_t pos, child, n
         first = self._a[0]
         n = self._n - 1
         if n:
@@ -151,7 +297,8 @@ cdef class EventHeap:
         self._objs[first.slot] = None
         self._free[self._n_free] = first.slot  # room: at most _n + _n_free <= _cap slots
         self._n_free += 1
-        return (first.t, first.seq, first.kind, obj)
+        out[0] = first
+        return obj
 
     def next_time(self):
         """The first event's time (IndexError if empty)."""

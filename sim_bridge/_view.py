@@ -123,8 +123,8 @@ class SimView:
         sim = self._sim
         order = sim._fair_order
         if order is None:
-            order = sim._fair_order = FairOrder(sim)
-        return order.ascending()
+            order = sim._fair_order = FairOrder(sim._waiting)
+        return order.ascending(sim._waiting)
 
     def waiting_count(self) -> int:
         """Number of waiting tasks in the cluster."""

@@ -136,7 +136,7 @@ def test_under_any_changes_the_order_is_the_sorted_one(ops, built_after):
     order: FairOrder[_Job] | None = None
     for step, (op, i, k) in enumerate(ops):
         if order is None and step >= built_after:
-            order = FairOrder(owner)
+            order = FairOrder(owner._waiting)
         job = jobs[i]
         if op == "wait" and i not in owner._waiting:
             owner._waiting[i] = job
@@ -155,11 +155,11 @@ def test_under_any_changes_the_order_is_the_sorted_one(ops, built_after):
             job.running.append(0)  # marked or not: it does not wait
         elif op == "pass" and order is not None:
             want = sorted(owner._waiting.values(), key=_key)[:k]
-            it = order.ascending()
+            it = order.ascending(owner._waiting)
             got = [j for _, j in zip(range(k), it, strict=False)]
             assert [j.uid for j in got] == [j.uid for j in want]
     if order is not None:
-        assert [j.uid for j in order.ascending()] == [
+        assert [j.uid for j in order.ascending(owner._waiting)] == [
             j.uid for j in sorted(owner._waiting.values(), key=_key)
         ]
         assert len(order) <= 4 * len(owner._waiting) + 64 + len(jobs) + 1
@@ -169,10 +169,10 @@ def test_a_new_pass_ends_the_last_pass_s_order():
     owner = _Owner()
     for i in range(3):
         owner._waiting[i] = _Job(i)
-    order: FairOrder[_Job] = FairOrder(owner)
-    first = order.ascending()
+    order: FairOrder[_Job] = FairOrder(owner._waiting)
+    first = order.ascending(owner._waiting)
     assert next(first).uid == 0
-    second = order.ascending()
+    second = order.ascending(owner._waiting)
     assert [j.uid for j in second] == [0, 1, 2]  # the first pass's job is back in its place
     with pytest.raises(RuntimeError, match="new pass"):
         next(first)
