@@ -1,11 +1,14 @@
 """A test workload whose jobs crowd a few nodes of many slots, and a run's tables (shared by
-the scan tests), and two runs' tables compared."""
+the scan tests and the engine's fast-path tests), and two runs' tables compared."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+import sim_bridge
 from sim_bridge import JobSpec, Workload
 
 
@@ -30,6 +33,16 @@ def run_tables(res) -> dict[str, pd.DataFrame]:
     if res.jobs is not None:
         out["jobs"] = res.jobs
     return out
+
+
+def simulate_tables(workload, kw: dict, out: Path | None = None):
+    """``(tasks, jobs)`` of ``sim_bridge.simulate(workload, **kw)``, or streamed to ``out``
+    (a Parquet trace) ``(tasks read back, None)``."""
+    if out is not None:
+        sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
+        return pd.read_parquet(out), None
+    r = sim_bridge.simulate(workload, progress=False, **kw)
+    return r.tasks, r.jobs
 
 
 def assert_same_tables(tasks, jobs, tasks0, jobs0) -> None:

@@ -10,37 +10,18 @@ the sorted one.
 
 from __future__ import annotations
 
-import random
-
-import pandas as pd
 import pytest
+from _crowded import crowded_workload, simulate_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim_bridge
-from sim_bridge import JobSpec, Workload
 from sim_bridge._fair_order import FairOrder
 from sim_bridge._view import SimView
 
-
-def _crowd(n_jobs: int = 14, maps: int = 30, reduces: int = 6) -> Workload:
-    """Jobs arriving faster than a small cluster runs them: many wait at once."""
-    rng = random.Random(3)
-    jobs = [
-        JobSpec(
-            f"j{i}",
-            8.0 * i,
-            [rng.uniform(20.0, 500.0) for _ in range(rng.randint(1, maps))],
-            [rng.uniform(30.0, 200.0) for _ in range(rng.randint(0, reduces))],
-        )
-        for i in range(n_jobs)
-    ]
-    return Workload("crowd", jobs)
-
-
 WORLDS = [
-    pytest.param(_crowd(), dict(nodes=3, slots=8, policy="late"), id="crowd-late"),
-    pytest.param(_crowd(), dict(nodes=2, slots=20, policy="mantri"), id="crowd-mantri"),
+    pytest.param(crowded_workload(3, 30), dict(nodes=3, slots=8, policy="late"), id="crowd-late"),
+    pytest.param(crowded_workload(3, 30), dict(nodes=2, slots=20, policy="mantri"), id="mantri"),
     pytest.param("SYN", dict(hours=0.1, nodes=4, slots=4, policy="late"), id="syn-late"),
     pytest.param("SYN", dict(hours=0.1, nodes=4, slots=4, policy="dolly"), id="syn-dolly"),
     pytest.param(
@@ -77,12 +58,8 @@ def _run(monkeypatch, tmp_path, kept: bool, workload, kw, stream: bool):
     with monkeypatch.context() as m:
         if not kept:  # the placement builds its heap from every waiting job at each pass
             m.setattr(SimView, "fair_waiting_jobs", None)
-        if stream:
-            out = tmp_path / f"{'kept' if kept else 'built'}.parquet"
-            sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
-            return pd.read_parquet(out), None
-        r = sim_bridge.simulate(workload, progress=False, **kw)
-        return r.tasks, r.jobs
+        out = tmp_path / f"{'kept' if kept else 'built'}.parquet" if stream else None
+        return simulate_tables(workload, kw, out)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["in-memory", "streamed"])

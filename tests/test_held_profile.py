@@ -11,34 +11,15 @@ Python) gives the same tables, in memory and streamed.
 
 from __future__ import annotations
 
-import random
-
-import pandas as pd
 import pytest
+from _crowded import crowded_workload, simulate_tables
 
 import sim_bridge
 import sim_bridge.world._attempts as attempts_mod
-from sim_bridge import JobSpec, Workload
 from sim_bridge._jobs import Attempt, Job, Task, profile_of
 
-
-def _crowd(n_jobs: int = 5, maps: int = 50, reduces: int = 10) -> Workload:
-    """Jobs staggered over a few minutes, enough tasks to crowd a node of 176 slots."""
-    rng = random.Random(5)
-    jobs = [
-        JobSpec(
-            f"j{i}",
-            30.0 * i,
-            [rng.uniform(20.0, 700.0) for _ in range(maps)],
-            [rng.uniform(30.0, 300.0) for _ in range(reduces)],
-        )
-        for i in range(n_jobs)
-    ]
-    return Workload("crowd", jobs)
-
-
 WORLDS = [
-    pytest.param(_crowd(), dict(nodes=1, slots=176, policy="late"), id="crowd-176-late"),
+    pytest.param(crowded_workload(5, 14), dict(nodes=1, slots=176, policy="late"), id="crowd-176"),
     pytest.param("SYN", dict(hours=0.05, nodes=6, slots=8, policy="late"), id="syn-late"),
     pytest.param("SYN", dict(hours=0.05, nodes=5, slots=8, policy="mantri"), id="syn-mantri"),
     pytest.param(
@@ -90,12 +71,8 @@ def _run(monkeypatch, tmp_path, held: bool, workload, kw, stream: bool, in_c: bo
         m.setattr(attempts_mod, "RETENANT_IN_C", in_c)
         if not held:
             m.setattr(attempts_mod.AttemptPhysics, "_solve_launch", forgetful)
-        if stream:
-            out = tmp_path / f"{'held' if held else 'chain'}.parquet"
-            sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
-            return pd.read_parquet(out), None
-        r = sim_bridge.simulate(workload, progress=False, **kw)
-        return r.tasks, r.jobs
+        out = tmp_path / f"{'held' if held else 'chain'}.parquet" if stream else None
+        return simulate_tables(workload, kw, out)
 
 
 @pytest.mark.parametrize("in_c", [True, False], ids=["compiled", "python"])

@@ -11,17 +11,14 @@ give the same tables, in memory and streamed, while the heap did handle entries.
 from __future__ import annotations
 
 import math
-import random
 
-import pandas as pd
 import pytest
+from _crowded import crowded_workload, simulate_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sim_bridge
 import sim_bridge._closed_events as closed_mod
 import sim_bridge._sim_setup as setup_mod
-from sim_bridge import JobSpec, Workload
 from sim_bridge._closed_events import CLOSED
 from sim_bridge._event_heap import PyEventHeap
 from sim_bridge._jobs import Attempt
@@ -160,23 +157,9 @@ def test_without_skip_stale_pop_live_is_pop_next():
     assert not h.skip_stale(object, NAMES, CLOSED, [1.0], _LOWER, EV_SOLVE, EV_FINISH, 0)
 
 
-def _crowd(n_jobs: int = 6, maps: int = 50, reduces: int = 10) -> Workload:
-    rng = random.Random(8)
-    jobs = [
-        JobSpec(
-            f"j{i}",
-            35.0 * i,
-            [rng.uniform(20.0, 700.0) for _ in range(maps)],
-            [rng.uniform(30.0, 300.0) for _ in range(reduces)],
-        )
-        for i in range(n_jobs)
-    ]
-    return Workload("crowd", jobs)
-
-
 WORLDS = [
-    pytest.param(_crowd(), dict(nodes=1, slots=176, policy="late"), id="crowd-176-late"),
-    pytest.param(_crowd(), dict(nodes=3, slots=20, policy="mantri"), id="crowd-mantri"),
+    pytest.param(crowded_workload(8, 14), dict(nodes=1, slots=176, policy="late"), id="crowd-176"),
+    pytest.param(crowded_workload(8, 14), dict(nodes=3, slots=20, policy="mantri"), id="mantri"),
     pytest.param("SYN", dict(hours=0.1, nodes=6, slots=8, policy="late"), id="syn-late"),
     pytest.param(
         "SYN",
@@ -197,13 +180,7 @@ def _run(monkeypatch, tmp_path, on: bool, workload, kw, stream: bool):
     with monkeypatch.context() as m:
         m.setattr(closed_mod, "SKIP_STALE_IN_C", on)
         m.setattr(setup_mod, "new_event_heap", recorded)
-        if stream:
-            out = tmp_path / f"{on}.parquet"
-            sim_bridge.simulate(workload, trace_sink=out, progress=False, **kw)
-            tables = (pd.read_parquet(out), None)
-        else:
-            r = sim_bridge.simulate(workload, progress=False, **kw)
-            tables = (r.tasks, r.jobs)
+        tables = simulate_tables(workload, kw, tmp_path / f"{on}.parquet" if stream else None)
     handled = sum(getattr(h, "requeued", 0) + getattr(h, "skipped", 0) for h in heaps)
     return tables, handled
 
