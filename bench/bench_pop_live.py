@@ -14,8 +14,14 @@ engine's loop CPU (set-up excluded), the ratio and whether the two traces are eq
 - with ``--fb2010-events N`` (0 skips it), the first N events of the FB-2010 day on
   33,000 x 10 with LATE.
 
-Both need the data (``straggler data fetch``, or ``--data-dir ../shared/data``). Measured
-figures: ``bench/results/HISTORY.md`` (2026-11-30 (p)).
+Both need the data (``straggler data fetch``, or ``--data-dir ../shared/data``).
+
+Measured 2026-11-30 (p) on the 2-core machine, two day replays beside it, ``--repeat 1``:
+Alibaba 0.25 h, loop CPU 25.6 s (peer) against 24.1 s (0.94x); FB-2010's first 300,000
+events with LATE, 48.7 s against 50.1 s (1.03x: no gain measurable there, where the loop
+pops ~9.5 entries an event, not 64); traces equal both times. Side by side on Alibaba's
+whole table to 2 h (``bench/results/ALI2017_none_2h_p_bb4b032.jsonl``): 0.92x the CPU an
+event.
 
 Run: ``.venv/bin/python bench/bench_pop_live.py [--ali2017-hours 0.25] [--fb2010-events 0]
 [--data-dir DIR] [--repeat 2]``
