@@ -99,8 +99,8 @@ def pass_over_stale(heap: Any, speed: list[float]) -> bool:
     :data:`CLOSED`) and older deferrals' solves, which it re-queues at their due time with the
     nodes' ``speed`` (``AttemptPhysics._solve_deferred``). On Alibaba 2017's nodes of 176
     slots the loop popped 64 entries an event, 40 of them re-queues, each a round trip
-    through Python. Returns whether the heap took it (not the Python heap, or with
-    :data:`SKIP_STALE_IN_C` off).
+    through Python. Returns whether the heap took it: False for the Python heap, which hands
+    every entry to the loop, and with :data:`SKIP_STALE_IN_C` off.
 
     Examples
     --------

@@ -222,7 +222,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 self.events += 1
                 if self._active:
                     self._apply(spec_pol.on_tick(self.view), spec_pol)
-                    self._push(t + interval, EV_TICK, None)  # type: ignore[operator]  # ticks: set
+                    self._push(t + interval, EV_TICK, None)  # type: ignore[operator]  # not None
                 else:
                     self._tick_scheduled = False
             else:  # EV_WAKE
