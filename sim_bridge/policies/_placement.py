@@ -142,15 +142,14 @@ class TaskQueue:
         heap: list[tuple[int, int, Any, Any]] = []
         # fair: the jobs not in the heap yet, in its order, from the engine's index
         # (SimView.fair_waiting_jobs), else every waiting job in the heap from the start
-        source = getattr(view, "fair_waiting_jobs", None) if fair else None
-        if source is not None:
-            source = source()
-        elif fair:
+        kept = getattr(view, "fair_waiting_jobs", None) if fair else None
+        source: Iterator[Any] = iter(()) if kept is None else kept()
+        if fair and kept is None:
             heap = [(len(job.running), job.uid, job, None) for job in view.waiting_jobs()]
             heapify(heap)
-        else:  # arrival order: sorted, hence a heap; a launch does not move the head
+        elif not fair:  # arrival order: sorted, hence a heap; a launch does not move the head
             heap = [(0, k, job, None) for k, job in enumerate(view.waiting_jobs())]
-        nxt = None if source is None else next(source, None)
+        nxt = next(source, None)
         held = self._held
         while (heap or nxt is not None) and self.n_free:
             # the next job of the order joins the heap while its key is below the head's:
@@ -158,7 +157,7 @@ class TaskQueue:
             # job would have (keys are unique: the uid breaks ties)
             if nxt is not None and (not heap or (len(nxt.running), nxt.uid) < heap[0][:2]):
                 heappush(heap, (len(nxt.running), nxt.uid, nxt, None))
-                nxt = next(source, None)  # type: ignore[arg-type]
+                nxt = next(source, None)
                 continue
             head = heap[0]
             if head[3] is None:  # the same keys: the heap stays a heap
