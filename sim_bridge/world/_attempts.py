@@ -389,7 +389,7 @@ class AttemptPhysics:
 
     def _work_done(self, att: Attempt, t: float) -> float:
         """Nominal work ``att`` has done by ``t`` (not past its current segment's end)."""
-        pid = profile_of(att) if att._pid is None else att._pid
+        pid = profile_of(att)
         cl = self.cluster
         if cl.ideal:
             return att._seg_done + (t - att._seg_t)
@@ -562,7 +562,7 @@ class AttemptPhysics:
         """Re-solve ``att``'s end time from ``now`` under the co-located demand ``dem``; its
         old finish event goes stale (the loop skips it)."""
         cl = self.cluster
-        pid = profile_of(att) if att._pid is None else att._pid
+        pid = profile_of(att)
         left = att._work - att._seg_done
         if left < 0.0:
             left = 0.0
@@ -644,7 +644,7 @@ class AttemptPhysics:
             return
         att._solve = None
         _seq, t0, work = pend
-        pid = profile_of(att) if att._pid is None else att._pid
+        pid = profile_of(att)
         cl = self.cluster
         if self._bounded:  # within the paths drawn so far (same float, see _go_on)
             self._settle(att, cl.end_with(att.node, pid, t0, work, att._dem, within=True))
@@ -681,7 +681,7 @@ class AttemptPhysics:
         (``stop``, its EV_CHECK with ``seq``): go on with it, the next block drawn, and push
         its end (or where it stops again) with the same sequence number, so events come in
         the order the unbounded solve gives them."""
-        pid = profile_of(att) if att._pid is None else att._pid
+        pid = profile_of(att)
         self._settle(att, self.cluster.end_resume(att.node, pid, stop, att._dem))
         self._push_end(att, seq)
 
