@@ -35,7 +35,7 @@ def loop_cpu(
         box["sim"], box["t0"] = self, time.process_time()
         return run(self, *a, **k)
 
-    _engine.Simulator.run = timed
+    _engine.Simulator.run = timed  # type: ignore[method-assign]  # restored below
     try:
         sim_bridge.simulate(
             workload,
@@ -53,7 +53,7 @@ def loop_cpu(
     except sim_bridge.SimulationStopped:
         pass
     finally:
-        _engine.Simulator.run = run
+        _engine.Simulator.run = run  # type: ignore[method-assign]
     return time.process_time() - box["t0"], box["sim"].events
 
 

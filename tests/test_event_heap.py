@@ -114,8 +114,14 @@ def test_a_run_gives_the_same_trace_with_either_heap(monkeypatch, policy):
 
     def run():
         r = sim_bridge.simulate(
-            workload="SYN", policy=policy, hours=0.4, nodes=8, slots=4, seed=5,
-            engine="python", progress=False,
+            workload="SYN",
+            policy=policy,
+            hours=0.4,
+            nodes=8,
+            slots=4,
+            seed=5,
+            engine="python",
+            progress=False,
         )
         return r.summary["events"], r.tasks
 

@@ -212,8 +212,11 @@ def test_task_columns_are_the_columns_of_tasks_table():
     cases = [
         dict(node=rng.integers(0, 5, n)),
         dict(node=rng.integers(0, 5, n), node_names=np.array([f"m{i}" for i in range(5)], object)),
-        dict(node=[f"x{i}" for i in range(n)], truth={"work": rng.random(n)},
-             counters={"load1": rng.random(n), "cpu_user": rng.random(n)}),  # fmt: skip
+        dict(
+            node=[f"x{i}" for i in range(n)],
+            truth={"work": rng.random(n)},
+            counters={"load1": rng.random(n), "cpu_user": rng.random(n)},
+        ),
         dict(node=np.zeros(0, np.int64), **{k: v[:0] for k, v in base.items()}),
     ]
     for extra in cases:

@@ -385,14 +385,23 @@ def test_streamed_trace_follows_the_trace_contract(tmp_path):
 
     path = tmp_path / "tasks.parquet"
     r = sim_bridge.simulate(
-        _workload(12), "late", nodes=5, seed=3, progress=False, engine="python",
-        record_truth=True, trace_sink=path, row_group_rows=20,
+        _workload(12),
+        "late",
+        nodes=5,
+        seed=3,
+        progress=False,
+        engine="python",
+        record_truth=True,
+        trace_sink=path,
+        row_group_rows=20,
     )
     t = pd.read_parquet(path)
     truth = [c for c in t.columns if c.startswith("truth_")]
     assert len(truth) == 4
     assert list(t.columns) == [
-        *trace.TASK_COLUMNS, *truth, *map(trace.counter_column, COUNTER_NAMES)
+        *trace.TASK_COLUMNS,
+        *truth,
+        *map(trace.counter_column, COUNTER_NAMES),
     ]
     assert t["attempt"].dtype == np.int64 and t[truth + ["duration"]].dtypes.eq(float).all()
     assert set(t["node"]) <= set(trace.node_names(5).tolist())
