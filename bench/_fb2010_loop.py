@@ -134,20 +134,14 @@ def scan_switch_main(doc: str, policy: str, what: str, switch: str, built: str) 
 
 
 def engine_switch_main(
-    doc: str,
-    set_switch: Callable[[bool], None],
-    built: bool,
-    extension: str,
-    peer: str,
-    side: str = "compiled",
+    doc: str, set_switch: Callable[[bool], None], built: bool, extension: str, peer: str
 ) -> None:
     """The command line of a bench of a compiled part of the engine against its reference
     (``bench_retenant.py``, ``bench_chunk_walks.py``): ``--ali2017-hours`` (Alibaba 2017's
     first hours on 1,300 x 176 without speculation, to their end; 0 skips it),
     ``--fb2010-events`` (the FB-2010 day's first events with LATE; 0 skips it), ``--data-dir``
     and ``--repeat``. ``set_switch(in_c)`` selects a side; ``built`` says whether the
-    ``extension`` is there; ``peer`` names the reference side in the output, ``side`` the
-    other."""
+    ``extension`` is there; ``peer`` names the reference side in the output."""
     import argparse
     import sys
 
@@ -160,7 +154,7 @@ def engine_switch_main(
 
     if not built:
         sys.exit(f"{Path(sys.argv[0]).stem}: the extension {extension} is not built")
-    labels = {True: side, False: f"{peer} (peer)"}
+    labels = {True: "compiled", False: f"{peer} (peer)"}
     cases: list[tuple[str, Callable[[Path], tuple[float, int]]]] = []
     if args.ali2017_hours:
         cases.append(
@@ -187,6 +181,6 @@ def engine_switch_main(
 
         c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
         print(
-            f"{what}, loop CPU (best of {args.repeat}): {peer} (peer) {p:.1f} s, {side} "
+            f"{what}, loop CPU (best of {args.repeat}): {peer} (peer) {p:.1f} s, compiled "
             f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
         )

@@ -25,21 +25,33 @@ from sim_bridge._slots cimport (
     Py_INCREF,
     Py_XDECREF,
     _float_exact,
-    _float_set,
     _float_value,
     _list_item,
     _list_size,
     _long_exact,
     _long_value,
-    _refcnt,
-    _tuple_exact,
     _tuple_item,
-    _tuple_set_item,
     _tuple_size,
     slot_ptr,
     slot_set,
 )
 from sim_bridge._slots cimport slot_offsets as _slot_offsets
+
+
+# a last-read pair rewritten in place (``_book_prog``)
+cdef extern from "Python.h":
+    bint _tuple_exact "PyTuple_CheckExact"(PyObject* o)
+    Py_ssize_t _refcnt "Py_REFCNT"(PyObject* o)
+    void _tuple_set_item "PyTuple_SET_ITEM"(PyObject* t, Py_ssize_t i, PyObject* o)
+
+
+cdef extern from *:
+    """
+    static inline void straggler_float_set(PyObject* f, double x) {
+        ((PyFloatObject*)f)->ob_fval = x;
+    }
+    """
+    void _float_set "straggler_float_set"(PyObject* f, double x)
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)

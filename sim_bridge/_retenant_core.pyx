@@ -21,21 +21,14 @@ import math
 
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._slots cimport (
-    Py_INCREF,
-    Py_XDECREF,
     _float_exact,
-    _float_set,
     _float_value,
     _list_item,
     _list_size,
-    _refcnt,
-    _tuple_exact,
     _tuple_item,
-    _tuple_set_item,
     _tuple_size,
     slot_offsets,
     slot_ptr,
-    slot_put_float,
     slot_set,
 )
 
@@ -52,60 +45,6 @@ cdef object _att_type = None
 cdef object _task_type = None
 cdef object _job_type = None
 cdef object _nan = math.nan  # what ``att._end = math.nan`` stores
-
-# Whether a re-solve rewrites a tenant's segment's work done and its pending solve in place
-# when nothing else holds them (set_in_place): on Alibaba 2017's nodes of 176 slots each of
-# the co-tenants re-solved at an end or a launch otherwise allocated a float and a tuple of
-# three, and freed the old ones.
-cdef bint _in_place = True
-
-
-def set_in_place(bint on):
-    """Whether :func:`retenant` rewrites an attempt's ``_seg_done`` float and its ``_solve``
-    tuple in place when its slot holds their only reference (default True); returns the
-    previous setting. No reader can tell (no other reference sees the old values): every
-    result is the same either way (``tests/test_retenant_in_place.py``;
-    ``bench/bench_retenant_in_place.py`` measures the two)."""
-    global _in_place
-    cdef bint was = _in_place
-    _in_place = on
-    return was
-
-
-cdef inline void _tuple_swap(PyObject* t, Py_ssize_t i, object x) noexcept:
-    """Item ``i`` of the tuple ``t`` (held by one reference) becomes ``x``."""
-    cdef PyObject* old = _tuple_item(<object>t, i)
-    Py_INCREF(<PyObject*>x)
-    _tuple_set_item(t, i, <PyObject*>x)
-    Py_XDECREF(old)
-
-
-cdef inline void _put_solve(object att, long long seq, object now_obj, double left) except *:
-    """``att._solve = (seq, now_obj, left)``: when the slot holds the only reference to a
-    tuple of three, that tuple is rewritten (its count a new int, its float's value
-    rewritten in place when nothing else holds that float either), else a new one is set."""
-    cdef PyObject* p = slot_ptr(att, _aoff[A_SOLVE])
-    cdef PyObject* old
-    cdef object k
-    if (
-        _in_place
-        and p is not NULL
-        and _tuple_exact(p)
-        and _refcnt(p) == 1
-        and _tuple_size(<object>p) == 3
-    ):
-        k = seq
-        _tuple_swap(p, 0, k)
-        if _tuple_item(<object>p, 1) != <PyObject*>now_obj:
-            _tuple_swap(p, 1, now_obj)
-        old = _tuple_item(<object>p, 2)
-        if _float_exact(old) and _refcnt(old) == 1:
-            _float_set(old, left)
-        else:
-            _tuple_swap(p, 2, left)
-    else:
-        slot_set(att, _aoff[A_SOLVE], (seq, now_obj, left))
-
 
 # walks remembered in one call (``_retenant``'s ``walked``; more distinct ones walk again,
 # which gives the same floats)
@@ -243,7 +182,7 @@ def retenant(
     cdef object same_m2
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due
-    cdef bint from_prog, keyable, has_due, in_resolve = False
+    cdef bint from_prog, keyable, in_resolve = False
     cdef double od[4]  # a keyable demand's four terms
     cdef long long k1, pid, seq, horizon
     cdef Walk walks[N_WALKED]
@@ -336,10 +275,7 @@ def retenant(
                         work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
                         horizon = cl._horizon
                     done = base + work
-                if _in_place:
-                    slot_put_float(att, _aoff[A_SEG_DONE], done)
-                else:
-                    slot_set(att, _aoff[A_SEG_DONE], done)
+                slot_set(att, _aoff[A_SEG_DONE], done)
                 slot_set(att, _aoff[A_SEG_T], now_obj)
                 slot_set(att, _aoff[A_PROG], None)
             if dem is None or not _any(dem):
@@ -364,13 +300,11 @@ def retenant(
             slot_set(att, _aoff[A_END], _nan)
             end = now + left * _item_d(speed, node_obj) * lower
             seq += 1
-            has_due = prev is not None
-            if has_due:  # the pending solve's due time, read before it is rewritten
+            slot_set(att, _aoff[A_SOLVE], (seq, now_obj, left))
+            if prev is not None:
                 due = _item_d(prev, 1) + _item_d(prev, 2) * _item_d(speed, node_obj) * lower
-                prev = None  # (its reference here let go: the slot's may be the only one)
-            _put_solve(att, seq, now_obj, left)
-            if has_due and end >= due:
-                continue
+                if end >= due:
+                    continue
             push(end, seq, ev_solve, att)
     finally:
         if not in_resolve:  # (a re-solve that raised has left its own count)

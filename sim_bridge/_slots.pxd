@@ -21,19 +21,6 @@ cdef extern from "Python.h":
     long long _long_value "PyLong_AsLongLong"(PyObject* o) except? -1
     void Py_INCREF(PyObject* o)
     void Py_XDECREF(PyObject* o)
-    bint _tuple_exact "PyTuple_CheckExact"(PyObject* o)
-    Py_ssize_t _refcnt "Py_REFCNT"(PyObject* o)
-    void _tuple_set_item "PyTuple_SET_ITEM"(PyObject* t, Py_ssize_t i, PyObject* o)
-
-
-# a float rewritten in place, where nothing but its one holder can see it (see slot_put_float)
-cdef extern from *:
-    """
-    static inline void straggler_float_set(PyObject* f, double x) {
-        ((PyFloatObject*)f)->ob_fval = x;
-    }
-    """
-    void _float_set "straggler_float_set"(PyObject* f, double x)
 
 
 cdef inline list slot_offsets(object cls, tuple names):
@@ -61,15 +48,3 @@ cdef inline void slot_set(object o, Py_ssize_t off, object value) noexcept:
     Py_INCREF(<PyObject*>value)
     slot[0] = <PyObject*>value
     Py_XDECREF(old)
-
-
-cdef inline void slot_put_float(object o, Py_ssize_t off, double x) except *:
-    """``o.name = x`` for the plain slot at ``off``: when the slot holds a float that nothing
-    else references (the slot's is its one reference), that float's value is rewritten in
-    place, else a new float is set. No reader can tell the two apart (no other reference
-    sees the old value); the first allocates and frees nothing."""
-    cdef PyObject* p = slot_ptr(o, off)
-    if p is not NULL and _float_exact(p) and _refcnt(p) == 1:
-        _float_set(p, x)
-    else:
-        slot_set(o, off, x)
