@@ -1,7 +1,8 @@
 """The engine's loop CPU over the first events of the FB-2010 day (or another replay), and an
 A/B of two implementations of one part of the engine on it (shared by ``bench_heap.py``,
-``bench_late_scan.py``, ``bench_mantri_scan.py``, ``bench_retenant.py`` and
-``bench_chunk_walks.py``)."""
+``bench_late_scan.py``, ``bench_mantri_scan.py``, ``bench_retenant.py``,
+``bench_chunk_walks.py`` and ``bench_pop_live.py``; :func:`run_replay` also by
+``memory_snapshot.py``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
-def loop_cpu(
+def run_replay(
     workload: str,
     nodes: int,
     slots: int,
@@ -20,11 +22,11 @@ def loop_cpu(
     n_events: int | None,
     data_dir: str | None,
     out: Path,
-) -> tuple[float, int]:
+) -> tuple[Any, float]:
     """Replay ``hours`` of ``workload``'s jobs on ``nodes`` x ``slots`` (fair placement) with
     ``policy``, streamed to ``out``, for its first ``n_events`` events (None: to its end);
-    return the CPU seconds of the engine's loop (from the simulator's start, set-up
-    excluded) and the events run."""
+    return the simulator, stopped there and still holding its state, and the CPU seconds of
+    its loop (from the simulator's start, set-up excluded)."""
     import sim_bridge
     from sim_bridge import _engine
 
@@ -54,14 +56,21 @@ def loop_cpu(
         pass
     finally:
         _engine.Simulator.run = run  # type: ignore[method-assign]
-    return time.process_time() - box["t0"], box["sim"].events
+    return box["sim"], time.process_time() - box["t0"]
 
 
 def fb2010_loop_cpu(
     policy: str, n_events: int, data_dir: str | None, out: Path
 ) -> tuple[float, int]:
-    """:func:`loop_cpu` of the FB-2010 day on 33,000 x 10 for its first ``n_events``."""
-    return loop_cpu("FB2010", 33000, 10, policy, 24, n_events, data_dir, out)
+    """The loop CPU seconds (:func:`run_replay`) of the FB-2010 day on 33,000 x 10 for its
+    first ``n_events``, and the events run."""
+    return _cpu_and_events(run_replay("FB2010", 33000, 10, policy, 24, n_events, data_dir, out))
+
+
+def _cpu_and_events(replay: tuple[Any, float]) -> tuple[float, int]:
+    """``(loop CPU, events)`` of :func:`run_replay`'s ``(simulator, loop CPU)``."""
+    sim, cpu = replay
+    return cpu, sim.events
 
 
 def compare_fb2010(
@@ -160,8 +169,10 @@ def engine_switch_main(
         cases.append(
             (
                 f"Alibaba 2017 first {args.ali2017_hours:g} h, none, 1,300 x 176",
-                lambda out: loop_cpu(
-                    "ALI2017", 1300, 176, "none", args.ali2017_hours, None, args.data_dir, out
+                lambda out: _cpu_and_events(
+                    run_replay(
+                        "ALI2017", 1300, 176, "none", args.ali2017_hours, None, args.data_dir, out
+                    )
                 ),
             )
         )

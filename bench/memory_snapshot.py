@@ -25,9 +25,9 @@ import json
 import resource
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from _fb2010_loop import run_replay
 from _proc_memory import rss_mb
 
 
@@ -35,51 +35,31 @@ def snapshot(args: argparse.Namespace) -> dict:
     """Replay ``args.workload`` streamed for its first ``args.events`` events and describe
     what the process holds then (the simulator still alive)."""
     import sim_bridge
-    from sim_bridge import _engine
 
     sim_bridge.lean_allocators()  # as straggler simulate --stream does
-    box: dict = {}
-    run = _engine.Simulator.run
-
-    def keep(self, *a, **k):
-        box["sim"] = self
-        return run(self, *a, **k)
-
-    _engine.Simulator.run = keep  # type: ignore[method-assign]  # restored below
-    t0 = time.process_time()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                sim_bridge.simulate(
-                    args.workload,
-                    args.policy,
-                    "fair",
-                    nodes=args.nodes,
-                    slots=args.slots,
-                    hours=24,
-                    seed=0,
-                    data_dir=args.data_dir,
-                    progress=False,
-                    max_events=args.events,
-                    trace_sink=Path(tmp) / "tasks.parquet",
-                )
-            except sim_bridge.SimulationStopped:
-                pass
-            sim = box["sim"]
-            types = collections.Counter(type(o).__name__ for o in gc.get_objects())
-            return {
-                "workload": args.workload,
-                "policy": args.policy,
-                "events": sim.events,
-                "sim_h": sim.now / 3600.0,
-                "cpu_s": time.process_time() - t0,
-                "rss_mb": rss_mb(),
-                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-                "allocated_blocks": sys.getallocatedblocks(),
-                "types": types.most_common(args.top),
-            }
-    finally:
-        _engine.Simulator.run = run  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as tmp:
+        sim, cpu = run_replay(
+            args.workload,
+            args.nodes,
+            args.slots,
+            args.policy,
+            24,
+            args.events,
+            args.data_dir,
+            Path(tmp) / "tasks.parquet",
+        )
+        types = collections.Counter(type(o).__name__ for o in gc.get_objects())
+        return {
+            "workload": args.workload,
+            "policy": args.policy,
+            "events": sim.events,
+            "sim_h": sim.now / 3600.0,
+            "loop_cpu_s": cpu,
+            "rss_mb": rss_mb(),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+            "allocated_blocks": sys.getallocatedblocks(),
+            "types": types.most_common(args.top),
+        }
 
 
 def main() -> None:
