@@ -335,13 +335,13 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     from pipelines._io import write_summary
 
     out = Path(config.out)
+    # one long replay in this process: freed memory goes back to the OS. Called before
+    # anything imports pyarrow (claimed_output's writer imports mtl, hence pandas), as Arrow
+    # reads its pool's variable once, at that import
+    allocators = sim_bridge.lean_allocators() if config.stream else None
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
         sink: dict[str, Any] = {}
-        allocators = None
         if config.stream:
-            # one long replay in this process: freed memory goes back to the OS (before
-            # pyarrow is imported, for Arrow's pool)
-            allocators = sim_bridge.lean_allocators()
             # no earlier run's files may sit next to the one being written
             for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
                 (out / name).unlink(missing_ok=True)

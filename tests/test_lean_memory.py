@@ -79,3 +79,25 @@ def test_a_streamed_runs_files_do_not_depend_on_the_allocators(tmp_path):
     assert runs[True]["events"] == runs[False]["events"] > 0
     assert runs[True]["p99"] == runs[False]["p99"]
     pd.testing.assert_frame_equal(runs[True]["tasks"], runs[False]["tasks"])
+
+
+_CLI = """
+import json, sys
+from pipelines.cli import main
+code = main(["simulate", "--workload", "SYN", "--nodes", "8", "--hours", "0.05", "--seed", "1",
+             "--stream", "--no-progress", "--out", {out!r}])
+print(json.dumps({{"code": code, "pyarrow": "pyarrow" in sys.modules}}))
+"""
+
+
+def test_straggler_simulate_stream_takes_both_settings(tmp_path):
+    """The CLI claims its output directory before the command runs, and that claim imports
+    pandas, hence pyarrow: ``simulate --stream`` sets the allocators before it, so Arrow's
+    pool is the system allocator, and its summary says so."""
+    got = _child(_CLI.format(out=str(tmp_path / "run")))
+    assert got["code"] == 0 and got["pyarrow"] is True
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["lean_allocators"] == {
+        "malloc_mmap_threshold": _glibc() is not None,
+        "arrow_system_pool": True,
+    }
