@@ -331,14 +331,15 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     import resource
 
     import sim_bridge
+
+    # one long replay in this process: freed memory goes back to the OS. Called before
+    # anything here imports pyarrow (mtl imports pandas), as Arrow reads its pool's variable
+    # once, at that import
+    allocators = sim_bridge.lean_allocators() if config.stream else None
     from mtl._atomic import atomic_path
     from pipelines._io import write_summary
 
     out = Path(config.out)
-    # one long replay in this process: freed memory goes back to the OS. Called before
-    # anything imports pyarrow (claimed_output's writer imports mtl, hence pandas), as Arrow
-    # reads its pool's variable once, at that import
-    allocators = sim_bridge.lean_allocators() if config.stream else None
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
         sink: dict[str, Any] = {}
         if config.stream:

@@ -101,3 +101,20 @@ def test_straggler_simulate_stream_takes_both_settings(tmp_path):
         "malloc_mmap_threshold": _glibc() is not None,
         "arrow_system_pool": True,
     }
+
+
+_API = """
+import json, sys
+from pipelines._api import simulate
+from pipelines._simulate_config import SimulateConfig
+s = simulate(SimulateConfig(workloads=["SYN"], nodes=8, hours=0.05, seed=1, stream=True,
+                            progress=False, out={out!r}))
+print(json.dumps(s["lean_allocators"]))
+"""
+
+
+def test_the_api_simulate_streamed_sets_them_before_it_imports_pyarrow(tmp_path):
+    """``pipelines.simulate`` with ``stream=True``, in a process that has not imported
+    pyarrow: the settings come before the function's own imports of mtl and pandas."""
+    got = _child(_API.format(out=str(tmp_path / "run")))
+    assert got == {"malloc_mmap_threshold": _glibc() is not None, "arrow_system_pool": True}
