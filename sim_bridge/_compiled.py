@@ -20,6 +20,7 @@ import numpy as np
 
 from sim_bridge._cluster import COUNTER_NAMES
 from sim_bridge._engine import Simulator
+from sim_bridge._progress_bar import advance_bar
 from sim_bridge.policies._placement import FIFOPlacement
 from sim_bridge.policies.base import SpeculationPolicy
 from sim_bridge.trace import jobs_table, node_names, task_ids, tasks_table
@@ -160,9 +161,9 @@ def run_compiled(sim: Simulator, progress_bar=None) -> CompiledRun:
             stop = min(stop, max(limit, 1))
         core.run(stop)
         if progress_bar is not None:
-            n_fin = core.jobs_finished
-            progress_bar.update(n_fin - finished_before)
-            finished_before = n_fin
+            finished_before = advance_bar(
+                progress_bar, core.jobs_finished, finished_before, core.now
+            )
         if limit is not None and core.events >= limit:
             break
     if limit is not None and core.events and core.events >= limit:

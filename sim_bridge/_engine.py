@@ -34,6 +34,7 @@ from sim_bridge._closed_events import pass_over_stale
 from sim_bridge._gc import gc_paused
 from sim_bridge._jobs import Attempt, Job, Task
 from sim_bridge._path_holds import scan_holds
+from sim_bridge._progress_bar import advance_bar
 from sim_bridge._sim_actions import PolicyActions
 from sim_bridge._sim_arrivals import JobArrivals
 from sim_bridge._sim_lifecycle import AttemptLifecycle
@@ -243,9 +244,9 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                     self._hold_paths()
                 self._upkeep()  # a streaming run's done tasks and rows
                 if progress_bar is not None:
-                    n_fin = self.n_arrived - len(self._active)
-                    progress_bar.update(n_fin - finished_before)
-                    finished_before = n_fin
+                    live = len(self._active)
+                    n = self.n_arrived - live
+                    finished_before = advance_bar(progress_bar, n, finished_before, self.now, live)
                 if wall_limit is not None and time.perf_counter() > wall_limit:
                     raise SimulationStopped(f"max_wall_seconds={self.max_wall_seconds}")
             elif hold_by_clock and self.now - self._held_at >= _HOLD_EVERY_S:
@@ -257,7 +258,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
                 )
         self._drop_q.clear()  # its jobs are done: nothing to drop
         if progress_bar is not None:
-            progress_bar.update(n_jobs - finished_before)
+            advance_bar(progress_bar, n_jobs, finished_before, self.now, len(self._active))
         if self._active:
             raise PolicyError(
                 f"simulation ended with {len(self._active)} unfinished jobs: placement "
@@ -279,8 +280,7 @@ class Simulator(SimulatorSetup, JobArrivals, PolicyActions, AttemptLifecycle, At
         more. Else every read of a live job is at or after the oldest live job's submission.
         """
         active = self._active
-        if now is None:
-            now = self.now
+        now = self.now if now is None else now
         if not self._hold_live:
             self.cluster.hold("engine", next(iter(active.values())).submit_time if active else now)
             return
