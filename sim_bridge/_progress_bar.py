@@ -22,12 +22,13 @@ def advance_bar(
 
     Examples
     --------
+    >>> import io
     >>> from tqdm import tqdm
-    >>> bar = tqdm(total=10, disable=True)
+    >>> bar = tqdm(total=10, file=io.StringIO())
     >>> advance_bar(bar, 4, 1, 5400.0, 3)
     4
-    >>> bar.n
-    3
+    >>> bar.n, bar.postfix
+    (3, 'clock 1.50 h, 3 jobs alive')
     """
     text = f"clock {clock_s / 3600.0:.2f} h"
     if live is not None:
