@@ -40,8 +40,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     >>> atomic_write_text(d / "a.txt", "hi").read_text()
     'hi'
     """
-    # imported when used: importing the mtl package loads pandas and scipy, which claiming
-    # an output directory (begin_output, before every guarded command runs) does not need
+    # imported when used: importing the mtl package loads pandas and scipy (begin_output,
+    # which claims a directory before every guarded command, writes with sim_bridge's)
     from mtl._atomic import atomic_write_text as write
 
     return write(path, text)
@@ -170,7 +170,12 @@ def begin_output(
             )
         before = _snapshot(out)
         doc = {"command": command, "pid": os.getpid(), "overwrite": overwrite}
-        atomic_write_text(out / INCOMPLETE_MARKER, json.dumps(doc) + "\n")
+        # sim_bridge's writer (``out`` exists): mtl's would import pandas, hence pyarrow,
+        # before the command runs, and a streamed simulate sets Arrow's allocator only
+        # before that import (sim_bridge.lean_allocators)
+        from sim_bridge._atomic import atomic_write_text as write_marker
+
+        write_marker(out / INCOMPLETE_MARKER, json.dumps(doc) + "\n")
     except OSError as exc:
         if fd is not None:
             os.close(fd)

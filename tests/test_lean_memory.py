@@ -91,9 +91,9 @@ print(json.dumps({{"code": code, "pyarrow": "pyarrow" in sys.modules}}))
 
 
 def test_straggler_simulate_stream_takes_both_settings(tmp_path):
-    """The CLI claims its output directory before the command runs, and that claim imports
-    pandas, hence pyarrow: ``simulate --stream`` sets the allocators before it, so Arrow's
-    pool is the system allocator, and its summary says so."""
+    """The CLI claims its output directory before the command runs; that claim imports no
+    pyarrow, so ``simulate --stream`` still sets Arrow's pool to the system allocator, and
+    its summary says so."""
     got = _child(_CLI.format(out=str(tmp_path / "run")))
     assert got["code"] == 0 and got["pyarrow"] is True
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

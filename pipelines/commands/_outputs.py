@@ -66,11 +66,7 @@ def run_with_outputs(args: argparse.Namespace) -> int:
     """Run ``args.func(args)``; when the command's parser was built with
     :func:`add_out_arguments` (or :func:`guard_outputs` marked it), inside
     :func:`pipelines._api.claimed_output` on ``args.out`` (the API functions the command
-    calls then write into the directory this claim holds). A command's ``before_output``
-    default, when it has one, runs first, before the claim imports anything."""
-    before = getattr(args, "before_output", None)
-    if before is not None:
-        before(args)
+    calls then write into the directory this claim holds)."""
     if not getattr(args, "guard_out", False) or getattr(args, "out", None) is None:
         return int(args.func(args) or 0)
     from pipelines._api import claimed_output

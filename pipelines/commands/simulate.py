@@ -27,17 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with 130 (SIGINT), 143 (SIGTERM) or 3.",
     )
     add_options(p, SimulateConfig)
-    p.set_defaults(func=func, before_output=before_output)
-
-
-def before_output(args: argparse.Namespace) -> None:
-    """With ``--stream``, set this process's allocators for one long replay
-    (:func:`sim_bridge.lean_allocators`) before the output directory is claimed: the claim
-    imports pandas, hence pyarrow, and Arrow reads its pool's variable only at that import."""
-    if getattr(args, "stream", False):
-        import sim_bridge
-
-        sim_bridge.lean_allocators()
+    p.set_defaults(func=func)
 
 
 def func(args: argparse.Namespace) -> int:
