@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -319,10 +320,20 @@ def write_report(config: ReportConfig) -> Path:
     return run_report(config)
 
 
+def _stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, Any]:
     """Run the cluster simulator once and write ``tasks.parquet``, ``jobs.parquet`` and
     ``summary.json`` (``straggler simulate``; :func:`sim_bridge.simulate` is the in-memory
     run). Returns the summary.
+
+    ``config.load`` sizes the cluster first (:func:`pipelines._simulate_sizing.size_cluster`;
+    its lines go to stderr unless ``config.progress`` is False); without it, a cluster too
+    small for the busiest hour's base work gets a warning. The summary adds the offered load
+    (base work by arrival hour, :mod:`pipelines._cluster_load`), the hourly occupancy of a
+    complete run, and the sizing with its calibration replays.
 
     A run stopped early (``max_events``, ``max_wall_seconds``, a signal) writes what it has,
     says ``complete: false`` and ``status: "incomplete"`` in the summary and keeps the
@@ -337,7 +348,9 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     # once, at that import
     allocators = sim_bridge.lean_allocators() if config.stream else None
     from mtl._atomic import atomic_path
+    from pipelines._cluster_load import offered_load_profile, trace_loads
     from pipelines._io import write_summary
+    from pipelines._simulate_sizing import choose_nodes
 
     out = Path(config.out)
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
@@ -347,7 +360,21 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
             for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
                 (out / name).unlink(missing_ok=True)
             sink["trace_sink"] = out / "tasks.parquet"
-        result = sim_bridge.simulate(**config.simulator_kwargs(), **sink)
+        kw = config.simulator_kwargs()
+        # loaded here as simulate() loads names (workload k draws with seed + k), once: the
+        # cluster's size and the offered load need the jobs
+        kw["workload"] = [
+            sim_bridge.load_workload(
+                name, config.data_dir, hours=config.hours, scale=config.scale, seed=config.seed + k
+            )
+            for k, name in enumerate(config.workloads)
+        ]
+        say = None if config.progress is False else _stderr_line
+        kw["nodes"], size = choose_nodes(config, kw["workload"], report=say)
+        if size is not None and say is not None:
+            say(size.describe())
+        result = sim_bridge.simulate(**kw, **sink)
+        offered = offered_load_profile(kw["workload"], kw["nodes"], config.slots, config.hours)
         tables = [("jobs", result.jobs)]
         if result.tasks is not None:
             tables.insert(0, ("tasks", result.tasks))
@@ -360,6 +387,26 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
             **s,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         }
+        summary["offered_load"] = {
+            "window": offered.window,
+            "busiest_hour": offered.busiest,
+            "busiest_hour_span_s": list(offered.busiest_bin),
+        }
+        if s["complete"]:  # a stopped run's trace lacks the attempts still running
+            trace = result.tasks if result.tasks is not None else s["trace_path"]
+            occ, real = trace_loads(trace, kw["nodes"], config.slots, config.hours)
+            summary["realised_load"] = {
+                "window": real.window,
+                "busiest_hour": real.busiest,
+                "busiest_hour_span_s": list(real.busiest_bin),
+            }
+            summary["occupancy"] = {
+                "busiest_hour": occ.busiest,
+                "busiest_hour_span_s": list(occ.busiest_bin),
+                "hourly": occ.hourly,
+            }
+        if size is not None:
+            summary["sizing"] = size.as_dict()
         if allocators is not None:
             summary["lean_allocators"] = allocators
         if not s["complete"]:

@@ -5,7 +5,7 @@ Light at import (the CLI builds its parser from it); :func:`pipelines.simulate` 
 Examples
 --------
 >>> cfg = SimulateConfig(out="runs/sim", workloads=["SYN", "FB2009"], policy="late")
->>> cfg.nodes, cfg.placement, cfg.world_kwargs()
+>>> cfg.simulator_kwargs()["nodes"], cfg.placement, cfg.world_kwargs()
 (50, 'fair', {})
 >>> SimulateConfig(out="o", no_skew=True, interference=0.0).world_kwargs()
 {'interference': 0.0, 'skew': (0.0, 0.0)}
@@ -68,8 +68,21 @@ def workload_list(text: str) -> list[str]:
 #: workload list (``workload`` there) and the world flags :meth:`~SimulateConfig.world_kwargs`
 #: translates.
 _NOT_SIMULATOR = frozenset(
-    {"out", "stream", "workloads", "interference", "bad_node_share", "no_skew", "record_truth"}
+    {
+        "out",
+        "stream",
+        "workloads",
+        "nodes",
+        "load",
+        "interference",
+        "bad_node_share",
+        "no_skew",
+        "record_truth",
+    }
 )
+
+#: Nodes of a run that gives neither ``--nodes`` nor ``--load``.
+DEFAULT_NODES = 50
 
 
 def _flatten(groups: list[list[str]]) -> list[str]:
@@ -124,8 +137,18 @@ class SimulateConfig:
     placement_params: dict[str, Any] = _params_option(
         "--placement-param", "a placement-policy parameter (repeatable)"
     )
-    nodes: int = option(50, type=int, help="cluster nodes (50)")
+    nodes: int | None = option(
+        None, type=int, help="cluster nodes (50; not with --load, which chooses them)"
+    )
     slots: int = option(2, type=int, help="slots per node (2)")
+    load: float | None = option(
+        None,
+        type=float,
+        help="choose the nodes (of --slots slots) for this realised load at the busiest hour "
+        "of arrivals, e.g. 0.8: calibration replays of a sample of the jobs without "
+        "speculation measure how much longer than their base work attempts run (about a "
+        "minute for the FB-2010 day); the choice is printed and kept in summary.json",
+    )
     hours: float = option(1.0, type=float, help="first H hours of the workload (1; 24 = a day)")
     scale: float = option(1.0, type=float, help="data scale factor (1.0)")
     seed: int = option(0, type=int, help="seed of every random draw (0)")
@@ -195,8 +218,10 @@ class SimulateConfig:
     def simulator_kwargs(self) -> dict[str, Any]:
         """The keywords of :func:`sim_bridge.simulate` this config gives: every field named
         as one of its parameters (``workloads`` as ``workload``: the name alone when there
-        is one), and :meth:`world_kwargs`. The fields about the output (``out``, ``stream``)
-        and the world flags :meth:`world_kwargs` translates are not among them.
+        is one), ``nodes`` (:data:`DEFAULT_NODES` when not given; :func:`pipelines.simulate`
+        puts the size ``load`` chose in its place), and :meth:`world_kwargs`. The fields
+        about the output (``out``, ``stream``), ``load`` and the world flags
+        :meth:`world_kwargs` translates are not among them.
 
         Examples
         --------
@@ -206,6 +231,7 @@ class SimulateConfig:
         ('SYN', 4, (0.0, 0.0), False)
         """
         kw = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_SIMULATOR}
+        kw["nodes"] = DEFAULT_NODES if self.nodes is None else self.nodes
         names = list(self.workloads)
         kw["workload"] = names[0] if len(names) == 1 else names
         kw["policy_params"] = dict(self.policy_params)

@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tasks.parquet "
         "of the jobs finished so far, a summary.json with complete: false and its "
         "stop_reason, keeps the directory's incomplete-marker (readers refuse it) and exits "
-        "with 130 (SIGINT), 143 (SIGTERM) or 3.",
+        "with 130 (SIGINT), 143 (SIGTERM) or 3. --load 0.8 chooses the nodes for a busiest "
+        "hour at 0.8 realised load (calibration replays of a sample of the jobs); without it, "
+        "a cluster too small for the busiest hour's base work gets a warning.",
     )
     add_options(p, SimulateConfig)
     p.set_defaults(func=func)
@@ -49,6 +51,14 @@ def func(args: argparse.Namespace) -> int:
         f"p90 {s['p90_jct']:.1f}, p99 {s['p99_jct']:.1f}; task-seconds {s['task_seconds']:.0f}; "
         f"PoCD {s['pocd']:.3f}; {s['events']} events in {s['wall_seconds']:.1f} s "
         f"({s['engine']} loop)"
+    )
+    occ, offered, real = s["occupancy"], s["offered_load"], s["realised_load"]
+    a, b = (x / 3600 for x in occ["busiest_hour_span_s"])
+    print(
+        f"cluster {s['nodes']:,} x {s['slots']}: load by arrival hour (run time over slot "
+        f"time) {real['window']:.3f} over the window, {real['busiest_hour']:.3f} in its busiest "
+        f"hour (base work alone: {offered['window']:.3f}, {offered['busiest_hour']:.3f}); "
+        f"slots busy {occ['busiest_hour']:.0%} in the busiest hour of the run ({a:g}-{b:g} h)"
     )
     print(f"wrote {out}/tasks.parquet, jobs.parquet, summary.json")
     return 0
