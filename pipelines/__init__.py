@@ -12,7 +12,9 @@ one output set, as the command does, and ``write_report``), the lower-level entr
 call, which do not claim it (``collect``, ``run_training``, ``run_evaluate``,
 ``run_compare``, ``run_reproduce``, ``run_report`` take the same config; ``run_fidelity``),
 ``build_report`` (``run_report`` with the config's fields as arguments), ``run_demo`` (its
-config too) and the demo's ``replication_example``. They are imported lazily (on first
+config too), the demo's ``replication_example``, and the cluster sizing of ``simulate
+--load`` (``size_cluster``, ``ClusterSize``; the loads it reads: ``offered_load_profile``,
+``trace_loads``). They are imported lazily (on first
 attribute access) so that ``straggler --help`` does not pay for pandas.
 
 Examples
@@ -35,6 +37,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "collect_cells": ("pipelines._collect", "collect_cells"),
     "offered_load": ("pipelines._collect", "offered_load"),
     "scales_for_load": ("pipelines._collect", "scales_for_load"),
+    "ClusterSize": ("pipelines._simulate_sizing", "ClusterSize"),
+    "size_cluster": ("pipelines._simulate_sizing", "size_cluster"),
+    "offered_load_profile": ("pipelines._cluster_load", "offered_load_profile"),
+    "trace_loads": ("pipelines._cluster_load", "trace_loads"),
     "CollectConfig": ("pipelines._collect_config", "CollectConfig"),
     "CompareConfig": ("pipelines._compare_config", "CompareConfig"),
     "EvaluateConfig": ("pipelines._evaluate_config", "EvaluateConfig"),

@@ -332,8 +332,8 @@ def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, An
     ``config.load`` sizes the cluster first (:func:`pipelines._simulate_sizing.size_cluster`;
     its lines go to stderr unless ``config.progress`` is False); without it, a cluster too
     small for the busiest hour's base work gets a warning. The summary adds the offered load
-    (base work by arrival hour, :mod:`pipelines._cluster_load`), the hourly occupancy of a
-    complete run, and the sizing with its calibration replays.
+    (base work by arrival hour, :mod:`pipelines._cluster_load`), a complete run's realised
+    load by arrival hour and hourly occupancy, and the sizing with its calibration replays.
 
     A run stopped early (``max_events``, ``max_wall_seconds``, a signal) writes what it has,
     says ``complete: false`` and ``status: "incomplete"`` in the summary and keeps the
