@@ -34,7 +34,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pipelines._cluster_load import ArrivalLoad, job_base_work, offered_load_profile
+from pipelines._cluster_load import (
+    ArrivalLoad,
+    hourly_occupancy,
+    job_base_work,
+    offered_load_profile,
+)
 
 #: Jobs a calibration replay keeps at least (every k-th job of the window, k = jobs // this).
 SAMPLE_JOBS = 500
@@ -92,6 +97,8 @@ class Calibration:
     task_seconds: float
     #: task-seconds over base work
     stretch: float
+    #: the share of the replay's slots busy in its busiest hour (near 1: tasks waited)
+    busiest_occupancy: float
     #: CPU the replay took (not compared: the same calibration on a busier machine is equal)
     cpu_seconds: float = field(compare=False)
 
@@ -137,7 +144,8 @@ class ClusterSize:
             f"offered (base-work) load there {self.offered.busiest:.3f}, over the window "
             f"{self.offered.window:.3f}; attempts ran {self.stretch:.2f}x their base work in "
             f"{len(self.rounds)} calibration replay(s) of {_one_in(self.rounds[-1].step)} "
-            "without speculation (copies add to the realised load)"
+            "without speculation (copies add to the realised load); the last one's busiest "
+            f"hour kept {self.rounds[-1].busiest_occupancy:.0%} of its slots busy"
         )
 
 
@@ -203,8 +211,8 @@ def size_cluster(
         if report is not None:
             report(
                 f"calibration {r + 1}: {_one_in(step)} ({cal.jobs:,}) on {cal.nodes:,} "
-                f"nodes ran {cal.stretch:.2f}x its base work ({cal.cpu_seconds:.1f} s): "
-                f"{new:,} nodes"
+                f"nodes ran {cal.stretch:.2f}x its base work, {cal.busiest_occupancy:.0%} of "
+                f"slots busy in its busiest hour ({cal.cpu_seconds:.1f} s): {new:,} nodes"
             )
         settled = abs(new - nodes) <= TOLERANCE * nodes
         nodes = new
@@ -248,6 +256,11 @@ def _calibrate(
         record_counters=False,
     )
     spent = result.summary["task_seconds"]
+    occupancy = hourly_occupancy(
+        [(result.tasks["launch_time"].to_numpy(), result.tasks["end_time"].to_numpy())],
+        nodes,
+        slots,
+    )
     return Calibration(
         candidate_nodes=candidate,
         nodes=nodes,
@@ -256,6 +269,7 @@ def _calibrate(
         base_work=base_work,
         task_seconds=float(spent),
         stretch=float(spent) / base_work,
+        busiest_occupancy=occupancy.busiest,
         cpu_seconds=time.process_time() - cpu0,
     )
 

@@ -129,6 +129,7 @@ def test_sizing_settles_on_the_size_its_last_stretch_needs_and_is_deterministic(
     )
     for r in a.rounds:
         assert r.nodes == max(1, round(r.candidate_nodes / r.step))
+        assert 0 < r.busiest_occupancy <= 1 + 1e-9  # a share of the replay's slots
     assert json.loads(json.dumps(a.as_dict()))["nodes"] == a.nodes
 
 
