@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -320,97 +319,31 @@ def write_report(config: ReportConfig) -> Path:
     return run_report(config)
 
 
-def _stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def simulate(config: SimulateConfig, *, overwrite: bool = False) -> dict[str, Any]:
     """Run the cluster simulator once and write ``tasks.parquet``, ``jobs.parquet`` and
     ``summary.json`` (``straggler simulate``; :func:`sim_bridge.simulate` is the in-memory
     run). Returns the summary.
 
-    ``config.load`` sizes the cluster first (:func:`pipelines._simulate_sizing.size_cluster`;
-    its lines go to stderr unless ``config.progress`` is False); without it, a cluster too
-    small for the busiest hour's base work gets a warning. The summary adds the offered load
-    (base work by arrival hour, :mod:`pipelines._cluster_load`), a complete run's realised
-    load by arrival hour and hourly occupancy, and the sizing with its calibration replays.
+    ``config.load`` sizes the cluster first (:func:`pipelines.size_cluster`; its lines go to
+    stderr unless ``config.progress`` is False); without it, a cluster too small for the
+    busiest hour's base work gets a warning. The summary adds the offered load (base work by
+    arrival hour), a complete run's realised load by arrival hour and hourly occupancy, and
+    the sizing with its calibration replays (:func:`pipelines._simulate_run.run_simulate`).
 
     A run stopped early (``max_events``, ``max_wall_seconds``, a signal) writes what it has,
     says ``complete: false`` and ``status: "incomplete"`` in the summary and keeps the
     directory's incomplete-marker (readers refuse it).
     """
-    import resource
-
     import sim_bridge
 
     # one long replay in this process: freed memory goes back to the OS. Called before
     # anything here imports pyarrow (mtl imports pandas), as Arrow reads its pool's variable
     # once, at that import
     allocators = sim_bridge.lean_allocators() if config.stream else None
-    from mtl._atomic import atomic_path
-    from pipelines._cluster_load import offered_load_profile, trace_loads
-    from pipelines._io import write_summary
-    from pipelines._simulate_sizing import choose_nodes
+    from pipelines._simulate_run import run_simulate
 
     out = Path(config.out)
     with claimed_output(out, overwrite=overwrite, command="simulate") as held:
-        sink: dict[str, Any] = {}
-        if config.stream:
-            # no earlier run's files may sit next to the one being written
-            for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
-                (out / name).unlink(missing_ok=True)
-            sink["trace_sink"] = out / "tasks.parquet"
-        kw = config.simulator_kwargs()
-        # loaded here as simulate() loads names (workload k draws with seed + k), once: the
-        # cluster's size and the offered load need the jobs
-        kw["workload"] = [
-            sim_bridge.load_workload(
-                name, config.data_dir, hours=config.hours, scale=config.scale, seed=config.seed + k
-            )
-            for k, name in enumerate(config.workloads)
-        ]
-        say = None if config.progress is False else _stderr_line
-        kw["nodes"], size = choose_nodes(config, kw["workload"], report=say)
-        if size is not None and say is not None:
-            say(size.describe())
-        result = sim_bridge.simulate(**kw, **sink)
-        offered = offered_load_profile(kw["workload"], kw["nodes"], config.slots, config.hours)
-        tables = [("jobs", result.jobs)]
-        if result.tasks is not None:
-            tables.insert(0, ("tasks", result.tasks))
-        for name, table in tables:
-            with atomic_path(out / f"{name}.parquet") as tmp:
-                table.to_parquet(tmp, index=False)
-        s = result.summary
-        summary = {
-            "command": "simulate",
-            **s,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        }
-        summary["offered_load"] = {
-            "window": offered.window,
-            "busiest_hour": offered.busiest,
-            "busiest_hour_span_s": list(offered.busiest_bin),
-        }
-        if s["complete"]:  # a stopped run's trace lacks the attempts still running
-            trace = result.tasks if result.tasks is not None else s["trace_path"]
-            occ, real = trace_loads(trace, kw["nodes"], config.slots, config.hours)
-            summary["realised_load"] = {
-                "window": real.window,
-                "busiest_hour": real.busiest,
-                "busiest_hour_span_s": list(real.busiest_bin),
-            }
-            summary["occupancy"] = {
-                "busiest_hour": occ.busiest,
-                "busiest_hour_span_s": list(occ.busiest_bin),
-                "hourly": occ.hourly,
-            }
-        if size is not None:
-            summary["sizing"] = size.as_dict()
-        if allocators is not None:
-            summary["lean_allocators"] = allocators
-        if not s["complete"]:
-            summary["status"] = "incomplete"
-        write_summary(out, summary)
-        held.ok = bool(s["complete"])
+        summary = run_simulate(config, out, allocators)
+        held.ok = bool(summary["complete"])
         return summary

@@ -1,0 +1,95 @@
+"""One ``straggler simulate`` run into its claimed output directory: the workloads loaded,
+the cluster chosen (:mod:`pipelines._simulate_sizing`), the replay, its tables and a summary
+with the loads the cluster carried (:mod:`pipelines._cluster_load`). :func:`pipelines.simulate`
+claims the directory and calls :func:`run_simulate`.
+
+Nothing here imports pyarrow at import time: a streamed run sets its allocators first.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipelines._simulate_config import SimulateConfig
+
+
+def stderr_line(text: str) -> None:
+    """One line of the sizing's report, on stderr at once."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def run_simulate(
+    config: SimulateConfig, out: Path, allocators: dict[str, bool] | None = None
+) -> dict[str, Any]:
+    """Run ``config`` and write ``tasks.parquet``, ``jobs.parquet`` and ``summary.json`` in
+    ``out`` (claimed by the caller); returns the summary (``allocators``: what
+    :func:`sim_bridge.lean_allocators` set, for the summary)."""
+    import sim_bridge
+    from mtl._atomic import atomic_path
+    from pipelines._cluster_load import offered_load_profile, trace_loads
+    from pipelines._io import write_summary
+    from pipelines._simulate_sizing import choose_nodes
+
+    sink: dict[str, Any] = {}
+    if config.stream:
+        # no earlier run's files may sit next to the one being written
+        for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
+            (out / name).unlink(missing_ok=True)
+        sink["trace_sink"] = out / "tasks.parquet"
+    kw = config.simulator_kwargs()
+    # loaded here as simulate() loads names (workload k draws with seed + k), once: the
+    # cluster's size and the offered load need the jobs
+    kw["workload"] = [
+        sim_bridge.load_workload(
+            name, config.data_dir, hours=config.hours, scale=config.scale, seed=config.seed + k
+        )
+        for k, name in enumerate(config.workloads)
+    ]
+    say = None if config.progress is False else stderr_line
+    kw["nodes"], size = choose_nodes(config, kw["workload"], report=say)
+    if size is not None and say is not None:
+        say(size.describe())
+    result = sim_bridge.simulate(**kw, **sink)
+    offered = offered_load_profile(kw["workload"], kw["nodes"], config.slots, config.hours)
+    tables = [("jobs", result.jobs)]
+    if result.tasks is not None:
+        tables.insert(0, ("tasks", result.tasks))
+    for name, table in tables:
+        with atomic_path(out / f"{name}.parquet") as tmp:
+            table.to_parquet(tmp, index=False)
+    s = result.summary
+    summary = {
+        "command": "simulate",
+        **s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "offered_load": {
+            "window": offered.window,
+            "busiest_hour": offered.busiest,
+            "busiest_hour_span_s": list(offered.busiest_bin),
+        },
+    }
+    if s["complete"]:  # a stopped run's trace lacks the attempts still running
+        trace = result.tasks if result.tasks is not None else s["trace_path"]
+        occ, real = trace_loads(trace, kw["nodes"], config.slots, config.hours)
+        summary["realised_load"] = {
+            "window": real.window,
+            "busiest_hour": real.busiest,
+            "busiest_hour_span_s": list(real.busiest_bin),
+        }
+        summary["occupancy"] = {
+            "busiest_hour": occ.busiest,
+            "busiest_hour_span_s": list(occ.busiest_bin),
+            "hourly": occ.hourly,
+        }
+    if size is not None:
+        summary["sizing"] = size.as_dict()
+    if allocators is not None:
+        summary["lean_allocators"] = allocators
+    if not s["complete"]:
+        summary["status"] = "incomplete"
+    write_summary(out, summary)
+    return summary
