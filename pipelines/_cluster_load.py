@@ -58,20 +58,43 @@ class ArrivalLoad:
 
 def arrival_bins(hours: float) -> tuple[float, np.ndarray]:
     """The bins of a window of ``hours``: their width (an hour, or the window when it is
-    shorter) and their lengths (a last, shorter bin counts its own).
+    shorter) and their lengths. A part-hour at the end joins the hour before it, so that a
+    few minutes' arrivals are never weighed as a busiest hour of their own.
 
     Examples
     --------
     >>> arrival_bins(2.5)
-    (3600.0, array([3600., 3600., 1800.]))
+    (3600.0, array([3600., 5400.]))
+    >>> arrival_bins(0.25)
+    (900.0, array([900.]))
     """
+    if isinstance(hours, bool) or not isinstance(hours, (int, float, np.floating)):
+        raise ValueError(f"parameter hours must be a number > 0, got {hours!r}")
     span = float(hours) * 3600.0
     if not (span > 0 and math.isfinite(span)):
         raise ValueError(f"parameter hours must be > 0, got {hours!r}")
     width = min(BIN_SECONDS, span)
-    n_bins = max(1, math.ceil(span / width - 1e-9))
-    starts = np.arange(n_bins) * width
-    return width, np.minimum(starts + width, span) - starts
+    n_bins = max(1, math.floor(span / width + 1e-9))
+    lengths = np.full(n_bins, width)
+    lengths[-1] = span - width * (n_bins - 1)
+    return width, lengths
+
+
+def window_hours(workloads: Sequence[Any], hours: float | None) -> float:
+    """The window of arrivals: ``hours``, or (None: the whole trace) its last arrival's hour,
+    rounded up to whole hours.
+
+    Examples
+    --------
+    >>> from sim_bridge import JobSpec, Workload
+    >>> w = Workload("X", [JobSpec("a", 0.0, [1.0]), JobSpec("b", 5400.0, [1.0])])
+    >>> window_hours([w], None), window_hours([w], 0.5)
+    (2.0, 0.5)
+    """
+    if hours is not None:
+        return hours
+    last = max((job.submit_time for w in workloads for job in w.jobs), default=0.0)
+    return float(max(1, math.ceil(last / 3600.0 + 1e-12)))
 
 
 def _arrival_load(amount: np.ndarray, nodes: int, slots: int, hours: float) -> ArrivalLoad:

@@ -30,16 +30,17 @@ def run_simulate(
     :func:`sim_bridge.lean_allocators` set, for the summary)."""
     import sim_bridge
     from mtl._atomic import atomic_path
-    from pipelines._cluster_load import offered_load_profile, trace_loads
+    from pipelines._cluster_load import offered_load_profile, trace_loads, window_hours
     from pipelines._io import write_summary
-    from pipelines._simulate_sizing import choose_nodes
+    from pipelines._simulate_sizing import check_sizing, choose_nodes
 
-    sink: dict[str, Any] = {}
-    if config.stream:
-        # no earlier run's files may sit next to the one being written
-        for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
-            (out / name).unlink(missing_ok=True)
-        sink["trace_sink"] = out / "tasks.parquet"
+    # every check that needs no data comes before the data is read and before anything
+    # earlier in ``out`` is removed
+    if not (
+        isinstance(config.seed, int) and not isinstance(config.seed, bool) and config.seed >= 0
+    ):
+        raise ValueError(f"parameter seed must be an integer >= 0, got {config.seed!r}")
+    check_sizing(config)
     kw = config.simulator_kwargs()
     # loaded here as simulate() loads names (workload k draws with seed + k), once: the
     # cluster's size and the offered load need the jobs
@@ -49,12 +50,19 @@ def run_simulate(
         )
         for k, name in enumerate(config.workloads)
     ]
+    window = window_hours(kw["workload"], config.hours)
     say = None if config.progress is False else stderr_line
-    kw["nodes"], size = choose_nodes(config, kw["workload"], report=say)
+    kw["nodes"], size = choose_nodes(config, kw["workload"], window, report=say)
     if size is not None and say is not None:
         say(size.describe())
+    sink: dict[str, Any] = {}
+    if config.stream:
+        # no earlier run's files may sit next to the one being written
+        for name in ("tasks.parquet", "jobs.parquet", "summary.json"):
+            (out / name).unlink(missing_ok=True)
+        sink["trace_sink"] = out / "tasks.parquet"
     result = sim_bridge.simulate(**kw, **sink)
-    offered = offered_load_profile(kw["workload"], kw["nodes"], config.slots, config.hours)
+    offered = offered_load_profile(kw["workload"], kw["nodes"], config.slots, window)
     tables = [("jobs", result.jobs)]
     if result.tasks is not None:
         tables.insert(0, ("tasks", result.tasks))
@@ -74,7 +82,7 @@ def run_simulate(
     }
     if s["complete"]:  # a stopped run's trace lacks the attempts still running
         trace = result.tasks if result.tasks is not None else s["trace_path"]
-        occ, real = trace_loads(trace, kw["nodes"], config.slots, config.hours)
+        occ, real = trace_loads(trace, kw["nodes"], config.slots, window)
         summary["realised_load"] = {
             "window": real.window,
             "busiest_hour": real.busiest,

@@ -9,16 +9,19 @@ the engine holds every one of them. Two measures of load, over a window of arriv
   (:func:`pipelines._cluster_load.offered_load_profile`; the busiest hour of arrivals is the
   one that decides whether jobs queue);
 - **realised** load: the attempts' run time over the same slot-seconds. The world stretches
-  base work (contention, slow nodes, noise): FB-2010 attempts ran 18x their base work on
-  2026-11-24 (``bench/bench_sim.py``, "Sizing, revised"), so a nominal load of 0.1 can
-  already be a saturated cluster.
+  base work (contention, slow nodes, noise): FB-2010 attempts ran 18.3x their base work in
+  a 0.5 h replay on 2026-11-24 (``bench/bench_sim.py``, "Sizing, revised"), so a nominal
+  load of 0.1 can already be a saturated cluster.
 
 :func:`size_cluster` chooses the nodes for a target realised load at the busiest hour. The
 stretch is measured, not assumed: a calibration replay of every k-th job of the window
-(about :data:`SAMPLE_JOBS` jobs) without speculation, on a cluster 1/k the size of the
-candidate, gives task-seconds over base work; the size that stretch needs is the next
-candidate, until two agree within :data:`TOLERANCE`. The sample keeps its jobs' arrival
-times, so the small cluster sees the window's load pattern at the same load per node.
+(about :data:`SAMPLE_JOBS` jobs) without speculation gives task-seconds over base work. It
+runs on the sample's share of the candidate's nodes, its share of the window's base work
+(not 1/k: job sizes are heavy-tailed), so its nodes carry the base work the candidate's
+would. The size that stretch needs is the next candidate, until two agree within
+:data:`TOLERANCE` or :data:`ROUNDS` replays have run (a warning then says the size did not
+settle). The sample keeps its jobs' arrival times, but not the window's busiest hour: a
+few big jobs decide where that falls.
 
 Examples
 --------
@@ -88,12 +91,14 @@ class Calibration:
 
     #: the candidate size it checked (the replay ran on about nodes / step of them)
     candidate_nodes: int
-    #: nodes of the replay
+    #: nodes of the replay: ``candidate_nodes`` x ``share``
     nodes: int
     #: every step-th job of the window
     step: int
     jobs: int
     base_work: float
+    #: the sample's share of the window's base work
+    share: float
     task_seconds: float
     #: task-seconds over base work
     stretch: float
@@ -116,6 +121,8 @@ class ClusterSize:
     #: the stretch the size rests on (the last calibration's)
     stretch: float
     rounds: tuple[Calibration, ...]
+    #: whether the last two sizes agreed within :data:`TOLERANCE` (else the rounds ran out)
+    settled: bool = True
 
     @property
     def expected_busiest_load(self) -> float:
@@ -131,7 +138,8 @@ class ClusterSize:
         d["basis"] = (
             "nodes for a realised load at the busiest hour of arrivals: the stretch "
             "(task-seconds / base work) measured by replaying every step-th job without "
-            "speculation on a cluster 1/step the size; copies add to the realised load"
+            "speculation on the sample's share (of the base work) of the nodes; copies add to "
+            "the realised load"
         )
         return d
 
@@ -146,6 +154,12 @@ class ClusterSize:
             f"{len(self.rounds)} calibration replay(s) of {_one_in(self.rounds[-1].step)} "
             "without speculation (copies add to the realised load); the last one's busiest "
             f"hour kept {self.rounds[-1].busiest_occupancy:.0%} of its slots busy"
+            + (
+                ""
+                if self.settled
+                else f"; NOT settled: the last replay ran at {self.rounds[-1].candidate_nodes:,} "
+                "nodes' share, and its stretch moved the size by more than 5%"
+            )
         )
 
 
@@ -191,8 +205,7 @@ def size_cluster(
     >>> size.stretch, size.nodes  # 30 jobs x 3,600 s of base work in an hour, at half load
     (1.0, 30)
     """
-    if not (isinstance(load, (int, float)) and 0 < load <= 1 and math.isfinite(load)):
-        raise ValueError(f"parameter load (--load) must be in (0, 1], got {load!r}")
+    _check_load(load)
     if not (isinstance(rounds, int) and rounds >= 1):
         raise ValueError(f"parameter rounds must be an integer >= 1, got {rounds!r}")
     if not (isinstance(sample, int) and sample >= 1):
@@ -201,23 +214,37 @@ def size_cluster(
     n_jobs = sum(len(w.jobs) for w in workloads)
     step = max(1, n_jobs // sample)
     picked = sample_jobs(workloads, step)
-    picked_work = sum(job_base_work(j) for w in picked for j in w.jobs)
+    total_work = sum(job_base_work(j) for w in workloads for j in w.jobs)
+    share = sum(job_base_work(j) for w in picked for j in w.jobs) / total_work
     nodes = nodes_needed(per_node, 1.0, load)  # the base work alone: the most packed start
     done: list[Calibration] = []
+    settled = False
     for r in range(rounds):
-        cal = _calibrate(picked, picked_work, nodes, step, slots, hours, simulate_kwargs or {})
+        cal = _calibrate(picked, share, nodes, step, slots, hours, simulate_kwargs or {})
         done.append(cal)
         new = nodes_needed(per_node, cal.stretch, load)
         if report is not None:
             report(
-                f"calibration {r + 1}: {_one_in(step)} ({cal.jobs:,}) on {cal.nodes:,} "
-                f"nodes ran {cal.stretch:.2f}x its base work, {cal.busiest_occupancy:.0%} of "
-                f"slots busy in its busiest hour ({cal.cpu_seconds:.1f} s): {new:,} nodes"
+                f"calibration {r + 1}: {_one_in(step)} ({cal.jobs:,}, {cal.share:.1%} of the "
+                f"base work) on {cal.nodes:,} nodes ran {cal.stretch:.2f}x its base work, "
+                f"{cal.busiest_occupancy:.0%} of slots busy in its busiest hour "
+                f"({cal.cpu_seconds:.1f} s): {new:,} nodes"
             )
         settled = abs(new - nodes) <= TOLERANCE * nodes
         nodes = new
         if settled:
             break
+    if not settled:
+        import logging
+
+        logging.getLogger("pipelines.simulate").warning(
+            "simulate --load: the size did not settle in %d calibration replays (the last "
+            "two: %d and %d nodes); using %d",
+            rounds,
+            done[-1].candidate_nodes,
+            nodes,
+            nodes,
+        )
     return ClusterSize(
         nodes=nodes,
         slots=slots,
@@ -225,7 +252,15 @@ def size_cluster(
         offered=offered_load_profile(workloads, nodes, slots, hours),
         stretch=done[-1].stretch,
         rounds=tuple(done),
+        settled=settled,
     )
+
+
+def _check_load(load: Any) -> None:
+    if isinstance(load, bool) or not (
+        isinstance(load, (int, float)) and 0 < load <= 1 and math.isfinite(load)
+    ):
+        raise ValueError(f"parameter load (--load) must be in (0, 1], got {load!r}")
 
 
 def _one_in(step: int) -> str:
@@ -234,17 +269,18 @@ def _one_in(step: int) -> str:
 
 def _calibrate(
     picked: list[Any],
-    base_work: float,
+    share: float,
     candidate: int,
     step: int,
     slots: int,
     hours: float,
     kw: dict[str, Any],
 ) -> Calibration:
-    """Replay the sample on ``candidate / step`` nodes without speculation."""
+    """Replay the sample (``share`` of the window's base work) without speculation on the
+    same share of ``candidate`` nodes: the same base work per node as the whole run."""
     import sim_bridge
 
-    nodes = max(1, round(candidate / step))
+    nodes = max(1, round(candidate * share))
     cpu0 = time.process_time()
     result = sim_bridge.simulate(
         picked,
@@ -256,6 +292,7 @@ def _calibrate(
         record_counters=False,
     )
     spent = result.summary["task_seconds"]
+    base_work = sum(job_base_work(j) for w in picked for j in w.jobs)
     occupancy = hourly_occupancy(
         [(result.tasks["launch_time"].to_numpy(), result.tasks["end_time"].to_numpy())],
         nodes,
@@ -267,6 +304,7 @@ def _calibrate(
         step=step,
         jobs=sum(len(w.jobs) for w in picked),
         base_work=base_work,
+        share=share,
         task_seconds=float(spent),
         stretch=float(spent) / base_work,
         busiest_occupancy=occupancy.busiest,
@@ -274,11 +312,41 @@ def _calibrate(
     )
 
 
+def check_sizing(config: Any) -> None:
+    """The errors of ``config``'s sizing flags, raised before anything is loaded or run:
+    ``--nodes`` with ``--load``, a load outside (0, 1], and (with ``--load``, whose
+    calibration runs first) an unknown policy.
+
+    Examples
+    --------
+    >>> from pipelines._simulate_config import SimulateConfig
+    >>> check_sizing(SimulateConfig(out="o", nodes=3, load=0.5))
+    Traceback (most recent call last):
+    ...
+    ValueError: give --nodes or --load, not both (got --nodes 3 and --load 0.5)
+    """
+    load = config.load
+    if load is None:
+        return
+    if config.nodes is not None:
+        raise ValueError(
+            f"give --nodes or --load, not both (got --nodes {config.nodes} and --load {load:g})"
+        )
+    _check_load(load)
+    from sim_bridge.policies import get_policy
+
+    get_policy(config.policy, **config.policy_params)
+    get_policy(config.placement, **config.placement_params)
+
+
 def choose_nodes(
-    config: Any, workloads: Sequence[Any], report: Callable[[str], None] | None = None
+    config: Any,
+    workloads: Sequence[Any],
+    hours: float,
+    report: Callable[[str], None] | None = None,
 ) -> tuple[int, ClusterSize | None]:
-    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`), and
-    the :class:`ClusterSize` when ``config.load`` chose them.
+    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`) over a
+    window of ``hours``, and the :class:`ClusterSize` when ``config.load`` chose them.
 
     Without ``load``: ``config.nodes`` (50 when not given), with a warning when the busiest
     hour offers more base work than the cluster's slots can run even on idle nodes (the jobs
@@ -289,19 +357,16 @@ def choose_nodes(
     >>> from pipelines._simulate_config import SimulateConfig
     >>> from sim_bridge import JobSpec, Workload
     >>> w = Workload("X", [JobSpec("a", 0.0, [60.0] * 4)])
-    >>> choose_nodes(SimulateConfig(out="o", nodes=3), [w])
+    >>> choose_nodes(SimulateConfig(out="o", nodes=3), [w], hours=1.0)
     (3, None)
-    >>> choose_nodes(SimulateConfig(out="o", nodes=3, load=0.5), [w])
-    Traceback (most recent call last):
-    ...
-    ValueError: give --nodes or --load, not both (got --nodes 3 and --load 0.5)
     """
+    check_sizing(config)
     kw = config.simulator_kwargs()
     if config.load is None:
-        nodes = kw["nodes"]
-        if not (nodes >= 1 and config.slots >= 1):
+        nodes, slots = kw["nodes"], config.slots
+        if not all(isinstance(v, int) and v >= 1 for v in (nodes, slots)):
             return nodes, None  # sim_bridge.simulate says what is wrong
-        offered = offered_load_profile(workloads, nodes, config.slots, config.hours)
+        offered = offered_load_profile(workloads, nodes, slots, hours)
         if offered.busiest > 1:
             import logging
 
@@ -316,16 +381,11 @@ def choose_nodes(
                 b / 3600,
                 offered.busiest,
                 nodes,
-                config.slots,
+                slots,
                 offered.window,
                 nodes_needed(offered.busiest * nodes, 1.0, 1.0),
             )
         return nodes, None
-    if config.nodes is not None:
-        raise ValueError(
-            f"give --nodes or --load, not both (got --nodes {config.nodes} and "
-            f"--load {config.load:g})"
-        )
     cal_kw = {
         k: kw[k] for k in ("placement", "placement_params", "seed", "data_dir", "counters", "beta")
     }
@@ -335,7 +395,7 @@ def choose_nodes(
         workloads,
         load=config.load,
         slots=config.slots,
-        hours=config.hours,
+        hours=hours,
         simulate_kwargs=cal_kw,
         report=report,
     )
