@@ -1,5 +1,6 @@
-"""One ``straggler simulate`` run into its claimed output directory: the workloads loaded,
-the cluster chosen (:mod:`pipelines._simulate_sizing`), the replay, its tables and a summary
+"""One ``straggler simulate`` run into its claimed output directory: the flags checked, the
+workloads loaded, the cluster chosen (:func:`choose_nodes`, with
+:mod:`pipelines._simulate_sizing`), the replay, its tables and a summary
 with the loads the cluster carried (:mod:`pipelines._cluster_load`). :func:`pipelines.simulate`
 claims the directory and calls :func:`run_simulate`.
 
@@ -10,8 +11,12 @@ from __future__ import annotations
 
 import resource
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pipelines._cluster_load import offered_load_profile
+from pipelines._simulate_sizing import ClusterSize, check_load, nodes_needed, size_cluster
 
 if TYPE_CHECKING:
     from pipelines._simulate_config import SimulateConfig
@@ -30,9 +35,8 @@ def run_simulate(
     :func:`sim_bridge.lean_allocators` set, for the summary)."""
     import sim_bridge
     from mtl._atomic import atomic_path
-    from pipelines._cluster_load import offered_load_profile, trace_loads, window_hours
+    from pipelines._cluster_load import trace_loads, window_hours
     from pipelines._io import write_summary
-    from pipelines._simulate_sizing import check_sizing, choose_nodes
 
     # every check that needs no data comes before the data is read and before anything
     # earlier in ``out`` is removed
@@ -101,3 +105,93 @@ def run_simulate(
         summary["status"] = "incomplete"
     write_summary(out, summary)
     return summary
+
+
+def check_sizing(config: Any) -> None:
+    """The errors of ``config``'s sizing flags, raised before anything is loaded or run:
+    ``--nodes`` with ``--load``, a load outside (0, 1], and (with ``--load``, whose
+    calibration runs first) an unknown policy.
+
+    Examples
+    --------
+    >>> from pipelines._simulate_config import SimulateConfig
+    >>> check_sizing(SimulateConfig(out="o", nodes=3, load=0.5))
+    Traceback (most recent call last):
+    ...
+    ValueError: give --nodes or --load, not both (got --nodes 3 and --load 0.5)
+    """
+    load = config.load
+    if load is None:
+        return
+    if config.nodes is not None:
+        raise ValueError(
+            f"give --nodes or --load, not both (got --nodes {config.nodes} and --load {load:g})"
+        )
+    check_load(load)
+    from sim_bridge.policies import get_policy
+
+    get_policy(config.policy, **config.policy_params)
+    get_policy(config.placement, **config.placement_params)
+
+
+def choose_nodes(
+    config: Any,
+    workloads: Sequence[Any],
+    hours: float,
+    report: Callable[[str], None] | None = None,
+) -> tuple[int, ClusterSize | None]:
+    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`) over a
+    window of ``hours``, and the :class:`ClusterSize` when ``config.load`` chose them.
+
+    Without ``load``: ``config.nodes`` (50 when not given), with a warning when the busiest
+    hour offers more base work than the cluster's slots can run even on idle nodes (the jobs
+    then queue without bound, and a streamed run's memory grows with the queue).
+
+    Examples
+    --------
+    >>> from pipelines._simulate_config import SimulateConfig
+    >>> from sim_bridge import JobSpec, Workload
+    >>> w = Workload("X", [JobSpec("a", 0.0, [60.0] * 4)])
+    >>> choose_nodes(SimulateConfig(out="o", nodes=3), [w], hours=1.0)
+    (3, None)
+    """
+    check_sizing(config)
+    kw = config.simulator_kwargs()
+    if config.load is None:
+        nodes, slots = kw["nodes"], config.slots
+        if not all(isinstance(v, int) and v >= 1 for v in (nodes, slots)):
+            return nodes, None  # sim_bridge.simulate says what is wrong
+        offered = offered_load_profile(workloads, nodes, slots, hours)
+        if offered.busiest > 1:
+            import logging
+
+            a, b = offered.busiest_bin
+            logging.getLogger("pipelines.simulate").warning(
+                "simulate: the busiest hour of arrivals (%g-%g h) brings %.1fx the base work "
+                "%d nodes x %d slots can run even on idle nodes (the window: %.1fx); the jobs "
+                "will queue without bound and the run may not end. --load 0.8 sizes the "
+                "cluster for you; --nodes %d is the least that keeps up with the base work "
+                "alone (attempts run longer than their base work).",
+                a / 3600,
+                b / 3600,
+                offered.busiest,
+                nodes,
+                slots,
+                offered.window,
+                nodes_needed(offered.busiest * nodes, 1.0, 1.0),
+            )
+        return nodes, None
+    cal_kw = {
+        k: kw[k] for k in ("placement", "placement_params", "seed", "data_dir", "counters", "beta")
+    }
+    cal_kw.update(config.world_kwargs())
+    cal_kw.pop("record_truth", None)
+    size = size_cluster(
+        workloads,
+        load=config.load,
+        slots=config.slots,
+        hours=hours,
+        simulate_kwargs=cal_kw,
+        report=report,
+    )
+    return size.nodes, size

@@ -205,7 +205,7 @@ def size_cluster(
     >>> size.stretch, size.nodes  # 30 jobs x 3,600 s of base work in an hour, at half load
     (1.0, 30)
     """
-    _check_load(load)
+    check_load(load)
     if not (isinstance(rounds, int) and rounds >= 1):
         raise ValueError(f"parameter rounds must be an integer >= 1, got {rounds!r}")
     if not (isinstance(sample, int) and sample >= 1):
@@ -256,7 +256,17 @@ def size_cluster(
     )
 
 
-def _check_load(load: Any) -> None:
+def check_load(load: Any) -> None:
+    """A target load in (0, 1], else a ValueError naming ``--load`` and the value.
+
+    Examples
+    --------
+    >>> check_load(0.8)
+    >>> check_load(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter load (--load) must be in (0, 1], got True
+    """
     if isinstance(load, bool) or not (
         isinstance(load, (int, float)) and 0 < load <= 1 and math.isfinite(load)
     ):
@@ -310,93 +320,3 @@ def _calibrate(
         busiest_occupancy=occupancy.busiest,
         cpu_seconds=time.process_time() - cpu0,
     )
-
-
-def check_sizing(config: Any) -> None:
-    """The errors of ``config``'s sizing flags, raised before anything is loaded or run:
-    ``--nodes`` with ``--load``, a load outside (0, 1], and (with ``--load``, whose
-    calibration runs first) an unknown policy.
-
-    Examples
-    --------
-    >>> from pipelines._simulate_config import SimulateConfig
-    >>> check_sizing(SimulateConfig(out="o", nodes=3, load=0.5))
-    Traceback (most recent call last):
-    ...
-    ValueError: give --nodes or --load, not both (got --nodes 3 and --load 0.5)
-    """
-    load = config.load
-    if load is None:
-        return
-    if config.nodes is not None:
-        raise ValueError(
-            f"give --nodes or --load, not both (got --nodes {config.nodes} and --load {load:g})"
-        )
-    _check_load(load)
-    from sim_bridge.policies import get_policy
-
-    get_policy(config.policy, **config.policy_params)
-    get_policy(config.placement, **config.placement_params)
-
-
-def choose_nodes(
-    config: Any,
-    workloads: Sequence[Any],
-    hours: float,
-    report: Callable[[str], None] | None = None,
-) -> tuple[int, ClusterSize | None]:
-    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`) over a
-    window of ``hours``, and the :class:`ClusterSize` when ``config.load`` chose them.
-
-    Without ``load``: ``config.nodes`` (50 when not given), with a warning when the busiest
-    hour offers more base work than the cluster's slots can run even on idle nodes (the jobs
-    then queue without bound, and a streamed run's memory grows with the queue).
-
-    Examples
-    --------
-    >>> from pipelines._simulate_config import SimulateConfig
-    >>> from sim_bridge import JobSpec, Workload
-    >>> w = Workload("X", [JobSpec("a", 0.0, [60.0] * 4)])
-    >>> choose_nodes(SimulateConfig(out="o", nodes=3), [w], hours=1.0)
-    (3, None)
-    """
-    check_sizing(config)
-    kw = config.simulator_kwargs()
-    if config.load is None:
-        nodes, slots = kw["nodes"], config.slots
-        if not all(isinstance(v, int) and v >= 1 for v in (nodes, slots)):
-            return nodes, None  # sim_bridge.simulate says what is wrong
-        offered = offered_load_profile(workloads, nodes, slots, hours)
-        if offered.busiest > 1:
-            import logging
-
-            a, b = offered.busiest_bin
-            logging.getLogger("pipelines.simulate").warning(
-                "simulate: the busiest hour of arrivals (%g-%g h) brings %.1fx the base work "
-                "%d nodes x %d slots can run even on idle nodes (the window: %.1fx); the jobs "
-                "will queue without bound and the run may not end. --load 0.8 sizes the "
-                "cluster for you; --nodes %d is the least that keeps up with the base work "
-                "alone (attempts run longer than their base work).",
-                a / 3600,
-                b / 3600,
-                offered.busiest,
-                nodes,
-                slots,
-                offered.window,
-                nodes_needed(offered.busiest * nodes, 1.0, 1.0),
-            )
-        return nodes, None
-    cal_kw = {
-        k: kw[k] for k in ("placement", "placement_params", "seed", "data_dir", "counters", "beta")
-    }
-    cal_kw.update(config.world_kwargs())
-    cal_kw.pop("record_truth", None)
-    size = size_cluster(
-        workloads,
-        load=config.load,
-        slots=config.slots,
-        hours=hours,
-        simulate_kwargs=cal_kw,
-        report=report,
-    )
-    return size.nodes, size

@@ -23,7 +23,8 @@ from pipelines._cluster_load import (
     trace_loads,
 )
 from pipelines._simulate_config import SimulateConfig
-from pipelines._simulate_sizing import choose_nodes, nodes_needed, sample_jobs, size_cluster
+from pipelines._simulate_run import choose_nodes
+from pipelines._simulate_sizing import nodes_needed, sample_jobs, size_cluster
 from pipelines.cli import main
 from sim_bridge import JobSpec, Workload
 
