@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 import numpy as np
@@ -340,7 +340,7 @@ class Job:
     alpha: float
     _pdel: int  # deletions from ``pending`` since it was last rebuilt
     _rdel: int  # deletions from ``running`` since it was last rebuilt
-    _m: list[float]  # the originals' residual noise multipliers
+    _m: MutableSequence[float]  # the originals' residual noise multipliers (array('d'))
     #: streaming runs: the task index of ``_m``'s first number, the end of its first stage,
     #: and how many originals of that stage are still to launch (:func:`read_noise`)
     _m_off: int
