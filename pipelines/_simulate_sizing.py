@@ -210,8 +210,10 @@ def size_cluster(
         raise ValueError(f"parameter rounds must be an integer >= 1, got {rounds!r}")
     if not (isinstance(sample, int) and sample >= 1):
         raise ValueError(f"parameter sample must be an integer >= 1, got {sample!r}")
-    per_node = offered_load_profile(workloads, 1, slots, hours).busiest
     n_jobs = sum(len(w.jobs) for w in workloads)
+    if not n_jobs:
+        raise ValueError("parameter workloads holds no job to size the cluster for")
+    per_node = offered_load_profile(workloads, 1, slots, hours).busiest
     step = max(1, n_jobs // sample)
     picked = sample_jobs(workloads, step)
     total_work = sum(job_base_work(j) for w in workloads for j in w.jobs)

@@ -167,11 +167,13 @@ def test_a_sample_keeps_every_kth_job_and_the_workloads_settings():
         sample_jobs([w], 0)
 
 
-@pytest.mark.parametrize("load", [0, -0.5, 1.5, float("nan")])
+@pytest.mark.parametrize("load", [0, -0.5, 1.5, float("nan"), True])
 def test_a_bad_load_is_refused_by_name(load):
     w = Workload("X", [JobSpec("a", 0.0, [60.0])])
     with pytest.raises(ValueError, match=r"parameter load \(--load\) must be in \(0, 1\]"):
         size_cluster([w], load=load, slots=2, hours=1.0)
+    with pytest.raises(ValueError, match="holds no job"):
+        size_cluster([], load=0.5, slots=2, hours=1.0)
 
 
 def test_too_small_a_cluster_is_warned_about(caplog):
