@@ -63,8 +63,12 @@ LAZY_TASKS = True
 #: Python call each at its launch (:meth:`WaitingTasks.__delitem__`, the view's iterator)
 #: instead of a dict operation; small jobs keep their dict. Jobs of 1,024 tasks or more are
 #: 7% of the FB-2010 day's 24,437 jobs and hold 94% of its tasks (16% and 77% of Alibaba
-#: 2017's 11,644 jobs and tasks; 256 would take 98% and 97% with 11% and 44% of the jobs).
-LAZY_MIN_TASKS = 1024
+#: 2017's 11,644 jobs and tasks). Since 2026-11-30 (s) the bound is 256: 98% and 97% of the
+#: tasks, with 11% and 44% of the jobs. Alibaba 2017's whole table without speculation, whose
+#: slots are full and whose tasks wait, peaked at 687 MB at 6.02 h against 732 MB at 6.14 h
+#: with 1,024 (memory grows ~45 MB an hour there), with the same CPU (339 s each; one pair,
+#: side by side, ``bench/bench_day.py --until 6``).
+LAZY_MIN_TASKS = 256
 
 _ZERO = 0.0  # the shared unread draw (sim_bridge._sim_arrivals.SHARE_UNREAD_DRAWS)
 
