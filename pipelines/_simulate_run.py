@@ -140,8 +140,9 @@ def choose_nodes(
     hours: float,
     report: Callable[[str], None] | None = None,
 ) -> tuple[int, ClusterSize | None]:
-    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`) over a
-    window of ``hours``, and the :class:`ClusterSize` when ``config.load`` chose them.
+    """The nodes of a ``straggler simulate`` run (:class:`pipelines.SimulateConfig`, its
+    flags checked by :func:`check_sizing`) over a window of ``hours``, and the
+    :class:`ClusterSize` when ``config.load`` chose them.
 
     Without ``load``: ``config.nodes`` (50 when not given), with a warning when the busiest
     hour offers more base work than the cluster's slots can run even on idle nodes (the jobs
@@ -155,7 +156,6 @@ def choose_nodes(
     >>> choose_nodes(SimulateConfig(out="o", nodes=3), [w], hours=1.0)
     (3, None)
     """
-    check_sizing(config)
     kw = config.simulator_kwargs()
     if config.load is None:
         nodes, slots = kw["nodes"], config.slots

@@ -217,12 +217,15 @@ def size_cluster(
     step = max(1, n_jobs // sample)
     picked = sample_jobs(workloads, step)
     total_work = sum(job_base_work(j) for w in workloads for j in w.jobs)
-    share = sum(job_base_work(j) for w in picked for j in w.jobs) / total_work
+    picked_work = sum(job_base_work(j) for w in picked for j in w.jobs)
+    share = picked_work / total_work
     nodes = nodes_needed(per_node, 1.0, load)  # the base work alone: the most packed start
     done: list[Calibration] = []
     settled = False
     for r in range(rounds):
-        cal = _calibrate(picked, share, nodes, step, slots, hours, simulate_kwargs or {})
+        cal = _calibrate(
+            picked, picked_work, share, nodes, step, slots, hours, simulate_kwargs or {}
+        )
         done.append(cal)
         new = nodes_needed(per_node, cal.stretch, load)
         if report is not None:
@@ -281,6 +284,7 @@ def _one_in(step: int) -> str:
 
 def _calibrate(
     picked: list[Any],
+    base_work: float,
     share: float,
     candidate: int,
     step: int,
@@ -288,8 +292,8 @@ def _calibrate(
     hours: float,
     kw: dict[str, Any],
 ) -> Calibration:
-    """Replay the sample (``share`` of the window's base work) without speculation on the
-    same share of ``candidate`` nodes: the same base work per node as the whole run."""
+    """Replay the sample (``base_work``, ``share`` of the window's) without speculation on
+    the same share of ``candidate`` nodes: the same base work per node as the whole run."""
     import sim_bridge
 
     nodes = max(1, round(candidate * share))
@@ -304,7 +308,6 @@ def _calibrate(
         record_counters=False,
     )
     spent = result.summary["task_seconds"]
-    base_work = sum(job_base_work(j) for w in picked for j in w.jobs)
     occupancy = hourly_occupancy(
         [(result.tasks["launch_time"].to_numpy(), result.tasks["end_time"].to_numpy())],
         nodes,
