@@ -17,6 +17,8 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport Py_LT, PyObject, PyObject_RichCompareBool
 
+from sim_bridge._prefetch cimport prefetch
+
 from sim_bridge._slots cimport (
     _float_exact,
     _float_value,
@@ -279,6 +281,11 @@ cdef class EventHeap:
             pos = 0
             child = 1
             while child < n:
+                # the next level's two pairs of children, asked for while this one's are
+                # compared (128 bytes: a big heap's deep levels are outside the caches)
+                if 4 * pos + 3 < n:
+                    prefetch(&self._a[4 * pos + 3])
+                    prefetch(<char*>&self._a[4 * pos + 3] + 64)
                 if child + 1 < n and not self._lt(&self._a[child], &self._a[child + 1]):
                     child += 1
                 self._a[pos] = self._a[child]

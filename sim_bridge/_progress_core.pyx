@@ -22,6 +22,7 @@ from cpython.object cimport PyObject
 from libc.math cimport INFINITY, isfinite, isinf
 
 from sim_bridge._cfloat cimport py_floordiv
+from sim_bridge._prefetch cimport prefetch as _prefetch
 from sim_bridge._slots cimport (
     Py_INCREF,
     Py_XDECREF,
@@ -55,20 +56,9 @@ cdef extern from *:
     void _float_set "straggler_float_set"(PyObject* f, double x)
 
 
-# A hint to the CPU to start loading a line into its caches (:func:`_ahead`). In assembly:
-# GCC 12 dropped every ``__builtin_prefetch`` of this module at -O2 with -DNDEBUG (Python's
-# build flags), and a hint that is not emitted hints nothing. The address is passed in a
-# register, so the compiler assumes nothing about what it points to (it may be NULL: a
-# prefetch never faults).
+# what :func:`_ahead` reads to know where to ask (sim_bridge._prefetch: the hint itself)
 cdef extern from *:
     """
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    #define straggler_prefetch(p) __asm__ volatile("prefetcht0 (%0)" :: "r"((const void*)(p)))
-    #elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
-    #define straggler_prefetch(p) __asm__ volatile("prfm pldl1keep, [%0]" :: "r"((const void*)(p)))
-    #else
-    #define straggler_prefetch(p) ((void)(p))
-    #endif
     static inline PyObject* straggler_type_of(PyObject* o) {
         return (PyObject*)Py_TYPE(o);
     }
@@ -79,7 +69,6 @@ cdef extern from *:
         return PyList_CheckExact(o) && PyList_GET_SIZE(o) >= 3 ? ((PyListObject*)o)->ob_item : NULL;
     }
     """
-    void _prefetch "straggler_prefetch"(const void* p) noexcept nogil
     PyObject* _type_of "straggler_type_of"(PyObject* o) noexcept nogil
     PyObject* _slot "straggler_slot"(PyObject* o, Py_ssize_t off) noexcept nogil
     PyObject** _list_items "straggler_list_items"(PyObject* o) noexcept nogil
