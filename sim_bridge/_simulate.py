@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import time
@@ -26,6 +27,7 @@ from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
 from sim_bridge._gc import gc_paused
 from sim_bridge._metrics import summarize
 from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, job_table, write_trace
+from sim_bridge._workload_replay import swim_jobs
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
     TAIL_ALPHA,
@@ -188,10 +190,36 @@ class SimulationResult:
         )
 
 
+#: the SWIM conversion's options, the extra keywords :func:`simulate` passes on
+SWIM_OPTIONS = frozenset(
+    k
+    for k, p in inspect.signature(swim_jobs).parameters.items()
+    if p.kind is p.KEYWORD_ONLY and p.default is not p.empty
+)
+
+
+def _check_swim_kw(items, swim_kw: dict[str, Any]) -> None:
+    """A keyword :func:`simulate` does not know is an error naming it, not a value silently
+    dropped (``speculation="late"`` for ``policy``); so is a SWIM conversion option with no
+    workload given by name to convert."""
+    unknown = sorted(set(swim_kw) - SWIM_OPTIONS)
+    if unknown:
+        raise TypeError(
+            f"simulate() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"its extra keywords are the SWIM conversion's: {', '.join(sorted(SWIM_OPTIONS))}"
+        )
+    if swim_kw and not any(isinstance(item, str) for item in items):
+        raise TypeError(
+            f"simulate(): the SWIM conversion options {', '.join(map(repr, sorted(swim_kw)))} "
+            "apply only to a workload given by name, and none is"
+        )
+
+
 def _as_workloads(workload, *, data_dir, hours, scale, seed, swim_kw) -> list[Workload]:
     items = workload if isinstance(workload, (list, tuple)) else [workload]
     if not items:
         raise ValueError("parameter workload is empty")
+    _check_swim_kw(items, swim_kw)
     out: list[Workload] = []
     loose: dict[str, list[JobSpec]] = {}
     for k, item in enumerate(items):

@@ -229,6 +229,15 @@ def test_bad_parameters_are_named():
         sim_bridge.JobSpec("j", 0.0, [1.0, -2.0])
     with pytest.raises(ValueError, match="expected a name"):
         sim_bridge.simulate([3.5])
+    # a keyword simulate() does not take is named, not dropped (it once was, for a workload
+    # given as objects); so is a SWIM option with nothing given by name to convert
+    job = sim_bridge.JobSpec("j", 0.0, [1.0])
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'speculation'"):
+        sim_bridge.simulate([job], speculation="late")
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'speculation'"):
+        sim_bridge.simulate("SYN", hours=0.1, speculation="late")
+    with pytest.raises(TypeError, match="'block_size' apply only to a workload given by name"):
+        sim_bridge.simulate([job], block_size=2**20)
 
 
 def test_several_workloads_share_one_cluster_interleaved(shared_data_dir):
