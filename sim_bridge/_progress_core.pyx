@@ -65,6 +65,19 @@ cdef extern from *:
     static inline PyObject* straggler_slot(PyObject* o, Py_ssize_t off) {
         return *(PyObject**)((char*)o + off);
     }
+    static inline PyObject** straggler_items(PyObject* lst) {
+        return ((PyListObject*)lst)->ob_item;
+    }
+    /* the values of the dict d, borrowed, into out (room for PyDict_GET_SIZE(d)): in the
+       order iterating its values gives, without touching them (list(d.values()) takes a
+       reference to each, a write to every attempt of the job) */
+    static inline Py_ssize_t straggler_dict_values(PyObject* d, PyObject** out) {
+        Py_ssize_t pos = 0, n = 0;
+        PyObject* key;
+        PyObject* value;
+        while (PyDict_Next(d, &pos, &key, &value)) out[n++] = value;
+        return n;
+    }
     static inline PyObject** straggler_list_items(PyObject* o) {
         return PyList_CheckExact(o) && PyList_GET_SIZE(o) >= 3 ? ((PyListObject*)o)->ob_item : NULL;
     }
@@ -72,6 +85,8 @@ cdef extern from *:
     PyObject* _type_of "straggler_type_of"(PyObject* o) noexcept nogil
     PyObject* _slot "straggler_slot"(PyObject* o, Py_ssize_t off) noexcept nogil
     PyObject** _list_items "straggler_list_items"(PyObject* o) noexcept nogil
+    PyObject** _items "straggler_items"(object lst) noexcept
+    Py_ssize_t _dict_values "straggler_dict_values"(object d, PyObject** out) noexcept
 
 
 # the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
@@ -146,6 +161,7 @@ DEF AHEAD_ATTEMPT = 12
 DEF AHEAD_FIELDS = 8
 DEF AHEAD_ITEMS = 4
 DEF AHEAD_MEMO = 2
+DEF AHEAD_TASK = 6
 
 
 cdef bint _hints = True  # set_prefetch: off only to measure what the hints save
@@ -167,7 +183,7 @@ def set_prefetch(bint on):
     return was
 
 
-cdef void _ahead(list live, Py_ssize_t i, Py_ssize_t n) noexcept:
+cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
     """Ask the CPU for what the reads of the attempts ahead of ``live[i]`` will touch: a read
     is a chain of dependent loads (the attempt, the objects in its slots, the floats in its
     last read and its rate memo), mostly from outside the caches on a big run, and the
@@ -190,12 +206,12 @@ cdef void _ahead(list live, Py_ssize_t i, Py_ssize_t n) noexcept:
     if not _hints:
         return
     if i + AHEAD_ATTEMPT < n:
-        b = <char*>_list_item(live, i + AHEAD_ATTEMPT)
+        b = <char*>live[i + AHEAD_ATTEMPT]
         _prefetch(b)
         _prefetch(b + 64)
         _prefetch(b + 128)
     if 0 <= i + AHEAD_FIELDS < n:
-        a = _list_item(live, i + AHEAD_FIELDS)
+        a = live[i + AHEAD_FIELDS]
         if _type_of(a) == slotted:
             _prefetch(_slot(a, _off[F_WORK]))
             _prefetch(_slot(a, _off[F_LAUNCH]))
@@ -205,7 +221,7 @@ cdef void _ahead(list live, Py_ssize_t i, Py_ssize_t n) noexcept:
             _prefetch(_slot(a, _off[F_STEP_RATE]))
             _prefetch(_slot(a, _off[F_TASK]))
     if 0 <= i + AHEAD_ITEMS < n:
-        a = _list_item(live, i + AHEAD_ITEMS)
+        a = live[i + AHEAD_ITEMS]
         if _type_of(a) == slotted:
             p = _slot(a, _off[F_PROG])
             if p is not NULL and _tuple_exact(p) and _tuple_size(<object>p) == 2:
@@ -217,7 +233,7 @@ cdef void _ahead(list live, Py_ssize_t i, Py_ssize_t n) noexcept:
                 if items is not NULL:
                     _prefetch(items)
     if 0 <= i + AHEAD_MEMO < n:
-        a = _list_item(live, i + AHEAD_MEMO)
+        a = live[i + AHEAD_MEMO]
         if _type_of(a) == slotted:
             p = _slot(a, _off[F_STEP_RATE])
             if p is not NULL:
@@ -225,6 +241,32 @@ cdef void _ahead(list live, Py_ssize_t i, Py_ssize_t n) noexcept:
                 if items is not NULL:
                     _prefetch(items[0])
                     _prefetch(items[2])
+
+
+cdef inline void _ahead_task(
+    PyObject** live, const char* cand, const double* rate, double cut, Py_ssize_t i,
+    Py_ssize_t n,
+) noexcept:
+    """:func:`_ahead` for the last pass of a LATE scan, which reads the task of each attempt
+    still to be checked (``cand`` 1, a rate below ``cut``) for being alone on it: the
+    attempt's slot of its task 12 places ahead (the job's reads have moved it out of the
+    caches since), then, 6 places ahead, the task's count of live attempts."""
+    cdef PyObject* a
+    cdef PyObject* t
+    if not _hints:
+        return
+    if i + AHEAD_ATTEMPT < n and cand[i + AHEAD_ATTEMPT] == 1:
+        if not (rate[i + AHEAD_ATTEMPT] >= cut):
+            # (its type is not read here: that would wait for the line this asks for; a
+            # hint about another type's layout is only a wasted hint)
+            _prefetch(<char*>live[i + AHEAD_ATTEMPT] + _off[F_TASK])
+    if 0 <= i + AHEAD_TASK < n and cand[i + AHEAD_TASK] == 1:
+        if not (rate[i + AHEAD_TASK] >= cut):
+            a = live[i + AHEAD_TASK]
+            if _type_of(a) == <PyObject*>_slotted:
+                t = _slot(a, _off[F_TASK])
+                if t is not NULL and _type_of(t) == <PyObject*>_task_slotted:
+                    _prefetch(<char*>t + _toff[T_N_LIVE])
 
 
 from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy
@@ -521,9 +563,9 @@ def progress_list(
     cdef object a
     cdef Py_ssize_t i, n = len(attempts)
     for i in range(-AHEAD_ATTEMPT, 0):
-        _ahead(attempts, i, n)
+        _ahead(_items(attempts), i, n)
     for i in range(n):
-        _ahead(attempts, i, n)
+        _ahead(_items(attempts), i, n)
         a = attempts[i]
         out.append(reader.read_any(a, type(a) is _slotted, progress_one))
     return out
@@ -653,16 +695,18 @@ def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
 
 
 cdef class _Buffers:
-    """A scan's per-job scratch arrays (progress, rates, sorted rates, flags), grown as
-    needed and freed with the object."""
+    """A scan's per-job scratch arrays (progress, rates, sorted rates, flags, the attempts),
+    grown as needed and freed with the object."""
 
     cdef double* prog
     cdef double* rate
     cdef double* sort
     cdef char* cand
+    cdef PyObject** objs  # a job's running attempts, borrowed from its dict for the scan
     cdef Py_ssize_t cap
 
     def __dealloc__(self):
+        PyMem_Free(self.objs)
         PyMem_Free(self.prog)
         PyMem_Free(self.rate)
         PyMem_Free(self.sort)
@@ -689,6 +733,10 @@ cdef class _Buffers:
         if p == NULL:
             raise MemoryError()
         self.cand = <char*>p
+        p = PyMem_Realloc(self.objs, n * sizeof(PyObject*))
+        if p == NULL:
+            raise MemoryError()
+        self.objs = <PyObject**>p
         self.cap = n
         return 0
 
@@ -734,7 +782,8 @@ def late_scan(
     )
     cdef _Buffers buf = _Buffers()
     cdef list out = []
-    cdef list live, rate_list
+    cdef list rate_list
+    cdef PyObject** live
     cdef dict running
     cdef object job, a, d
     cdef const double[::1] done
@@ -754,11 +803,14 @@ def late_scan(
         # launches no task of a stage that is blocked or done (PolicyError), and a stage is
         # done once its tasks are, their other attempts killed. LATE._ranked_py's filter by
         # stage keeps them all; not reading each attempt's task here saves a dependent load
-        live = list(running.values())
+        # its attempts borrowed from the dict (which nothing changes during the scan: the
+        # reads book their progress, and launch or close no attempt), in its values' order
+        buf.reserve(len(running))
+        live = buf.objs
+        n = _dict_values(running, live)
         first = -1
-        n = len(live)
         for i in range(n):
-            a = live[i]
+            a = <object>live[i]
             fast = type(a) is _slotted
             if now - _getd(a, F_LAUNCH, fast) >= min_el and _alone(a, fast):
                 first = i
@@ -768,13 +820,12 @@ def late_scan(
         d = durs.get((job.uid, job.stage), empty)
         if n + len(d) < 2:
             continue  # nothing to compare a lone task with
-        buf.reserve(n)
         finite = True
         for i in range(-AHEAD_ATTEMPT, 0):  # the first reads' objects too
             _ahead(live, i, n)
         for i in range(n):
             _ahead(live, i, n)
-            a = live[i]
+            a = <object>live[i]
             fast = type(a) is _slotted
             p = reader.read_any(a, fast, progress_one)
             launch = _getd(a, F_LAUNCH, fast)
@@ -790,7 +841,8 @@ def late_scan(
         found = False
         for i in range(first, n):  # before first: none alone and old enough
             if buf.cand[i]:
-                buf.cand[i] = 2 if _alone(live[i], type(live[i]) is _slotted) else 3
+                a = <object>live[i]
+                buf.cand[i] = 2 if _alone(a, type(a) is _slotted) else 3
                 if buf.cand[i] == 2:
                     found = True
                     break
@@ -822,10 +874,13 @@ def late_scan(
         else:  # left to NumPy by _quantile_linear
             rate_list = [buf.rate[i] for i in range(n)]
             cut = quantile(rate_list, d.inverse_rates(), q)
+        for i in range(-AHEAD_ATTEMPT, 0):
+            _ahead_task(live, buf.cand, buf.rate, cut, i, n)
         for i in range(n):
+            _ahead_task(live, buf.cand, buf.rate, cut, i, n)
             c = buf.cand[i]
             if c and not (buf.rate[i] >= cut):
-                a = live[i]
+                a = <object>live[i]
                 if c == 1:
                     c = 2 if _alone(a, type(a) is _slotted) else 3
                 if c == 2:
@@ -952,9 +1007,9 @@ def mantri_scan(
         m = len(live)
         buf.reserve(m)
         for i in range(-AHEAD_ATTEMPT, 0):
-            _ahead(live, i, m)
+            _ahead(_items(live), i, m)
         for i in range(m):
-            _ahead(live, i, m)
+            _ahead(_items(live), i, m)
             a = live[i]
             buf.prog[i] = reader.read_any(a, type(a) is _slotted, progress_one)
         seen.clear()
