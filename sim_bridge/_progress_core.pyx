@@ -243,6 +243,14 @@ cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
                     _prefetch(items[2])
 
 
+cdef inline void _ahead_first(PyObject** live, Py_ssize_t n) noexcept:
+    """:func:`_ahead` for the indices before the loop's first, so that the first reads'
+    objects are asked for too."""
+    cdef Py_ssize_t i
+    for i in range(-AHEAD_ATTEMPT, 0):
+        _ahead(live, i, n)
+
+
 cdef inline void _ahead_task(
     PyObject** live, const char* cand, const double* rate, double cut, Py_ssize_t i,
     Py_ssize_t n,
@@ -562,10 +570,10 @@ def progress_list(
     cdef list out = []
     cdef object a
     cdef Py_ssize_t i, n = len(attempts)
-    for i in range(-AHEAD_ATTEMPT, 0):
-        _ahead(_items(attempts), i, n)
+    cdef PyObject** objs = _items(attempts)  # the list is not changed while it is read
+    _ahead_first(objs, n)
     for i in range(n):
-        _ahead(_items(attempts), i, n)
+        _ahead(objs, i, n)
         a = attempts[i]
         out.append(reader.read_any(a, type(a) is _slotted, progress_one))
     return out
@@ -821,8 +829,7 @@ def late_scan(
         if n + len(d) < 2:
             continue  # nothing to compare a lone task with
         finite = True
-        for i in range(-AHEAD_ATTEMPT, 0):  # the first reads' objects too
-            _ahead(live, i, n)
+        _ahead_first(live, n)
         for i in range(n):
             _ahead(live, i, n)
             a = <object>live[i]
@@ -980,6 +987,7 @@ def mantri_scan(
     cdef _Buffers buf = _Buffers()
     cdef list out = []
     cdef list live
+    cdef PyObject** objs
     cdef dict running
     cdef set seen = set()
     cdef object job, a, b, d, task, stage, t_new, uid
@@ -1006,10 +1014,10 @@ def mantri_scan(
                 live.append(a)
         m = len(live)
         buf.reserve(m)
-        for i in range(-AHEAD_ATTEMPT, 0):
-            _ahead(_items(live), i, m)
+        objs = _items(live)
+        _ahead_first(objs, m)
         for i in range(m):
-            _ahead(_items(live), i, m)
+            _ahead(objs, i, m)
             a = live[i]
             buf.prog[i] = reader.read_any(a, type(a) is _slotted, progress_one)
         seen.clear()
