@@ -22,6 +22,7 @@ from cpython.object cimport PyObject
 from libc.math cimport INFINITY, isfinite, isinf
 
 from sim_bridge._cfloat cimport py_floordiv
+from sim_bridge._order_stats cimport _done_at, _next_of, _round_limit, _select
 from sim_bridge._prefetch cimport prefetch as _prefetch
 from sim_bridge._slots cimport (
     Py_INCREF,
@@ -617,14 +618,6 @@ cdef void _sort(double* a, Py_ssize_t n) noexcept nogil:
         a[j + 1] = t
 
 
-cdef inline double _done_at(
-    const double* done, Py_ssize_t nd, Py_ssize_t j, bint inverse
-) noexcept nogil:
-    """``done``'s ``j``-th value, or with ``inverse`` the ``j``-th of ``1 / done`` read
-    backwards (ascending when ``done`` is ascending and positive)."""
-    return 1.0 / done[nd - 1 - j] if inverse else done[j]
-
-
 cdef double _kth(
     const double* rates,
     Py_ssize_t m,
@@ -674,9 +667,10 @@ cdef Py_ssize_t _first_positive(const double* a, Py_ssize_t n) noexcept nogil:
 
 def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     """``sorted(rates + done)[k]`` for lists of floats without NaN, ``done`` ascending:
-    :func:`late_scan`'s sort of a job's rates and its order statistic of the two sorted
-    runs, exposed for their tests. With ``inverse``, ``done`` is ascending positive run times
-    and the second run is their inverses: ``sorted(rates + [1 / d for d in done])[k]``.
+    :func:`late_scan`'s fallback (when its selection gives up: it sorts a job's rates and
+    bisects the two sorted runs), exposed for its tests. With ``inverse``, ``done`` is
+    ascending positive run times and the second run is their inverses:
+    ``sorted(rates + [1 / d for d in done])[k]``.
 
     Examples
     --------
@@ -698,6 +692,59 @@ def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
             buf[m + i] = done[i]
         _sort(buf, m)
         return _kth(buf, m, buf + m, nd, k, inverse)
+    finally:
+        PyMem_Free(buf)
+
+
+cdef Py_ssize_t _round_cap = -1  # set_select_rounds: a cap for tests, else per n
+
+
+def set_select_rounds(Py_ssize_t cap=-1):
+    """Cap the rounds of :func:`late_scan`'s selection of its cut (``-1``: the default,
+    ``sim_bridge._order_stats._round_limit``; ``0``: always sort, the fallback), for tests
+    that hold both paths to the same scans. Returns the previous cap."""
+    global _round_cap
+    was = _round_cap
+    _round_cap = cap
+    return was
+
+
+def select_pair_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
+    """``(sorted(u)[k], sorted(u)[k + 1], selected)``, ``u`` the union :func:`kth_of_two`
+    reads, found as :func:`late_scan` finds its cut's two order statistics: by selection over the
+    unsorted ``rates`` (``selected`` True), or by sorting them when the selection gave up
+    (within :func:`set_select_rounds`' cap). Exposed for the tests.
+
+    Examples
+    --------
+    >>> select_pair_of_two([0.5, 0.1, 0.7], [0.2, 0.3, 0.9], 2)
+    (0.3, 0.5, True)
+    >>> select_pair_of_two([0.5, 0.1], [2.0, 4.0], 1, inverse=True)
+    (0.25, 0.5, True)
+    """
+    cdef Py_ssize_t m = len(rates), nd = len(done), i
+    cdef bint ok
+    cdef double x, y
+    if not 0 <= k < m + nd - 1:
+        raise IndexError(f"k={k} out of range for {m + nd} values (k + 1 is read)")
+    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + nd + 1) * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            buf[i] = rates[i]
+        for i in range(nd):
+            buf[m + i] = done[i]
+        x = _select(
+            buf, m, buf + m, nd, k, inverse, _round_limit(m) if _round_cap < 0 else _round_cap, &ok
+        )
+        if ok:
+            y = _next_of(buf, m, buf + m, nd, k, x, inverse)
+        else:
+            _sort(buf, m)
+            x = _kth(buf, m, buf + m, nd, k, inverse)
+            y = _kth(buf, m, buf + m, nd, k + 1, inverse)
+        return (x, y, ok)
     finally:
         PyMem_Free(buf)
 
@@ -779,7 +826,8 @@ def late_scan(
     from ``now_obj`` on are its own); their rates and, when one is a candidate, the stage's
     cut: the ``q`` percentile (NumPy's ``"linear"``) of the rates and the finished tasks'
     inverse rates (``inverse_array()``, read from ``sorted()``'s positive run times and
-    divided as they are read), picked here from the two sorted runs with
+    divided as they are read), its two order statistics selected here from the unsorted
+    rates and that sorted run (:mod:`sim_bridge._order_stats`) and interpolated with
     ``_quantile_linear``'s formula, or by ``quantile`` itself (that function, given
     ``inverse_rates()``) where it would leave the case to NumPy. A candidate is an attempt
     alone on its task, with a positive rate below the cut, run for ``min_el``. The same
@@ -796,7 +844,8 @@ def late_scan(
     cdef object job, a, d
     cdef const double[::1] done
     cdef Py_ssize_t i, first, n, nd, lo, total_n, ns, p0 = 0
-    cdef bint fast, found, finite
+    cdef bint fast, found, finite, ok
+    cdef const double* dd
     cdef char c
     cdef double p, r, el, launch, sf, cut, vi, g, qd = 0.0, x, y, diff
     cdef bint q_float = isinstance(q, float)
@@ -873,9 +922,19 @@ def late_scan(
             g = vi - lo
             for i in range(n):
                 buf.sort[i] = buf.rate[i]
-            _sort(buf.sort, n)
-            x = _kth(buf.sort, n, &done[p0] if nd else buf.sort, nd, lo, True)
-            y = _kth(buf.sort, n, &done[p0] if nd else buf.sort, nd, lo + 1, True)
+            dd = &done[p0] if nd else buf.sort
+            # the two order statistics by selection (sim_bridge._order_stats), else (it gave
+            # up, or set_select_rounds(0)) by sorting the rates: the same values
+            x = _select(
+                buf.sort, n, dd, nd, lo, True,
+                _round_limit(n) if _round_cap < 0 else _round_cap, &ok,
+            )
+            if ok:
+                y = _next_of(buf.sort, n, dd, nd, lo, x, True)
+            else:
+                _sort(buf.sort, n)
+                x = _kth(buf.sort, n, dd, nd, lo, True)
+                y = _kth(buf.sort, n, dd, nd, lo + 1, True)
             diff = y - x
             cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
         else:  # left to NumPy by _quantile_linear

@@ -1,0 +1,131 @@
+"""LATE's cut by selection (``sim_bridge._order_stats``) equals the sorted order statistics.
+
+The compiled scan finds the two order statistics its cut interpolates between by a selection
+over a job's unsorted rates, counting the stage's sorted run below each pivot by bisection,
+and falls back to sorting the rates when the selection gives up. Both paths are held to
+``sorted`` over the union (ties, signed zeros, infinite inverses and long runs of equal
+values included), and whole LATE runs with the selection and with the sort alone give the
+same tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from _crowded import assert_same_tables, crowded_workload, simulate_tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = pytest.importorskip("sim_bridge._progress_core")
+
+_rate = st.one_of(
+    st.floats(min_value=-1.0, max_value=1e3, allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, 1e-300, 5e-324]),
+)
+_rates = st.one_of(
+    st.lists(_rate, min_size=1, max_size=12),
+    # many ties: unstarted attempts' 0.0, and runs of equal rates
+    st.lists(st.sampled_from([0.0, -0.0, 0.5, 0.25, 1e-3, 7.0]), min_size=17, max_size=300),
+    st.lists(st.floats(0.0, 1.0), min_size=17, max_size=300),
+)
+_done = st.lists(
+    st.one_of(
+        st.floats(min_value=0.0, max_value=1e4),
+        st.sampled_from([0.0, 5e-324, 0.5, 2.0, 3.0, math.inf]),
+    ),
+    max_size=60,
+)
+
+
+def _rounds(cap: int):
+    """Run under a cap of the selection's rounds (-1 the default, 0 the sort alone)."""
+
+    class _Cap:
+        def __enter__(self):
+            self.was = core.set_select_rounds(cap)
+
+        def __exit__(self, *exc):
+            core.set_select_rounds(self.was)
+
+    return _Cap()
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    rates=_rates,
+    done=_done,
+    inverse=st.booleans(),
+    cap=st.sampled_from([-1, 0, 1, 2, 5]),
+    data=st.data(),
+)
+def test_the_cut_s_two_order_statistics_are_sorteds(rates, done, inverse, cap, data):
+    """``(u[k], u[k + 1])`` of ``u = sorted(rates + run)``, the run the ascending finished
+    values or (``inverse``) their inverses read backwards, whatever the cap on the rounds:
+    a selection that completes, one that gives up part way and leaves the rates permuted for
+    the sort, and the sort alone."""
+    done = sorted(x for x in done if x > 0.0) if inverse else sorted(done)
+    run = [1.0 / x for x in reversed(done)] if inverse else list(done)
+    union = sorted(rates + run)
+    if len(union) < 2:
+        return
+    k = data.draw(st.integers(0, len(union) - 2))
+    with _rounds(cap):
+        x, y, selected = core.select_pair_of_two(rates, done, k, inverse)
+    assert (x, y) == (union[k], union[k + 1])
+    if cap == 0:
+        assert not selected
+    if cap == -1:
+        assert selected  # the default cap is not reached on these sizes
+
+
+def test_the_default_cap_lets_adversarial_orders_finish():
+    """Orders that defeat a middle pivot (organ pipe, sawtooth, all equal) still select."""
+    n = 501
+    orders = [
+        [float(min(i, n - 1 - i)) for i in range(n)],
+        [float(i % 7) for i in range(n)],
+        [0.5] * n,
+        [float(i) for i in range(n, 0, -1)],
+    ]
+    for rates in orders:
+        union = sorted(rates)
+        for k in (0, 1, n // 4, n // 2, n - 2):
+            x, y, selected = core.select_pair_of_two(rates, [], k)
+            assert (x, y) == (union[k], union[k + 1])
+
+
+def test_k_out_of_range_is_an_index_error():
+    with pytest.raises(IndexError, match="out of range"):
+        core.select_pair_of_two([0.1, 0.2], [0.3], 2)
+    with pytest.raises(IndexError, match="out of range"):
+        core.select_pair_of_two([0.1], [], 0)
+
+
+def test_set_select_rounds_returns_the_previous_cap():
+    was = core.set_select_rounds(3)
+    try:
+        assert core.set_select_rounds(0) == 3
+        assert core.set_select_rounds(-1) == 0
+    finally:
+        core.set_select_rounds(was)
+
+
+@pytest.mark.parametrize("seed", [11, 5])
+def test_late_runs_with_selection_and_with_the_sort_alone_are_equal(seed):
+    """A crowded LATE run's tables, its cuts selected and its cuts from sorted rates."""
+    kw = dict(nodes=5, slots=8, policy="late", seed=seed)
+    runs = []
+    for cap in (-1, 0):
+        with _rounds(cap):
+            runs.append(simulate_tables(crowded_workload(3, 30), kw))
+    (tasks, jobs), (tasks0, jobs0) = runs
+    assert len(tasks) > 100 and (tasks["attempt"] > 0).any()  # the scans made copies
+    assert_same_tables(tasks, jobs, tasks0, jobs0)
+
+
+def test_the_compiled_module_s_examples_run():
+    """A compiled module's examples are not collected by ``--doctest-modules``."""
+    import doctest
+
+    assert doctest.testmod(core).failed == 0
