@@ -24,10 +24,12 @@ cdef inline double _done_at(
 
 
 cdef inline Py_ssize_t _n_done_below(
-    const double* done, Py_ssize_t nd, double v, bint inverse, bint or_equal
+    const double* done, Py_ssize_t nd, double v, bint inverse, bint or_equal,
+    Py_ssize_t lo, Py_ssize_t hi,
 ) noexcept nogil:
-    """How many of the sorted run's values are ``< v`` (``<= v`` with ``or_equal``)."""
-    cdef Py_ssize_t lo = 0, hi = nd, mid
+    """How many of the sorted run's values are ``< v`` (``<= v`` with ``or_equal``), given
+    that the first ``lo`` are and those from ``hi`` on are not (``0 <= lo <= hi <= nd``)."""
+    cdef Py_ssize_t mid
     cdef double x
     while lo < hi:
         mid = (lo + hi) // 2
@@ -71,6 +73,7 @@ cdef inline double _select(
     rank ``k``. Once the range is empty, ``r`` holds ``below`` values under the answer and
     the rest above it, so the answer is the sorted run's ``(k - below)``-th."""
     cdef Py_ssize_t lo = 0, hi = n, below = 0, lt, i, gt, less, upto, rounds = 0
+    cdef Py_ssize_t dlo = 0, dhi = nd, j_lt, j_le  # the run's values between the pivots
     cdef double p, a, b, c, t
     ok[0] = True
     while lo < hi:
@@ -101,15 +104,21 @@ cdef inline double _select(
                 gt -= 1
             else:
                 i += 1
-        less = below + (lt - lo) + _n_done_below(done, nd, p, inverse, False)
-        upto = below + (gt + 1 - lo) + _n_done_below(done, nd, p, inverse, True)
+        j_lt = _n_done_below(done, nd, p, inverse, False, dlo, dhi)
+        j_le = j_lt  # mostly no tie: one probe, else a bisection past the ties
+        if j_le < dhi and _done_at(done, nd, j_le, inverse) <= p:
+            j_le = _n_done_below(done, nd, p, inverse, True, j_le + 1, dhi)
+        less = below + (lt - lo) + j_lt
+        upto = below + (gt + 1 - lo) + j_le
         if k < less:
             hi = lt
+            dhi = j_lt
         elif k < upto:
             return p
         else:
             below += gt + 1 - lo
             lo = gt + 1
+            dlo = j_le
     if not 0 <= k - below < nd:  # cannot happen without NaN; give up rather than misread
         ok[0] = False
         return 0.0
@@ -138,7 +147,7 @@ cdef inline double _next_of(
         elif not have or v < y:
             y = v
             have = True
-    j = _n_done_below(done, nd, x, inverse, True)
+    j = _n_done_below(done, nd, x, inverse, True, 0, nd)
     if k + 1 < n_le + j:
         return x
     if j < nd:

@@ -697,30 +697,65 @@ def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
 
 
 cdef Py_ssize_t _round_cap = -1  # set_select_rounds: a cap for tests, else per n
+cdef long long _n_selected = 0  # cuts found by selection since import (n_selected)
+DEF SELECT_MIN = 128  # fewer rates are sorted: no slower (bench/bench_late_cut.py)
+
+
+cdef bint _cut_pair(
+    double* r, Py_ssize_t n, const double* done, Py_ssize_t nd, Py_ssize_t k, bint inverse,
+    double* x, double* y,
+) noexcept nogil:
+    """The ``k``-th and ``k + 1``-th smallest of ``r[:n]`` (permuted) and the sorted run
+    (:func:`sim_bridge._order_stats._select`), in ``x`` and ``y``: by selection from
+    ``SELECT_MIN`` rates on (returns True), else, or when the selection gave up, by
+    sorting the rates and bisecting the two sorted runs. The same values either way."""
+    global _n_selected
+    cdef bint ok = False
+    if n >= SELECT_MIN and _round_cap != 0:
+        x[0] = _select(r, n, done, nd, k, inverse,
+                       _round_limit(n) if _round_cap < 0 else _round_cap, &ok)
+    if ok:
+        y[0] = _next_of(r, n, done, nd, k, x[0], inverse)
+        _n_selected += 1
+        return True
+    _sort(r, n)
+    x[0] = _kth(r, n, done, nd, k, inverse)
+    y[0] = _kth(r, n, done, nd, k + 1, inverse)
+    return False
 
 
 def set_select_rounds(Py_ssize_t cap=-1):
     """Cap the rounds of :func:`late_scan`'s selection of its cut (``-1``: the default,
-    ``sim_bridge._order_stats._round_limit``; ``0``: always sort, the fallback), for tests
-    that hold both paths to the same scans. Returns the previous cap."""
+    ``sim_bridge._order_stats._round_limit``; ``0``: always sort, the fallback and the path
+    of fewer than ``SELECT_MIN`` rates), for tests and benchmarks that hold both paths to
+    the same scans. Returns the previous cap."""
     global _round_cap
     was = _round_cap
     _round_cap = cap
     return was
 
 
+def n_selected():
+    """How many cuts :func:`late_scan` (and :func:`select_pair_of_two`) found by selection
+    since import: lets a test see that a run took that path."""
+    return _n_selected
+
+
 def select_pair_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     """``(sorted(u)[k], sorted(u)[k + 1], selected)``, ``u`` the union :func:`kth_of_two`
-    reads, found as :func:`late_scan` finds its cut's two order statistics: by selection over the
-    unsorted ``rates`` (``selected`` True), or by sorting them when the selection gave up
-    (within :func:`set_select_rounds`' cap). Exposed for the tests.
+    reads, found as :func:`late_scan` finds its cut's two order statistics (``_cut_pair``):
+    by selection over the unsorted ``rates`` (``selected`` True), or by sorting them when
+    they are fewer than ``SELECT_MIN`` (128) or the selection gave up (within
+    :func:`set_select_rounds`' cap). Exposed for the tests and ``bench/bench_late_cut.py``.
 
     Examples
     --------
     >>> select_pair_of_two([0.5, 0.1, 0.7], [0.2, 0.3, 0.9], 2)
-    (0.3, 0.5, True)
+    (0.3, 0.5, False)
     >>> select_pair_of_two([0.5, 0.1], [2.0, 4.0], 1, inverse=True)
-    (0.25, 0.5, True)
+    (0.25, 0.5, False)
+    >>> select_pair_of_two([i / 128 for i in range(128, 0, -1)], [], 3)
+    (0.03125, 0.0390625, True)
     """
     cdef Py_ssize_t m = len(rates), nd = len(done), i
     cdef bint ok
@@ -735,15 +770,7 @@ def select_pair_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
             buf[i] = rates[i]
         for i in range(nd):
             buf[m + i] = done[i]
-        x = _select(
-            buf, m, buf + m, nd, k, inverse, _round_limit(m) if _round_cap < 0 else _round_cap, &ok
-        )
-        if ok:
-            y = _next_of(buf, m, buf + m, nd, k, x, inverse)
-        else:
-            _sort(buf, m)
-            x = _kth(buf, m, buf + m, nd, k, inverse)
-            y = _kth(buf, m, buf + m, nd, k + 1, inverse)
+        ok = _cut_pair(buf, m, buf + m, nd, k, inverse, &x, &y)
         return (x, y, ok)
     finally:
         PyMem_Free(buf)
@@ -844,8 +871,7 @@ def late_scan(
     cdef object job, a, d
     cdef const double[::1] done
     cdef Py_ssize_t i, first, n, nd, lo, total_n, ns, p0 = 0
-    cdef bint fast, found, finite, ok
-    cdef const double* dd
+    cdef bint fast, found, finite
     cdef char c
     cdef double p, r, el, launch, sf, cut, vi, g, qd = 0.0, x, y, diff
     cdef bint q_float = isinstance(q, float)
@@ -922,19 +948,7 @@ def late_scan(
             g = vi - lo
             for i in range(n):
                 buf.sort[i] = buf.rate[i]
-            dd = &done[p0] if nd else buf.sort
-            # the two order statistics by selection (sim_bridge._order_stats), else (it gave
-            # up, or set_select_rounds(0)) by sorting the rates: the same values
-            x = _select(
-                buf.sort, n, dd, nd, lo, True,
-                _round_limit(n) if _round_cap < 0 else _round_cap, &ok,
-            )
-            if ok:
-                y = _next_of(buf.sort, n, dd, nd, lo, x, True)
-            else:
-                _sort(buf.sort, n)
-                x = _kth(buf.sort, n, dd, nd, lo, True)
-                y = _kth(buf.sort, n, dd, nd, lo + 1, True)
+            _cut_pair(buf.sort, n, &done[p0] if nd else buf.sort, nd, lo, True, &x, &y)
             diff = y - x
             cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
         else:  # left to NumPy by _quantile_linear

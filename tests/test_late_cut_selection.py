@@ -1,8 +1,8 @@
 """LATE's cut by selection (``sim_bridge._order_stats``) equals the sorted order statistics.
 
 The compiled scan finds the two order statistics its cut interpolates between by a selection
-over a job's unsorted rates, counting the stage's sorted run below each pivot by bisection,
-and falls back to sorting the rates when the selection gives up. Both paths are held to
+over a job's unsorted rates (128 or more), counting the stage's sorted run below each pivot by
+bisection, and sorts the rates when they are fewer or the selection gives up. Both paths are held to
 ``sorted`` over the union (ties, signed zeros, infinite inverses and long runs of equal
 values included), and whole LATE runs with the selection and with the sort alone give the
 same tables.
@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from _crowded import assert_same_tables, crowded_workload, simulate_tables
+from _crowded import assert_same_tables, simulate_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from sim_bridge import JobSpec, Workload
 
 core = pytest.importorskip("sim_bridge._progress_core")
 
@@ -26,8 +29,8 @@ _rate = st.one_of(
 _rates = st.one_of(
     st.lists(_rate, min_size=1, max_size=12),
     # many ties: unstarted attempts' 0.0, and runs of equal rates
-    st.lists(st.sampled_from([0.0, -0.0, 0.5, 0.25, 1e-3, 7.0]), min_size=17, max_size=300),
-    st.lists(st.floats(0.0, 1.0), min_size=17, max_size=300),
+    st.lists(st.sampled_from([0.0, -0.0, 0.5, 0.25, 1e-3, 7.0]), min_size=17, max_size=600),
+    st.lists(st.floats(0.0, 1.0), min_size=100, max_size=600),
 )
 _done = st.lists(
     st.one_of(
@@ -73,9 +76,9 @@ def test_the_cut_s_two_order_statistics_are_sorteds(rates, done, inverse, cap, d
     with _rounds(cap):
         x, y, selected = core.select_pair_of_two(rates, done, k, inverse)
     assert (x, y) == (union[k], union[k + 1])
-    if cap == 0:
+    if cap == 0 or len(rates) < 128:  # the sort alone, or too few rates to select
         assert not selected
-    if cap == -1:
+    elif cap == -1:
         assert selected  # the default cap is not reached on these sizes
 
 
@@ -111,16 +114,35 @@ def test_set_select_rounds_returns_the_previous_cap():
         core.set_select_rounds(was)
 
 
+def _big_jobs(seed: int, n_jobs: int) -> Workload:
+    """Jobs of 150-400 maps and a few reduces on a cluster of 240 slots: stages with more
+    running attempts than the selection's minimum, so the scans select their cuts."""
+    rng = np.random.default_rng(seed)
+    jobs, t = [], 0.0
+    for i in range(n_jobs):
+        t += float(rng.exponential(60.0))
+        maps = rng.uniform(20.0, 200.0, int(rng.integers(150, 400)))
+        reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
+        jobs.append(JobSpec(f"b{i}", t, maps, reds, workload="BIG"))
+    return Workload("BIG", jobs, tail_alpha=1.6)
+
+
 @pytest.mark.parametrize("seed", [11, 5])
 def test_late_runs_with_selection_and_with_the_sort_alone_are_equal(seed):
-    """A crowded LATE run's tables, its cuts selected and its cuts from sorted rates."""
-    kw = dict(nodes=5, slots=8, policy="late", seed=seed)
+    """A LATE run's tables, its cuts selected and its cuts from sorted rates; the first
+    run must have selected some of its cuts."""
+    kw = dict(nodes=30, slots=8, policy="late", seed=seed)
     runs = []
     for cap in (-1, 0):
+        before = core.n_selected()
         with _rounds(cap):
-            runs.append(simulate_tables(crowded_workload(3, 30), kw))
+            runs.append(simulate_tables(_big_jobs(seed, 4), kw))
+        if cap == -1:
+            assert core.n_selected() > before  # the path under test was taken
+        else:
+            assert core.n_selected() == before
     (tasks, jobs), (tasks0, jobs0) = runs
-    assert len(tasks) > 100 and (tasks["attempt"] > 0).any()  # the scans made copies
+    assert len(tasks) > 600 and (tasks["attempt"] > 0).any()  # the scans made copies
     assert_same_tables(tasks, jobs, tasks0, jobs0)
 
 

@@ -1,0 +1,116 @@
+"""LATE's cut by selection (``sim_bridge._order_stats``) against the same cut from sorted
+rates.
+
+A LATE scan's cut for a job is a percentile of its running attempts' rates and its stage's
+finished tasks' inverse run times: two neighbouring order statistics of the union. Since
+2026-12-01 (u) the compiled scan (``sim_bridge._progress_core.late_scan``) selects them from
+the unsorted rates, counting the sorted run below each pivot by bisection. Peer measured in
+the same run: the same scan sorting the rates first and bisecting the two sorted runs (what
+it did before, and still does when the selection gives up: ``set_select_rounds(0)``).
+Printed, each side ``--repeat`` times, interleaved:
+
+- the two order statistics of ``n`` rates (uniform, a tenth of them ``0.0``: attempts not yet
+  started) and 200 finished run times, at LATE's 25th percentile, for ``n`` from 8 to 2,048,
+  in µs a call (``select_pair_of_two``, which converts the two lists on each call, the same
+  on both sides), and the ratio;
+- with ``--fb2010-events N`` (0 skips it; needs the data, ``straggler data fetch`` or
+  ``--data-dir ../shared/data``): the engine's loop CPU over the first N events of the
+  FB-2010 day on 33,000 x 10 with LATE, and whether the two traces are equal (they must be:
+  the same values are picked).
+
+Measured 2026-12-01 (u), code 4821a5d, on the project's 2-core machine with two day replays
+beside it: 0.21 µs a call either way at 8 rates, 0.29 at 20, 0.42 against 0.47 at 50, 0.53
+against 0.75 at 100 and 1.33 against 2.63 at 300 (best of 5 rounds of 20,000 calls, an
+ad-hoc loop of the same calls); the streamed FB-2010 half hour with LATE on 1,500 x 10
+(``straggler simulate ... --stream``) gives tables equal to bf98fbe's (252,706 rows).
+
+Run: ``.venv/bin/python bench/bench_late_cut.py [--repeat 5] [--fb2010-events 0]
+[--data-dir DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
+
+SIZES = (8, 32, 128, 512, 2048)
+QUANTILE = 0.25  # LATE's SlowTaskThreshold
+
+
+def cut_inputs(n: int, seed: int = 0) -> tuple[list[float], list[float], int]:
+    """``n`` rates (a tenth of them 0.0), 200 ascending run times, and the rank ``k`` of
+    LATE's 25th percentile over the union."""
+    rng = random.Random(seed)
+    rates = [0.0 if rng.random() < 0.1 else rng.random() * 1e-2 for _ in range(n)]
+    done = sorted(rng.uniform(20.0, 400.0) for _ in range(200))
+    return rates, done, int(QUANTILE * (n + len(done) - 1))
+
+
+def time_cuts(n: int, repeat: int, calls: int) -> dict[bool, float]:
+    """µs a call of the two order statistics, by selection (True) and by sorting (False),
+    best of ``repeat`` interleaved rounds of ``calls`` calls; both must pick the same."""
+    from sim_bridge._progress_core import select_pair_of_two, set_select_rounds
+
+    rates, done, k = cut_inputs(n)
+    best = {True: float("inf"), False: float("inf")}
+    picked = {}
+    for _ in range(repeat):
+        for selected in (True, False):
+            was = set_select_rounds(-1 if selected else 0)
+            try:
+                t = time.perf_counter()
+                for _ in range(calls):
+                    x, y, _how = select_pair_of_two(rates, done, k, True)
+                best[selected] = min(best[selected], time.perf_counter() - t)
+                picked[selected] = (x, y)
+            finally:
+                set_select_rounds(was)
+    if picked[True] != picked[False]:
+        sys.exit(f"bench_late_cut: the two paths picked {picked[True]} and {picked[False]}")
+    return {s: 1e6 * b / calls for s, b in best.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="rounds of each side (5)")
+    ap.add_argument("--calls", type=int, default=20_000, help="calls a round (20,000)")
+    ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
+    ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
+    args = ap.parse_args()
+    try:
+        from sim_bridge._progress_core import set_select_rounds
+    except ImportError:
+        sys.exit("bench_late_cut: the extension sim_bridge._progress_core is not built")
+
+    for n in SIZES:
+        us = time_cuts(n, args.repeat, max(args.calls * 8 // n, 200))
+        print(
+            f"{n:>5,} rates and 200 run times, best of {args.repeat}: sorted (peer) "
+            f"{us[False]:.2f} µs, selected {us[True]:.2f} µs ({us[True] / us[False]:.2f}x)",
+            flush=True,
+        )
+    if args.fb2010_events:
+        what = f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10"
+
+        def run_side(selected: bool, out: Path) -> tuple[float, int]:
+            was = set_select_rounds(-1 if selected else 0)
+            try:
+                return fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out)
+            finally:
+                set_select_rounds(was)
+
+        labels = {True: "selected", False: "sorted (peer)"}
+        c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
+        print(
+            f"{what}, loop CPU (best of {args.repeat}): sorted (peer) {p:.1f} s, selected "
+            f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
+        )
+
+
+if __name__ == "__main__":
+    main()
