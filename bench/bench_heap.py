@@ -103,7 +103,7 @@ def main() -> None:
             args.repeat,
         )
         print(
-            f"FB-2010 first {args.fb2010_events:,} events, loop CPU (best of "
+            f"FB-2010 first {args.fb2010_events:,} events, loop CPU (mean of "
             f"{args.repeat}): heapq (peer) {p:.1f} s, compiled {c:.1f} s ({c / p:.2f}x); "
             f"traces equal: {same}"
         )

@@ -7,25 +7,33 @@ finished tasks' inverse run times: two neighbouring order statistics of the unio
 the unsorted rates, counting the sorted run below each pivot by bisection. Peer measured in
 the same run: the same scan sorting the rates first and bisecting the two sorted runs (what
 it did before, and still does when the selection gives up: ``set_select_rounds(0)``).
-Printed, each side ``--repeat`` times, interleaved:
+Printed, the two sides interleaved:
 
 - the two order statistics of ``n`` rates (uniform, a tenth of them ``0.0``: attempts not yet
   started) and 200 finished run times, at LATE's 25th percentile, for ``n`` from 8 to 2,048,
   in µs a call (``select_pair_of_two``, which converts the two lists on each call, the same
-  on both sides), and the ratio;
+  on both sides), best of ``--repeat`` rounds, and the ratio;
 - with ``--fb2010-events N`` (0 skips it; needs the data, ``straggler data fetch`` or
   ``--data-dir ../shared/data``): the engine's loop CPU over the first N events of the
-  FB-2010 day on 33,000 x 10 with LATE, and whether the two traces are equal (they must be:
-  the same values are picked).
+  FB-2010 day on 33,000 x 10 with LATE, the mean of ``--fb2010-repeat`` runs of each side
+  (which goes first alternates), and whether the two traces are equal (they must be: the
+  same values are picked).
 
-Measured 2026-12-01 (u), code 4821a5d, on the project's 2-core machine with two day replays
-beside it: 0.21 µs a call either way at 8 rates, 0.29 at 20, 0.42 against 0.47 at 50, 0.53
-against 0.75 at 100 and 1.33 against 2.63 at 300 (best of 5 rounds of 20,000 calls, an
-ad-hoc loop of the same calls); the streamed FB-2010 half hour with LATE on 1,500 x 10
-(``straggler simulate ... --stream``) gives tables equal to bf98fbe's (252,706 rows).
+Measured 2026-12-01 (u), code da1f156, on the project's 2-core machine with a day replay
+beside it: 0.30 µs a call either way at 8 and 32 rates, 0.97 against 1.07 at 128, 2.38
+against 4.79 at 512 and 10.9 against 21.5 at 2,048 (so the scan selects only from 128 rates
+on: below that the selection measured up to 1.1x the sort). On the FB-2010 day with LATE, the
+first 600,000 events in this script's two sides: 69.0 and 71.4 s selected against 74.8 and
+75.8 s sorted, each pair run selected first (the order this script then used); the same code
+run four times in one process took 67.7, 70.4, 69.8 and 76.3 s, so most of that 0.92x was the
+order, which the A/B now alternates (``_fb2010_loop.compare_fb2010``). In separate processes
+side by side (``bench_day.py --until 3``, da1f156 against bf98fbe): 193.9 against 196.9 s of
+CPU at 3 h (0.98-0.99x at every half hour), the same peaks (745 MB). The streamed FB-2010 half
+hour with LATE on 1,500 x 10 (``straggler simulate ... --stream``), whose scans selected
+17,580 cuts, gives tables equal to bf98fbe's (252,706 rows).
 
 Run: ``.venv/bin/python bench/bench_late_cut.py [--repeat 5] [--fb2010-events 0]
-[--data-dir DIR]``
+[--fb2010-repeat 2] [--data-dir DIR]``
 """
 
 from __future__ import annotations
@@ -80,6 +88,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="rounds of each side (5)")
     ap.add_argument("--calls", type=int, default=20_000, help="calls a round (20,000)")
     ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
+    ap.add_argument("--fb2010-repeat", type=int, default=2, help="runs of each side (2: AB BA)")
     ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
     args = ap.parse_args()
     try:
@@ -105,9 +114,9 @@ def main() -> None:
                 set_select_rounds(was)
 
         labels = {True: "selected", False: "sorted (peer)"}
-        c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
+        c, p, same = compare_fb2010(run_side, labels, what, args.fb2010_repeat)
         print(
-            f"{what}, loop CPU (best of {args.repeat}): sorted (peer) {p:.1f} s, selected "
+            f"{what}, loop CPU (mean of {args.fb2010_repeat}): sorted (peer) {p:.1f} s, selected "
             f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
         )
 

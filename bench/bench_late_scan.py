@@ -25,7 +25,7 @@ repo): the first 600,000 events, 96.8 / 100.6 -> 88.7 / 93.8 s of loop CPU (two 
 the LATE day to 6 h (``bench_day.py --until 6``) 680 -> 623 s of CPU; equal traces.
 
 Run: ``.venv/bin/python bench/bench_late_scan.py [--events 300000] [--data-dir DIR]
-[--repeat 1]``
+[--repeat 2]``
 """
 
 from __future__ import annotations

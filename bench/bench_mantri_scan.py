@@ -17,7 +17,7 @@ e226704's tree against f066b33, twice each, interleaved: 112.3 / 110.6 s of CPU 
 69.2 / 75.5 s, **0.65x**, and four equal ``tasks.parquet`` (395,614 attempts).
 
 Run: ``.venv/bin/python bench/bench_mantri_scan.py [--events 300000] [--data-dir DIR]
-[--repeat 1]``
+[--repeat 2]``
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def main() -> None:
         labels = {True: "with hints", False: "without hints (peer)"}
         c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
         print(
-            f"{what}, loop CPU (best of {args.repeat}): without hints (peer) {p:.1f} s, with "
+            f"{what}, loop CPU (mean of {args.repeat}): without hints (peer) {p:.1f} s, with "
             f"hints {c:.1f} s ({c / p:.2f}x); traces equal: {same}"
         )
 
