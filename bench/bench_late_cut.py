@@ -13,6 +13,10 @@ Printed, the two sides interleaved:
   started) and 200 finished run times, at LATE's 25th percentile, for ``n`` from 8 to 2,048,
   in µs a call (``select_pair_of_two``, which converts the two lists on each call, the same
   on both sides), best of ``--repeat`` rounds, and the ratio;
+- the ranking of a scan's candidates (``(estimate, uid, attempt)``, longest estimate first,
+  then the oldest): in C (``rank_candidates``, as ``late_scan`` ranks them since (u))
+  against ``sorted`` with LATE's key function, which ``LATE._ranked`` called before, for
+  1,000 to 100,000 candidates, in ms, best of ``--repeat`` rounds;
 - with ``--fb2010-events N`` (0 skips it; needs the data, ``straggler data fetch`` or
   ``--data-dir ../shared/data``): the engine's loop CPU over the first N events of the
   FB-2010 day on 33,000 x 10 with LATE, the mean of ``--fb2010-repeat`` runs of each side
@@ -83,6 +87,31 @@ def time_cuts(n: int, repeat: int, calls: int) -> dict[bool, float]:
     return {s: 1e6 * b / calls for s, b in best.items()}
 
 
+def _rank_key(c: tuple) -> tuple:
+    """LATE's order (``sim_bridge.policies._speculation._rank_key``)."""
+    return (-c[0], c[1])
+
+
+def time_ranking(n: int, repeat: int) -> dict[bool, float]:
+    """ms to rank ``n`` candidates in C (True) and by ``sorted`` with LATE's key (False),
+    best of ``repeat`` interleaved rounds; both must give the same order."""
+    from sim_bridge._progress_core import rank_candidates
+
+    rng = random.Random(n)
+    uids = rng.sample(range(10 * n), n)
+    cands = [(rng.expovariate(1e-3), u, object()) for u in uids]
+    best = {True: float("inf"), False: float("inf")}
+    got = {}
+    for _ in range(repeat):
+        for in_c in (True, False):
+            t = time.perf_counter()
+            got[in_c] = rank_candidates(cands, _rank_key) if in_c else sorted(cands, key=_rank_key)
+            best[in_c] = min(best[in_c], time.perf_counter() - t)
+    if [c[1] for c in got[True]] != [c[1] for c in got[False]]:
+        sys.exit("bench_late_cut: the two rankings differ")
+    return {k: 1e3 * b for k, b in best.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="rounds of each side (5)")
@@ -101,6 +130,13 @@ def main() -> None:
         print(
             f"{n:>5,} rates and 200 run times, best of {args.repeat}: sorted (peer) "
             f"{us[False]:.2f} µs, selected {us[True]:.2f} µs ({us[True] / us[False]:.2f}x)",
+            flush=True,
+        )
+    for n in (1_000, 10_000, 100_000):
+        ms = time_ranking(n, args.repeat)
+        print(
+            f"ranking {n:>7,} candidates, best of {args.repeat}: sorted with LATE's key "
+            f"(peer) {ms[False]:.2f} ms, in C {ms[True]:.2f} ms ({ms[True] / ms[False]:.2f}x)",
             flush=True,
         )
     if args.fb2010_events:

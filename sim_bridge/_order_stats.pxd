@@ -11,6 +11,9 @@ the sorted run's values below each pivot by bisection (expected O(n + log n log 
 ``sorted(r + done)[k]`` does; equal values (``-0.0`` and ``0.0`` too) compare equal either
 way. No NaN anywhere: the caller checks.
 
+:c:type:`Ranked` and :func:`_rank_cmp` order LATE's candidates for ``qsort``, as its
+ranking's sort key does.
+
 Inline functions (like ``_prefetch.pxd``): cimported where used, nothing to link.
 """
 
@@ -155,3 +158,23 @@ cdef inline double _next_of(
         if not have or v < y:
             y = v
     return y
+
+
+# LATE's ranking of its candidates: the longest estimated time left first, then the oldest
+# attempt (the smallest uid), as ``sort(key=lambda c: (-c[0], c[1]))`` orders them
+cdef struct Ranked:
+    double est
+    long long uid
+    Py_ssize_t at  # the candidate's index in the scan's list
+
+
+cdef inline int _rank_cmp(const void* pa, const void* pb) noexcept nogil:
+    """``qsort``'s comparison for :c:type:`Ranked`: estimates descending, then uids
+    ascending (no NaN: the caller checks; uids are unique, so no two compare equal)."""
+    cdef const Ranked* a = <const Ranked*>pa
+    cdef const Ranked* b = <const Ranked*>pb
+    if a.est != b.est:
+        return -1 if a.est > b.est else 1
+    if a.uid != b.uid:
+        return -1 if a.uid < b.uid else 1
+    return 0

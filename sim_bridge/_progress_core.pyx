@@ -17,12 +17,21 @@ are the references they are tested against (``tests/test_progress_core.py``,
 reads will touch (:func:`_ahead`), which the reads would otherwise wait for one by one.
 """
 
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.math cimport INFINITY, isfinite, isinf
+from libc.stdlib cimport qsort
 
 from sim_bridge._cfloat cimport py_floordiv
-from sim_bridge._order_stats cimport _done_at, _next_of, _round_limit, _select
+from sim_bridge._order_stats cimport (
+    Ranked,
+    _done_at,
+    _next_of,
+    _rank_cmp,
+    _round_limit,
+    _select,
+)
 from sim_bridge._prefetch cimport prefetch as _prefetch
 from sim_bridge._slots cimport (
     Py_INCREF,
@@ -841,9 +850,12 @@ def late_scan(
     object k_now_obj,
     object trates=None,
     long long chunk_min=0,
+    object rank_key=None,
 ):
     """One LATE scan (``LATE._ranked``): the slow tasks' live attempts, ``(estimated time
-    left, uid, attempt)`` in the jobs' order (the caller sorts them).
+    left, uid, attempt)`` in the jobs' order, or with ``rank_key`` (LATE's sort key,
+    ``(-estimate, uid)``) in its order: sorted here in C (:func:`_ranked`) when every
+    estimate is a number and every uid an int of 64 bits, else by ``list.sort(key=rank_key)``.
 
     Per job alive: its live attempts of the runnable stage (its running attempts: the engine
     runs no other stage's, so they are not filtered by stage), when one of them, alone on its
@@ -864,8 +876,11 @@ def late_scan(
         now_obj, work_done, cluster, cache, inline, dt, k_now_obj, trates, chunk_min
     )
     cdef _Buffers buf = _Buffers()
+    cdef _Ranks ranks = _Ranks() if rank_key is not None else None
     cdef list out = []
     cdef list rate_list
+    cdef double est
+    cdef object uid
     cdef PyObject** live
     cdef dict running
     cdef object job, a, d
@@ -964,8 +979,89 @@ def late_scan(
                 if c == 1:
                     c = 2 if _alone(a, type(a) is _slotted) else 3
                 if c == 2:
-                    out.append(((1.0 - buf.prog[i]) / buf.rate[i], a.uid, a))
+                    est = (1.0 - buf.prog[i]) / buf.rate[i]
+                    uid = a.uid
+                    if ranks is not None:
+                        ranks.add(est, uid, len(out))
+                    out.append((est, uid, a))
+    if ranks is None:
+        return out
+    if ranks.ok:
+        return ranks.ordered(out)
+    out.sort(key=rank_key)
     return out
+
+
+def rank_candidates(list cands, object rank_key):
+    """``sorted(cands, key=rank_key)`` for LATE's ``(estimate, uid, attempt)`` candidates
+    with distinct uids, ``rank_key`` LATE's ``(-estimate, uid)``: ranked as :func:`late_scan`
+    ranks them (in C, or by ``rank_key`` when an estimate is NaN or a uid is not an exact
+    int of 64 bits). Exposed for the tests.
+
+    Examples
+    --------
+    >>> key = lambda c: (-c[0], c[1])
+    >>> rank_candidates([(1.0, 7, "a"), (3.0, 9, "b"), (1.0, 2, "c")], key)
+    [(3.0, 9, 'b'), (1.0, 2, 'c'), (1.0, 7, 'a')]
+    """
+    cdef _Ranks ranks = _Ranks()
+    cdef Py_ssize_t k
+    for k in range(len(cands)):
+        ranks.add(cands[k][0], cands[k][1], k)
+    if ranks.ok:
+        return ranks.ordered(cands)
+    return sorted(cands, key=rank_key)
+
+
+cdef class _Ranks:
+    """A LATE scan's candidates as :c:type:`Ranked` records (estimate, uid, index), sorted
+    by ``qsort`` in LATE's order (:func:`sim_bridge._order_stats._rank_cmp`). ``ok`` turns
+    False, for the caller to sort in Python, once an estimate is NaN or a uid not an exact
+    int of 64 bits: the order would not be Python's."""
+
+    cdef Ranked* r
+    cdef Py_ssize_t n, cap
+    cdef public bint ok
+
+    def __cinit__(self):
+        self.r = NULL
+        self.n = 0
+        self.cap = 0
+        self.ok = True
+
+    def __dealloc__(self):
+        PyMem_Free(self.r)
+
+    cdef int add(self, double est, object uid, Py_ssize_t at) except -1:
+        cdef void* p
+        cdef int overflow = 0
+        cdef long long u
+        if not self.ok:
+            return 0
+        if est != est or type(uid) is not int:
+            self.ok = False
+            return 0
+        u = PyLong_AsLongLongAndOverflow(uid, &overflow)
+        if overflow:
+            self.ok = False
+            return 0
+        if self.n == self.cap:
+            self.cap = max(64, 2 * self.cap)
+            p = PyMem_Realloc(self.r, self.cap * sizeof(Ranked))
+            if p == NULL:
+                raise MemoryError()
+            self.r = <Ranked*>p
+        self.r[self.n].est = est
+        self.r[self.n].uid = u
+        self.r[self.n].at = at
+        self.n += 1
+        return 0
+
+    cdef list ordered(self, list out):
+        """``out``'s items in LATE's order (``out[k]`` is the record added with index k)."""
+        cdef Py_ssize_t k
+        qsort(self.r, self.n, sizeof(Ranked), _rank_cmp)
+        return [out[self.r[k].at] for k in range(self.n)]
 
 
 cdef inline Py_ssize_t _bisect_left(const double* a, Py_ssize_t n, double x) noexcept nogil:

@@ -5,7 +5,7 @@ over a job's unsorted rates (128 or more), counting the stage's sorted run below
 bisection, and sorts the rates when they are fewer or the selection gives up. Both paths are held to
 ``sorted`` over the union (ties, signed zeros, infinite inverses and long runs of equal
 values included), and whole LATE runs with the selection and with the sort alone give the
-same tables.
+same tables. The scan's ranking of its candidates in C is held to ``sorted`` with LATE's key.
 """
 
 from __future__ import annotations
@@ -151,3 +151,35 @@ def test_the_compiled_module_s_examples_run():
     import doctest
 
     assert doctest.testmod(core).failed == 0
+
+
+def _rank_key(c):
+    return (-c[0], c[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ests=st.lists(
+        st.one_of(
+            st.floats(min_value=0.0, max_value=1e6),
+            st.sampled_from([0.0, -0.0, 1.0, math.inf, math.nan]),
+        ),
+        max_size=80,
+    ),
+    uid_kind=st.sampled_from(["small", "wide", "bool"]),
+    data=st.data(),
+)
+def test_candidates_are_ranked_in_late_s_order(ests, uid_kind, data):
+    """The scan's ranking in C is ``sorted(key=(-estimate, uid))``: ties of estimates (and
+    of signed zeros) by uid; a NaN estimate, or a uid that is not an int of 64 bits, hands
+    the list to Python's sort, whose order it then is."""
+    big = 2**70 if uid_kind == "wide" else 10**6
+    uids = data.draw(
+        st.lists(st.integers(0, big), min_size=len(ests), max_size=len(ests), unique=True)
+    )
+    cands = [(e, u, object()) for e, u in zip(ests, uids, strict=True)]
+    if uid_kind == "bool" and cands:
+        cands[0] = (cands[0][0], True, cands[0][2])
+    got = core.rank_candidates(cands, _rank_key)
+    want = sorted(cands, key=_rank_key)
+    assert [c[2] for c in got] == [c[2] for c in want]

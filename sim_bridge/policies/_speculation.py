@@ -468,8 +468,8 @@ class LATE(_StageStats):
         without a possible candidate are skipped before any progress is read.
 
         The scan runs in C (``sim_bridge._progress_core.late_scan``: a pass over the jobs
-        alive, their progress read by the view's compiled loop, rates, cuts and estimates in
-        C doubles) when it is built, else in Python (:meth:`_ranked_py`, its reference: the
+        alive, their progress read by the view's compiled loop, rates, cuts, estimates and
+        the ranking in C doubles) when it is built, else in Python (:meth:`_ranked_py`, its reference: the
         same reads in the same order and the same IEEE operations; ``tests/test_late_scan.py``
         also holds both equal to the obvious per-job scan at every scan of whole runs).
         """
@@ -480,7 +480,7 @@ class LATE(_StageStats):
         ):
             args = _compiled_progress_args(view)
             if args is not None:
-                ranked = _late_scan(
+                return _late_scan(  # ranked in C, in _rank_key's order
                     view.active_jobs(),
                     view.now,
                     self.min_elapsed,
@@ -489,9 +489,8 @@ class LATE(_StageStats):
                     self.slow_task_threshold,
                     _quantile_linear,
                     *args,
+                    rank_key=_rank_key,
                 )
-                ranked.sort(key=_rank_key)
-                return ranked
         return self._ranked_py(view)
 
     def _pass_one_py(self, view) -> tuple[list, list[int], list[int], list, list, list]:
