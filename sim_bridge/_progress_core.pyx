@@ -23,6 +23,8 @@ from cpython.object cimport PyObject
 from libc.math cimport INFINITY, isfinite, isinf
 from libc.stdlib cimport qsort
 
+import numpy as np
+
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._order_stats cimport (
     Ranked,
@@ -745,8 +747,9 @@ def set_select_rounds(Py_ssize_t cap=-1):
 
 
 def n_selected():
-    """How many cuts :func:`late_scan` (and :func:`select_pair_of_two`) found by selection
-    since import: lets a test see that a run took that path."""
+    """How many cuts :func:`late_scan` (and :func:`select_pair_of_two` and
+    :func:`late_slow_nodes`) found by selection since import: lets a test see that a run took
+    that path."""
     return _n_selected
 
 
@@ -989,6 +992,66 @@ def late_scan(
     if ranks.ok:
         return ranks.ordered(out)
     out.sort(key=rank_key)
+    return out
+
+
+def late_slow_nodes(object node_work, object node_time, object q):
+    """LATE's slow nodes (``LATE._slow_nodes_py``): a bool per node, True where the node has
+    finished work (``node_time > 0``) and its speed ``node_work / node_time`` is below the
+    ``q`` quantile (NumPy's ``"linear"``) of the speeds of those nodes. None when fewer than
+    four nodes finished work; ``NotImplemented`` for the cases left to NumPy (``q`` not a
+    float, the quantile's last index, a NaN speed). The two order statistics are selected
+    as the scan's cut is (``_cut_pair``) and interpolated with NumPy's formula, so the array
+    is ``np.nanquantile``'s, bit for bit, without its copies and sort of every node.
+
+    Examples
+    --------
+    >>> from array import array
+    >>> late_slow_nodes(array("d", [1, 2, 3, 4, 0]), array("d", [1, 1, 1, 1, 0]), 0.5).tolist()
+    [True, True, False, False, False]
+    >>> late_slow_nodes(array("d", [1, 2]), array("d", [1, 1]), 0.5) is None
+    True
+    """
+    cdef const double[::1] w = node_work
+    cdef const double[::1] t = node_time
+    cdef Py_ssize_t n = t.shape[0], i, m = 0, lo
+    cdef double qd, vi, g, x, y, diff, cut, sp
+    cdef double* buf
+    cdef object out
+    cdef unsigned char[::1] o
+    if w.shape[0] != n:
+        raise ValueError(f"node_work has {w.shape[0]} nodes, node_time {n}")
+    if not isinstance(q, float):
+        return NotImplemented
+    qd = q
+    buf = <double*>PyMem_Realloc(NULL, (n + 1) * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            if t[i] > 0.0:
+                sp = w[i] / t[i]
+                if sp != sp:
+                    return NotImplemented
+                buf[m] = sp
+                m += 1
+        if m < 4:
+            return None
+        vi = (m - 1) * qd
+        if not (0.0 <= vi < m - 1):
+            return NotImplemented
+        lo = <Py_ssize_t>vi  # floor (vi >= 0)
+        g = vi - lo
+        _cut_pair(buf, m, buf, 0, lo, False, &x, &y)
+        diff = y - x
+        cut = y - diff * (1 - g) if g >= 0.5 else x + diff * g
+    finally:
+        PyMem_Free(buf)
+    out = np.zeros(n, dtype=bool)
+    o = out.view(np.uint8)
+    for i in range(n):
+        if t[i] > 0.0 and w[i] / t[i] < cut:
+            o[i] = 1
     return out
 
 

@@ -183,3 +183,52 @@ def test_candidates_are_ranked_in_late_s_order(ests, uid_kind, data):
     got = core.rank_candidates(cands, _rank_key)
     want = sorted(cands, key=_rank_key)
     assert [c[2] for c in got] == [c[2] for c in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pairs=st.lists(
+        st.tuples(
+            st.one_of(
+                st.floats(min_value=0.0, max_value=1e4),
+                st.sampled_from([0.0, 1.0, 2.0, math.inf, math.nan]),
+            ),
+            st.one_of(st.floats(min_value=0.0, max_value=1e3), st.sampled_from([0.0, 1.0])),
+        ),
+        max_size=400,
+    ),
+    q=st.one_of(
+        st.floats(min_value=0.0, max_value=1.0),
+        st.sampled_from([0.0, 0.25, 1.0, 1, np.float64(0.3)]),
+    ),
+)
+def test_slow_nodes_in_c_are_numpys(pairs, q):
+    """LATE's slow nodes from the scan's selection are ``_slow_nodes_py``'s NumPy array (a
+    bool per node: finished work, speed below the ``q`` quantile of the seen nodes'), or
+    None likewise, or left to it (NaN speeds, ``q`` not a float, the last index)."""
+    from array import array
+
+    from sim_bridge.policies import LATE
+
+    pol = LATE(slow_node_threshold=float(q))
+    pol.slow_node_threshold = q  # as given (an int, a NumPy float)
+    pol._node_work = array("d", [w for w, _t in pairs])
+    pol._node_time = array("d", [t for _w, t in pairs])
+    with np.errstate(all="ignore"):  # extreme speeds overflow in NumPy's reference
+        want = pol._slow_nodes_py()
+        fallback = pol._slow_nodes_now()
+    got = core.late_slow_nodes(pol._node_work, pol._node_time, q)
+    if got is NotImplemented:
+        speeds = [w / t for w, t in pairs if t > 0]
+        assert (
+            not isinstance(q, float)
+            or any(s != s for s in speeds)
+            or q * (len(speeds) - 1) >= len(speeds) - 1
+        )
+        got = fallback  # the policy falls back to NumPy
+    if want is None:
+        assert got is None
+    else:
+        assert got.dtype == want.dtype == bool
+        assert got.tolist() == want.tolist()
+        assert np.array_equal(fallback, want)

@@ -30,9 +30,10 @@ try:  # LATE's scan in C, with the progress loop (built by pip install; optional
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
     from sim_bridge._progress_core import late_scan as _late_scan
+    from sim_bridge._progress_core import late_slow_nodes as _late_slow_nodes
     from sim_bridge._progress_core import mantri_scan as _mantri_scan
 except ImportError:  # pragma: no cover - an install without a C compiler
-    _late_scan = _mantri_scan = None
+    _late_scan = _late_slow_nodes = _mantri_scan = None
 
 #: Run LATE's scan through the compiled ``late_scan`` when it is built (and the view's
 #: progress loop is compiled: ``sim_bridge._view.PROGRESS_IN_C``); False: the Python scan
@@ -418,6 +419,17 @@ class LATE(_StageStats):
         return self._slow
 
     def _slow_nodes_now(self) -> np.ndarray | None:
+        """:meth:`_slow_nodes` computed now: in C when built (``late_slow_nodes``, with the
+        scan's selection of its cut: no copy or sort of every node's speed), else, and in
+        the cases it leaves to NumPy, by :meth:`_slow_nodes_py`, its reference (the same
+        array, ``tests/test_late_cut_selection.py``)."""
+        if _late_slow_nodes is not None and LATE_SCAN_IN_C and self._node_time is not None:
+            got = _late_slow_nodes(self._node_work, self._node_time, self.slow_node_threshold)
+            if got is not NotImplemented:
+                return got
+        return self._slow_nodes_py()
+
+    def _slow_nodes_py(self) -> np.ndarray | None:
         if self._node_work is None or self._node_time is None:
             return None
         node_time = np.frombuffer(self._node_time)  # views: read, never written
