@@ -10,10 +10,12 @@ fields, read straight from their slots (:func:`set_attempt_type`, called on
 ``sim_bridge._jobs.Attempt`` at import). Reads it cannot do here
 (an attempt not running, a long or unreadable walk under co-located demand) call back into
 the Python engine, as the Python loop does. :func:`late_scan` is a whole LATE scan over the
-jobs alive and :func:`mantri_scan` a whole Mantri tick, their progress reads through the
-same loop. ``SimView._progress_list_py``, ``LATE._ranked_py`` and ``Mantri._on_tick_py``
-are the references they are tested against (``tests/test_progress_core.py``,
-``tests/test_late_scan.py``). Their loops over attempts ask the CPU ahead for what the next
+jobs alive (each job's cut selected, not sorted, and the candidates ranked in C) and
+:func:`mantri_scan` a whole Mantri tick, their progress reads through the same loop;
+:func:`late_slow_nodes` is LATE's slow-node quantile. ``SimView._progress_list_py``,
+``LATE._ranked_py``, ``LATE._slow_nodes_py`` and ``Mantri._on_tick_py`` are the references
+they are tested against (``tests/test_progress_core.py``, ``tests/test_late_scan.py``,
+``tests/test_late_cut_selection.py``). Their loops over attempts ask the CPU ahead for what the next
 reads will touch (:func:`_ahead`), which the reads would otherwise wait for one by one.
 """
 
@@ -857,7 +859,7 @@ def late_scan(
 ):
     """One LATE scan (``LATE._ranked``): the slow tasks' live attempts, ``(estimated time
     left, uid, attempt)`` in the jobs' order, or with ``rank_key`` (LATE's sort key,
-    ``(-estimate, uid)``) in its order: sorted here in C (:func:`_ranked`) when every
+    ``(-estimate, uid)``) in its order: sorted here in C (:class:`_Ranks`) when every
     estimate is a number and every uid an int of 64 bits, else by ``list.sort(key=rank_key)``.
 
     Per job alive: its live attempts of the runnable stage (its running attempts: the engine
