@@ -481,9 +481,10 @@ class LATE(_StageStats):
 
         The scan runs in C (``sim_bridge._progress_core.late_scan``: a pass over the jobs
         alive, their progress read by the view's compiled loop, rates, cuts, estimates and
-        the ranking in C doubles) when it is built, else in Python (:meth:`_ranked_py`, its reference: the
-        same reads in the same order and the same IEEE operations; ``tests/test_late_scan.py``
-        also holds both equal to the obvious per-job scan at every scan of whole runs).
+        the ranking in C doubles) when it is built, else in Python (:meth:`_ranked_py`, its
+        reference: the same reads in the same order and the same IEEE operations;
+        ``tests/test_late_scan.py`` also holds both equal to the obvious per-job scan at
+        every scan of whole runs).
         """
         if (
             _late_scan is not None
