@@ -1,7 +1,8 @@
 """The engine's loop CPU over the first events of the FB-2010 day (or another replay), and an
 A/B of two implementations of one part of the engine on it (shared by ``bench_heap.py``,
 ``bench_late_scan.py``, ``bench_mantri_scan.py``, ``bench_retenant.py``,
-``bench_chunk_walks.py`` and ``bench_pop_live.py``; :func:`run_replay` also by
+``bench_chunk_walks.py``, ``bench_pop_live.py``, ``bench_prefetch.py`` and
+``bench_late_cut.py``; :func:`run_replay` also by
 ``memory_snapshot.py``)."""
 
 from __future__ import annotations
@@ -202,3 +203,31 @@ def engine_switch_main(
             f"{what}, loop CPU (mean of {args.repeat}): {peer} (peer) {p:.1f} s, compiled "
             f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
         )
+
+
+def compare_switched_late(
+    set_switch: Callable[[bool], bool],
+    labels: dict[bool, str],
+    n_events: int,
+    data_dir: str | None,
+    repeat: int,
+) -> None:
+    """:func:`compare_fb2010` of the FB-2010 day's first ``n_events`` with LATE on 33,000 x
+    10, one side with ``set_switch(True)`` and the other with ``set_switch(False)`` (it
+    returns the previous setting, put back after each run), printed with ``labels`` (the
+    peer's, False, says "(peer)"): ``bench_prefetch.py``'s hints, ``bench_late_cut.py``'s
+    selection."""
+    what = f"FB-2010 first {n_events:,} events, LATE, 33,000 x 10"
+
+    def run_side(on: bool, out: Path) -> tuple[float, int]:
+        was = set_switch(on)
+        try:
+            return fb2010_loop_cpu("late", n_events, data_dir, out)
+        finally:
+            set_switch(was)
+
+    c, p, same = compare_fb2010(run_side, labels, what, repeat)
+    print(
+        f"{what}, loop CPU (mean of {repeat}): {labels[False]} {p:.1f} s, {labels[True]} "
+        f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
+    )

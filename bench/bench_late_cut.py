@@ -46,9 +46,8 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
+from _fb2010_loop import compare_switched_late
 
 SIZES = (8, 32, 128, 512, 2048)
 QUANTILE = 0.25  # LATE's SlowTaskThreshold
@@ -140,20 +139,13 @@ def main() -> None:
             flush=True,
         )
     if args.fb2010_events:
-        what = f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10"
 
-        def run_side(selected: bool, out: Path) -> tuple[float, int]:
-            was = set_select_rounds(-1 if selected else 0)
-            try:
-                return fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out)
-            finally:
-                set_select_rounds(was)
+        def selecting(on: bool) -> bool:
+            return set_select_rounds(-1 if on else 0) != 0
 
         labels = {True: "selected", False: "sorted (peer)"}
-        c, p, same = compare_fb2010(run_side, labels, what, args.fb2010_repeat)
-        print(
-            f"{what}, loop CPU (mean of {args.fb2010_repeat}): sorted (peer) {p:.1f} s, selected "
-            f"{c:.1f} s ({c / p:.2f}x); traces equal: {same}"
+        compare_switched_late(
+            selecting, labels, args.fb2010_events, args.data_dir, args.fb2010_repeat
         )
 
 

@@ -35,9 +35,8 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-from _fb2010_loop import compare_fb2010, fb2010_loop_cpu
+from _fb2010_loop import compare_switched_late
 
 DT = 60.0
 NOW = 3630.0
@@ -129,21 +128,8 @@ def main() -> None:
             flush=True,
         )
     if args.fb2010_events:
-        what = f"FB-2010 first {args.fb2010_events:,} events, LATE, 33,000 x 10"
-
-        def run_side(on: bool, out: Path) -> tuple[float, int]:
-            was = set_prefetch(on)
-            try:
-                return fb2010_loop_cpu("late", args.fb2010_events, args.data_dir, out)
-            finally:
-                set_prefetch(was)
-
         labels = {True: "with hints", False: "without hints (peer)"}
-        c, p, same = compare_fb2010(run_side, labels, what, args.repeat)
-        print(
-            f"{what}, loop CPU (mean of {args.repeat}): without hints (peer) {p:.1f} s, with "
-            f"hints {c:.1f} s ({c / p:.2f}x); traces equal: {same}"
-        )
+        compare_switched_late(set_prefetch, labels, args.fb2010_events, args.data_dir, args.repeat)
 
 
 if __name__ == "__main__":

@@ -678,6 +678,23 @@ cdef Py_ssize_t _first_positive(const double* a, Py_ssize_t n) noexcept nogil:
     return lo
 
 
+cdef double* _two_lists(list rates, list done) except NULL:
+    """``rates`` then ``done`` as C doubles in a new buffer (the caller frees it)."""
+    cdef Py_ssize_t m = len(rates), nd = len(done), i
+    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + nd + 1) * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            buf[i] = rates[i]
+        for i in range(nd):
+            buf[m + i] = done[i]
+    except BaseException:
+        PyMem_Free(buf)
+        raise
+    return buf
+
+
 def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     """``sorted(rates + done)[k]`` for lists of floats without NaN, ``done`` ascending:
     :func:`late_scan`'s fallback (when its selection gives up: it sorts a job's rates and
@@ -692,17 +709,11 @@ def kth_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     >>> kth_of_two([0.5, 0.1], [2.0, 4.0], 1, inverse=True)
     0.25
     """
-    cdef Py_ssize_t m = len(rates), nd = len(done), i
+    cdef Py_ssize_t m = len(rates), nd = len(done)
     if not 0 <= k < m + nd:
         raise IndexError(f"k={k} out of range for {m + nd} values")
-    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + nd + 1) * sizeof(double))
-    if buf == NULL:
-        raise MemoryError()
+    cdef double* buf = _two_lists(rates, done)
     try:
-        for i in range(m):
-            buf[i] = rates[i]
-        for i in range(nd):
-            buf[m + i] = done[i]
         _sort(buf, m)
         return _kth(buf, m, buf + m, nd, k, inverse)
     finally:
@@ -771,19 +782,13 @@ def select_pair_of_two(list rates, list done, Py_ssize_t k, bint inverse=False):
     >>> select_pair_of_two([i / 128 for i in range(128, 0, -1)], [], 3)
     (0.03125, 0.0390625, True)
     """
-    cdef Py_ssize_t m = len(rates), nd = len(done), i
+    cdef Py_ssize_t m = len(rates), nd = len(done)
     cdef bint ok
     cdef double x, y
     if not 0 <= k < m + nd - 1:
         raise IndexError(f"k={k} out of range for {m + nd} values (k + 1 is read)")
-    cdef double* buf = <double*>PyMem_Realloc(NULL, (m + nd + 1) * sizeof(double))
-    if buf == NULL:
-        raise MemoryError()
+    cdef double* buf = _two_lists(rates, done)
     try:
-        for i in range(m):
-            buf[i] = rates[i]
-        for i in range(nd):
-            buf[m + i] = done[i]
         ok = _cut_pair(buf, m, buf + m, nd, k, inverse, &x, &y)
         return (x, y, ok)
     finally:

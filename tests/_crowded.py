@@ -12,18 +12,25 @@ import sim_bridge
 from sim_bridge import JobSpec, Workload
 
 
-def crowded_workload(seed: int, n_jobs: int) -> Workload:
-    """``n_jobs`` jobs of 4-40 maps and 0-6 reduces arriving about every 20 s: on few nodes
-    of many slots co-tenants share every node, so most progress reads are under co-located
-    demand."""
+def crowded_workload(
+    seed: int,
+    n_jobs: int,
+    maps: tuple[int, int] = (4, 40),
+    gap: float = 20.0,
+    name: str = "CROWD",
+) -> Workload:
+    """``n_jobs`` jobs of ``maps`` (4-40) maps and 0-6 reduces arriving about every ``gap``
+    (20) s, the workload ``name`` (its jobs named ``c0``, ``c1``, ... after its initial): on few
+    nodes of many slots co-tenants share every node, so most progress reads are under
+    co-located demand."""
     rng = np.random.default_rng(seed)
     jobs, t = [], 0.0
     for i in range(n_jobs):
-        t += float(rng.exponential(20.0))
-        maps = rng.uniform(20.0, 200.0, int(rng.integers(4, 40)))
+        t += float(rng.exponential(gap))
+        n_maps = rng.uniform(20.0, 200.0, int(rng.integers(*maps)))
         reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
-        jobs.append(JobSpec(f"c{i}", t, maps, reds, workload="CROWD"))
-    return Workload("CROWD", jobs, tail_alpha=1.6)
+        jobs.append(JobSpec(f"{name[0].lower()}{i}", t, n_maps, reds, workload=name))
+    return Workload(name, jobs, tail_alpha=1.6)
 
 
 def run_tables(res) -> dict[str, pd.DataFrame]:

@@ -14,11 +14,9 @@ import math
 
 import numpy as np
 import pytest
-from _crowded import assert_same_tables, simulate_tables
+from _crowded import assert_same_tables, crowded_workload, simulate_tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from sim_bridge import JobSpec, Workload
 
 core = pytest.importorskip("sim_bridge._progress_core")
 
@@ -114,19 +112,6 @@ def test_set_select_rounds_returns_the_previous_cap():
         core.set_select_rounds(was)
 
 
-def _big_jobs(seed: int, n_jobs: int) -> Workload:
-    """Jobs of 150-400 maps and a few reduces on a cluster of 240 slots: stages with more
-    running attempts than the selection's minimum, so the scans select their cuts."""
-    rng = np.random.default_rng(seed)
-    jobs, t = [], 0.0
-    for i in range(n_jobs):
-        t += float(rng.exponential(60.0))
-        maps = rng.uniform(20.0, 200.0, int(rng.integers(150, 400)))
-        reds = rng.uniform(20.0, 100.0, int(rng.integers(0, 7)))
-        jobs.append(JobSpec(f"b{i}", t, maps, reds, workload="BIG"))
-    return Workload("BIG", jobs, tail_alpha=1.6)
-
-
 @pytest.mark.parametrize("seed", [11, 5])
 def test_late_runs_with_selection_and_with_the_sort_alone_are_equal(seed):
     """A LATE run's tables, its cuts selected and its cuts from sorted rates; the first
@@ -136,7 +121,10 @@ def test_late_runs_with_selection_and_with_the_sort_alone_are_equal(seed):
     for cap in (-1, 0):
         before = core.n_selected()
         with _rounds(cap):
-            runs.append(simulate_tables(_big_jobs(seed, 4), kw))
+            # jobs of 150-400 maps on 240 slots: stages with more running attempts than
+            # the selection's minimum, so the scans select their cuts
+            big = crowded_workload(seed, 4, maps=(150, 400), gap=60.0, name="BIG")
+            runs.append(simulate_tables(big, kw))
         if cap == -1:
             assert core.n_selected() > before  # the path under test was taken
         else:
