@@ -94,6 +94,7 @@ def test_the_default_cap_lets_adversarial_orders_finish():
         for k in (0, 1, n // 4, n // 2, n - 2):
             x, y, selected = core.select_pair_of_two(rates, [], k)
             assert (x, y) == (union[k], union[k + 1])
+            assert selected  # within 2 log2 n + 8 rounds, not the sort's fallback
 
 
 def test_k_out_of_range_is_an_index_error():
