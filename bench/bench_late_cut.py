@@ -114,7 +114,7 @@ def time_ranking(n: int, repeat: int) -> dict[bool, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="rounds of each side (5)")
-    ap.add_argument("--calls", type=int, default=20_000, help="calls a round (20,000)")
+    ap.add_argument("--calls", type=int, default=20_000, help="calls a round at 8 rates (20,000)")
     ap.add_argument("--fb2010-events", type=int, default=0, help="FB-2010 events (0: skip)")
     ap.add_argument("--fb2010-repeat", type=int, default=2, help="runs of each side (2: AB BA)")
     ap.add_argument("--data-dir", default=None, help="data directory holding swim/")
