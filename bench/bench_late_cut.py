@@ -86,15 +86,12 @@ def time_cuts(n: int, repeat: int, calls: int) -> dict[bool, float]:
     return {s: 1e6 * b / calls for s, b in best.items()}
 
 
-def _rank_key(c: tuple) -> tuple:
-    """LATE's order (``sim_bridge.policies._speculation._rank_key``)."""
-    return (-c[0], c[1])
-
-
 def time_ranking(n: int, repeat: int) -> dict[bool, float]:
     """ms to rank ``n`` candidates in C (True) and by ``sorted`` with LATE's key (False),
     best of ``repeat`` interleaved rounds; both must give the same order."""
     from sim_bridge._progress_core import rank_candidates
+
+    from sim_bridge.policies._speculation import _rank_key  # LATE's order
 
     rng = random.Random(n)
     uids = rng.sample(range(10 * n), n)

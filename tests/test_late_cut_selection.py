@@ -11,6 +11,7 @@ same tables. The scan's ranking of its candidates in C is held to ``sorted`` wit
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -39,17 +40,14 @@ _done = st.lists(
 )
 
 
+@contextmanager
 def _rounds(cap: int):
     """Run under a cap of the selection's rounds (-1 the default, 0 the sort alone)."""
-
-    class _Cap:
-        def __enter__(self):
-            self.was = core.set_select_rounds(cap)
-
-        def __exit__(self, *exc):
-            core.set_select_rounds(self.was)
-
-    return _Cap()
+    was = core.set_select_rounds(cap)
+    try:
+        yield
+    finally:
+        core.set_select_rounds(was)
 
 
 @settings(max_examples=500, deadline=None)
