@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-__all__ = ["attempt_census", "census_table", "format_census", "object_size"]
+__all__ = ["attempt_census", "census_table", "format_census", "held_fields", "object_size"]
 
 
 def object_size(o: Any) -> int:
@@ -24,11 +24,16 @@ def object_size(o: Any) -> int:
     return sys.getsizeof(o) + (16 if gc.is_tracked(o) else 0)
 
 
+def held_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` instances that hold Python objects: the reference's
+    ``__slots__``, or the compiled class's ``OBJECT_FIELDS`` (its numbers are C fields)."""
+    slots = getattr(cls, "__slots__", None)
+    return tuple(slots) if slots is not None else tuple(cls.OBJECT_FIELDS)  # type: ignore[attr-defined]
+
+
 def attempt_census(sim: Any) -> dict:
     """The bytes held by the running attempts of ``sim`` (a ``Simulator`` between events),
     as ``{"running": n, "rows": [(what, bytes, objects), ...]}``, largest first."""
-    from sim_bridge._jobs import Attempt
-
     by: Counter = Counter()
     count: Counter = Counter()
     seen: set[int] = set()
@@ -44,7 +49,7 @@ def attempt_census(sim: Any) -> dict:
     tasks: set[int] = set()
     for a in running:
         add("Attempt", a)
-        for name in Attempt.__slots__:
+        for name in held_fields(type(a)):
             if name == "task":
                 continue
             v = getattr(a, name, None)

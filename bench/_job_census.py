@@ -41,10 +41,11 @@ _LEAVES = (str, bytes, float, int, bool, complex, np.ndarray, memoryview, np.gen
 
 
 def _named_fields(o: Any) -> list[tuple[str, Any]]:
-    """``(name, value)`` of ``o``'s slots that are set, then of its ``__dict__``."""
+    """``(name, value)`` of ``o``'s slots that are set (a compiled attempt's fields that hold
+    objects), then of its ``__dict__``."""
     out = []
     for cls in type(o).__mro__:
-        for name in getattr(cls, "__slots__", ()):
+        for name in getattr(cls, "__slots__", getattr(cls, "OBJECT_FIELDS", ())):
             try:
                 out.append((name, getattr(o, name)))
             except AttributeError:

@@ -111,5 +111,4 @@ def pass_over_stale(heap: Any, speed: list[float]) -> bool:
     skip = getattr(heap, "skip_stale", None)
     if skip is None or not SKIP_STALE_IN_C:
         return False
-    names = ("state", "_solve", "node", "_end", "_ckpt")
-    return bool(skip(Attempt, names, CLOSED, speed, _LOWER, EV_SOLVE, EV_FINISH, A_RUNNING))
+    return bool(skip(Attempt, CLOSED, speed, _LOWER, EV_SOLVE, EV_FINISH, A_RUNNING))

@@ -17,20 +17,9 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport Py_LT, PyObject, PyObject_RichCompareBool
 
+from sim_bridge._attempt_core cimport Attempt as CAttempt
 from sim_bridge._prefetch cimport prefetch
-
-from sim_bridge._slots cimport (
-    _float_exact,
-    _float_value,
-    _list_item,
-    _list_size,
-    _long_exact,
-    _long_value,
-    _tuple_item,
-    _tuple_size,
-    slot_offsets,
-    slot_ptr,
-)
+from sim_bridge._slots cimport _float_exact, _float_value, _list_item, _list_size
 
 
 cdef struct Entry:
@@ -68,7 +57,6 @@ cdef class EventHeap:
     # _solve, node, _end, _ckpt), the closed attempts' stand-in, the nodes' speeds, the
     # deferral's factor, the event kinds and the running state
     cdef object _att_type
-    cdef Py_ssize_t _o_state, _o_solve, _o_node, _o_end, _o_ckpt
     cdef object _closed
     cdef list _speed
     cdef double _lower
@@ -155,19 +143,17 @@ cdef class EventHeap:
         obj = self._pop(&first)
         return (first.t, first.seq, first.kind, obj)
 
-    def skip_stale(self, att_type, tuple names, closed, list speed, double lower,
+    def skip_stale(self, att_type, closed, list speed, double lower,
                    long long ev_solve, long long ev_finish, long long running):
         """Let :meth:`pop_live` handle the entries the engine's loop would pass over:
-        ``att_type`` is the attempts' class, ``names`` its fields ``(state, _solve, node,
-        _end, _ckpt)`` (plain slots, else nothing is skipped: returns False), ``closed`` the
+        ``att_type`` is the attempts' class (``sim_bridge._attempt_core.Attempt``, whose C
+        fields it reads; any other class: nothing is skipped, returns False), ``closed`` the
         closed attempts' stand-in, ``speed`` the nodes' speeds, ``lower`` the deferral's
         factor, then the kinds of a deferred solve's and a finish's events and the running
         state (``sim_bridge._engine.Simulator._loop``, ``AttemptPhysics._solve_deferred``)."""
-        offs = slot_offsets(att_type, names)
         self._att_type = None
-        if offs is None or len(offs) != 5:
+        if att_type is not CAttempt:
             return False
-        self._o_state, self._o_solve, self._o_node, self._o_end, self._o_ckpt = offs
         self._closed = closed
         self._speed = speed
         self._lower = lower
@@ -195,14 +181,13 @@ cdef class EventHeap:
           entry's time or which has a check pending (``_ckpt``), or of the stand-in: dropped,
           as the loop's stale finish.
 
-        An attempt whose fields are not of the plain types (a float ``_end``, a tuple of an
-        int and two floats in ``_solve``, int ``state`` and ``node``) is handed back as is,
-        for the loop to read in Python."""
+        An attempt whose node's speed is not a float in ``speed`` is handed back as is, for
+        the loop to read in Python."""
         cdef Entry e
-        cdef PyObject* p
         cdef PyObject* q
-        cdef object obj, pend
-        cdef long long state, seq0
+        cdef object obj
+        cdef CAttempt att
+        cdef long long seq0
         cdef Py_ssize_t node
         cdef double due
         while self._n:
@@ -218,51 +203,27 @@ cdef class EventHeap:
                 continue
             if type(obj) is not self._att_type:
                 return (e.t, e.seq, e.kind, obj)
-            p = slot_ptr(obj, self._o_state)
-            if p is NULL or not _long_exact(p):
-                return (e.t, e.seq, e.kind, obj)
-            state = _long_value(p)
+            att = <CAttempt>obj
             if e.kind == self._ev_finish:
-                p = slot_ptr(obj, self._o_end)
-                q = slot_ptr(obj, self._o_ckpt)
-                if p is NULL or q is NULL or not _float_exact(p):
-                    return (e.t, e.seq, e.kind, obj)
-                if state != self._running or _float_value(p) != e.t or <object>q is not None:
+                if att.state != self._running or att._end != e.t or att._ckpt is not None:
                     self.skipped += 1
                     continue  # killed meanwhile, or re-solved: a stale finish
                 return (e.t, e.seq, e.kind, obj)
             # a deferred solve
-            p = slot_ptr(obj, self._o_solve)
-            if p is NULL:
-                return (e.t, e.seq, e.kind, obj)
-            pend = <object>p
-            if state != self._running or pend is None:
+            if att.state != self._running or not att.has_solve:
                 self.skipped += 1
                 continue  # closed meanwhile, or re-solved without deferral
-            if (
-                type(pend) is not tuple
-                or _tuple_size(pend) != 3
-                or not _long_exact(_tuple_item(pend, 0))
-                or not _float_exact(_tuple_item(pend, 1))
-                or not _float_exact(_tuple_item(pend, 2))
-            ):
-                return (e.t, e.seq, e.kind, obj)
-            seq0 = _long_value(_tuple_item(pend, 0))
+            seq0 = att.solve_seq
             if seq0 == e.seq:
                 return (e.t, e.seq, e.kind, obj)  # its solve: the loop makes it
-            p = slot_ptr(obj, self._o_node)
-            if p is NULL or not _long_exact(p):
-                return (e.t, e.seq, e.kind, obj)
-            node = <Py_ssize_t>_long_value(p)
+            node = <Py_ssize_t>att.node
             if node < 0 or node >= _list_size(self._speed):
                 return (e.t, e.seq, e.kind, obj)
             q = _list_item(self._speed, node)
             if not _float_exact(q):
                 return (e.t, e.seq, e.kind, obj)
             # AttemptPhysics._due: pend[1] + pend[2] * speed[node] * _LOWER, in that order
-            due = _float_value(_tuple_item(pend, 1)) + (
-                _float_value(_tuple_item(pend, 2)) * _float_value(q)
-            ) * self._lower
+            due = att.solve_t + (att.solve_left * _float_value(q)) * self._lower
             self._push(due, seq0, self._ev_solve, obj)
             self.requeued += 1
         return None

@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 from array import array
 from collections.abc import Iterator, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, overload
@@ -41,6 +42,7 @@ __all__ = [
     "DoneOne",
     "Job",
     "OneFinished",
+    "PyAttempt",
     "Task",
     "profile_of",
     "read_noise",
@@ -60,8 +62,12 @@ DONE_F = 3
 _INDICES: list[int] = []
 
 
-class Attempt:
+class PyAttempt:
     """One run of a task on a node (read-only for policies).
+
+    The reference :class:`Attempt`: ``sim_bridge._attempt_core.Attempt`` is the same class
+    with its numbers held as C fields, and ``Attempt`` is that one wherever the extension
+    was built (and ``STRAGGLER_NO_EXTENSIONS`` is not set), else this one.
 
     Attributes
     ----------
@@ -165,6 +171,23 @@ class Attempt:
             f"launched {self.launch_time:.3f}, "
             f"state {('running', 'finished', 'killed')[self.state]})"
         )
+
+
+def _compiled_attempt() -> type[PyAttempt] | None:
+    """``sim_bridge._attempt_core.Attempt`` when it was built and extensions are allowed."""
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        return None
+    try:
+        from sim_bridge._attempt_core import Attempt as compiled
+    except ImportError:  # pragma: no cover - exercised only on installs without the extension
+        return None
+    return compiled
+
+
+if TYPE_CHECKING:
+    Attempt = PyAttempt
+else:
+    Attempt = _compiled_attempt() or PyAttempt
 
 
 class Task:
@@ -755,7 +778,7 @@ def shed_closed(att: Attempt) -> bool:
             ONE_AS_ROW
             and len(atts) == 1
             and att.start_fraction == 0.0
-            and task.first_launch is att.launch_time
+            and task.first_launch == att.launch_time
             and type(att._rec) is int
         ):  # its one attempt: kept as its job's row (:class:`OneFinished`)
             task_to_row(task, att.uid, att.node, att._rec, DoneOne)  # type: ignore[arg-type]

@@ -6,8 +6,8 @@ FB-2010 day at 33,000 nodes, that loop took over a quarter of a LATE run's CPU i
 interpreter. :func:`progress_list` runs ``SimView.progress_many``'s loop -- the same
 branches, the same IEEE operations in the same order (no fused multiply-add:
 ``-ffp-contract=off``), the same updates of each attempt's last read -- on the attempts'
-fields, read straight from their slots (:func:`set_attempt_type`, called on
-``sim_bridge._jobs.Attempt`` at import). Reads it cannot do here
+C fields (``sim_bridge._attempt_core.Attempt``; an attempt of another type, a subclass or
+the Python reference, is read by name). Reads it cannot do here
 (an attempt not running, a long or unreadable walk under co-located demand) call back into
 the Python engine, as the Python loop does. :func:`late_scan` is a whole LATE scan over the
 jobs alive (each job's cut selected, not sorted, and the candidates ranked in C) and
@@ -27,6 +27,7 @@ from libc.stdlib cimport qsort
 
 import numpy as np
 
+from sim_bridge._attempt_core cimport Attempt as CAttempt
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._order_stats cimport (
     Ranked,
@@ -38,8 +39,6 @@ from sim_bridge._order_stats cimport (
 )
 from sim_bridge._prefetch cimport prefetch as _prefetch
 from sim_bridge._slots cimport (
-    Py_INCREF,
-    Py_XDECREF,
     _float_exact,
     _float_value,
     _list_item,
@@ -48,26 +47,8 @@ from sim_bridge._slots cimport (
     _long_value,
     _tuple_item,
     _tuple_size,
-    slot_ptr,
-    slot_set,
 )
 from sim_bridge._slots cimport slot_offsets as _slot_offsets
-
-
-# a last-read pair rewritten in place (``_book_prog``)
-cdef extern from "Python.h":
-    bint _tuple_exact "PyTuple_CheckExact"(PyObject* o)
-    Py_ssize_t _refcnt "Py_REFCNT"(PyObject* o)
-    void _tuple_set_item "PyTuple_SET_ITEM"(PyObject* t, Py_ssize_t i, PyObject* o)
-
-
-cdef extern from *:
-    """
-    static inline void straggler_float_set(PyObject* f, double x) {
-        ((PyFloatObject*)f)->ob_fval = x;
-    }
-    """
-    void _float_set "straggler_float_set"(PyObject* f, double x)
 
 
 # what :func:`_ahead` reads to know where to ask (sim_bridge._prefetch: the hint itself)
@@ -75,9 +56,6 @@ cdef extern from *:
     """
     static inline PyObject* straggler_type_of(PyObject* o) {
         return (PyObject*)Py_TYPE(o);
-    }
-    static inline PyObject* straggler_slot(PyObject* o, Py_ssize_t off) {
-        return *(PyObject**)((char*)o + off);
     }
     static inline PyObject** straggler_items(PyObject* lst) {
         return ((PyListObject*)lst)->ob_item;
@@ -97,38 +75,20 @@ cdef extern from *:
     }
     """
     PyObject* _type_of "straggler_type_of"(PyObject* o) noexcept nogil
-    PyObject* _slot "straggler_slot"(PyObject* o, Py_ssize_t off) noexcept nogil
     PyObject** _list_items "straggler_list_items"(PyObject* o) noexcept nogil
     PyObject** _items "straggler_items"(object lst) noexcept
     Py_ssize_t _dict_values "straggler_dict_values"(object d, PyObject** out) noexcept
 
 
-# the Attempt fields the loop reads, and their offsets in its instances (its __slots__)
+# the Attempt fields the loop reads (by these names when an attempt is not a CAttempt)
 cdef enum:
     F_STATE, F_WORK, F_DEM, F_PROG, F_STEP_RATE, F_SEG_T, F_SF, F_LAUNCH, F_END, F_NODE
     F_SEG_DONE, F_C0, F_TASK, F_PID, N_FIELDS
 
 _NAMES = ("state", "_work", "_dem", "_prog", "_step_rate", "_seg_t", "start_fraction",
           "launch_time", "_end", "node", "_seg_done", "_c0", "task", "_pid")
-cdef Py_ssize_t _off[N_FIELDS]
-cdef object _slotted = None
-
-
-def set_attempt_type(cls):
-    """Read the fields of ``cls`` instances (``sim_bridge._jobs.Attempt``) straight from
-    their slots: ``instance + offset``, where CPython's member descriptor of each slot says.
-    Python 3.11 reads a slot in a specialised instruction; a generic attribute read from C is
-    slower than that, and the loop makes a dozen a read. Instances of other types (a
-    subclass), or a class whose fields are not all plain slots, are read by name."""
-    global _slotted
-    _slotted = None
-    offsets = _slot_offsets(cls, _NAMES)
-    if offsets is None:
-        return False
-    for i, off in enumerate(offsets):
-        _off[i] = off
-    _slotted = cls
-    return True
+# the attempts read from their C fields: exactly this type (``fast``)
+cdef object _slotted = CAttempt
 
 
 # the Task fields the LATE and Mantri scans read, likewise
@@ -141,7 +101,10 @@ cdef object _task_slotted = None
 
 
 def set_task_type(cls):
-    """:func:`set_attempt_type` for the tasks' fields (``sim_bridge._jobs.Task``)."""
+    """Read the fields of ``cls`` instances (``sim_bridge._jobs.Task``) straight from their
+    slots: ``instance + offset``, where CPython's member descriptor of each slot says.
+    Instances of other types (a subclass), or a class whose fields are not all plain
+    slots, are read by name."""
     global _task_slotted
     _task_slotted = None
     offsets = _slot_offsets(cls, _TASK_NAMES)
@@ -199,19 +162,20 @@ def set_prefetch(bint on):
 
 cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
     """Ask the CPU for what the reads of the attempts ahead of ``live[i]`` will touch: a read
-    is a chain of dependent loads (the attempt, the objects in its slots, the floats in its
-    last read and its rate memo), mostly from outside the caches on a big run, and the
-    reads of different attempts are independent. So before the read of ``live[i]``, the
-    attempt ``live[i + 12]`` is asked for, the objects in the slots of ``live[i + 8]``
-    (arrived by then), the floats of ``live[i + 4]``'s last read and its memo's items, and
-    the step and rate in ``live[i + 2]``'s memo: the loads of later attempts overlap the
-    read of this one instead of each waiting for the last. Called for ``i`` from -12, so the
-    first reads are asked for too.
+    is a chain of dependent loads (the attempt, then its rate memo and the memo's step and
+    rate), mostly from outside the caches on a big run, and the reads of different attempts
+    are independent. So before the read of ``live[i]``, the attempt ``live[i + 12]`` is
+    asked for (its C fields: four cache lines), the memo list and task of ``live[i + 8]``
+    (arrived by then), the memo's items of ``live[i + 4]`` and the step and rate in
+    ``live[i + 2]``'s memo: the loads of later attempts overlap the read of this one instead
+    of each waiting for the last. Called for ``i`` from -12, so the first reads are asked
+    for too.
 
     Only hints: nothing is written, nothing is read that a read would not read, every object
-    read is referenced from ``live`` and only plain ``Attempt`` instances are looked into.
-    The values read are the same with or without them (a read of scattered attempts took
-    0.4x the time with them; an FB-2010 LATE scan 0.6x)."""
+    read is referenced from ``live`` and only ``CAttempt`` instances are looked into. The
+    values read are the same with or without them (a read of scattered attempts took 0.4x
+    the time with them when the attempts' numbers were Python objects; an FB-2010 LATE scan
+    0.6x)."""
     cdef char* b
     cdef PyObject* a
     cdef PyObject* p
@@ -224,37 +188,26 @@ cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
         _prefetch(b)
         _prefetch(b + 64)
         _prefetch(b + 128)
+        _prefetch(b + 192)
     if 0 <= i + AHEAD_FIELDS < n:
         a = live[i + AHEAD_FIELDS]
         if _type_of(a) == slotted:
-            _prefetch(_slot(a, _off[F_WORK]))
-            _prefetch(_slot(a, _off[F_LAUNCH]))
-            _prefetch(_slot(a, _off[F_SF]))
-            _prefetch(_slot(a, _off[F_SEG_T]))
-            _prefetch(_slot(a, _off[F_PROG]))
-            _prefetch(_slot(a, _off[F_STEP_RATE]))
-            _prefetch(_slot(a, _off[F_TASK]))
+            _prefetch(<PyObject*>(<CAttempt>a)._step_rate)
+            _prefetch(<PyObject*>(<CAttempt>a).task)
     if 0 <= i + AHEAD_ITEMS < n:
         a = live[i + AHEAD_ITEMS]
         if _type_of(a) == slotted:
-            p = _slot(a, _off[F_PROG])
-            if p is not NULL and _tuple_exact(p) and _tuple_size(<object>p) == 2:
-                _prefetch(_tuple_item(<object>p, 0))
-                _prefetch(_tuple_item(<object>p, 1))
-            p = _slot(a, _off[F_STEP_RATE])
-            if p is not NULL:
-                items = _list_items(p)
-                if items is not NULL:
-                    _prefetch(items)
+            p = <PyObject*>(<CAttempt>a)._step_rate
+            items = _list_items(p)
+            if items is not NULL:
+                _prefetch(items)
     if 0 <= i + AHEAD_MEMO < n:
         a = live[i + AHEAD_MEMO]
         if _type_of(a) == slotted:
-            p = _slot(a, _off[F_STEP_RATE])
-            if p is not NULL:
-                items = _list_items(p)
-                if items is not NULL:
-                    _prefetch(items[0])
-                    _prefetch(items[2])
+            items = _list_items(<PyObject*>(<CAttempt>a)._step_rate)
+            if items is not NULL:
+                _prefetch(items[0])
+                _prefetch(items[2])
 
 
 cdef inline void _ahead_first(PyObject** live, Py_ssize_t n) noexcept:
@@ -271,7 +224,7 @@ cdef inline void _ahead_task(
 ) noexcept:
     """:func:`_ahead` for the last pass of a LATE scan, which reads the task of each attempt
     still to be checked (``cand`` 1, a rate below ``cut``) for being alone on it: the
-    attempt's slot of its task 12 places ahead (the job's reads have moved it out of the
+    attempt's field of its task 12 places ahead (the job's reads have moved it out of the
     caches since), then, 6 places ahead, the task's count of live attempts."""
     cdef PyObject* a
     cdef PyObject* t
@@ -281,30 +234,43 @@ cdef inline void _ahead_task(
         if not (rate[i + AHEAD_ATTEMPT] >= cut):
             # (its type is not read here: that would wait for the line this asks for; a
             # hint about another type's layout is only a wasted hint)
-            _prefetch(<char*>live[i + AHEAD_ATTEMPT] + _off[F_TASK])
+            # (a CAttempt's task is its second field, within its first 64 bytes after the
+            # object's header: these two lines hold it wherever the object starts)
+            _prefetch(<char*>live[i + AHEAD_ATTEMPT])
+            _prefetch(<char*>live[i + AHEAD_ATTEMPT] + 64)
     if 0 <= i + AHEAD_TASK < n and cand[i + AHEAD_TASK] == 1:
         if not (rate[i + AHEAD_TASK] >= cut):
             a = live[i + AHEAD_TASK]
             if _type_of(a) == <PyObject*>_slotted:
-                t = _slot(a, _off[F_TASK])
-                if t is not NULL and _type_of(t) == <PyObject*>_task_slotted:
+                t = <PyObject*>(<CAttempt>a).task
+                if _type_of(t) == <PyObject*>_task_slotted:
                     _prefetch(<char*>t + _toff[T_N_LIVE])
 
 
-from sim_bridge._jobs import Attempt as _Attempt  # imports only _states and NumPy
-from sim_bridge._jobs import Task as _Task
+from sim_bridge._jobs import Task as _Task  # imports only _states, _attempt_core and NumPy
 
-set_attempt_type(_Attempt)
 set_task_type(_Task)
 
 
 cdef inline object _get(object a, int f, bint fast):
-    cdef PyObject* p
+    """Field ``f`` of the attempt ``a``: from its C field when ``fast`` (a ``CAttempt``),
+    else by name (an unset slot: the AttributeError Python gives)."""
+    cdef CAttempt c
     if fast:
-        p = (<PyObject**>((<char*><PyObject*>a) + _off[f]))[0]
-        if p is not NULL:
-            return <object>p
-    return getattr(a, _NAMES[f])  # unset: the AttributeError Python gives
+        c = <CAttempt>a
+        if f == F_DEM:
+            return c._dem
+        if f == F_STEP_RATE:
+            return c._step_rate
+        if f == F_TASK:
+            return c.task
+        if f == F_PID:
+            return c._pid
+        if f == F_STATE:
+            return c.state
+        if f == F_NODE:
+            return c.node
+    return getattr(a, _NAMES[f])
 
 
 cdef inline object _pid_of(object a, bint fast):
@@ -318,12 +284,25 @@ cdef inline object _pid_of(object a, bint fast):
 
 
 cdef inline double _getd(object a, int f, bint fast) except? -1.0:
-    cdef PyObject* p
+    """Float field ``f`` of the attempt ``a``, as :func:`_get` reads it."""
+    cdef CAttempt c
     if fast:
-        p = (<PyObject**>((<char*><PyObject*>a) + _off[f]))[0]
-        if p is not NULL and _float_exact(p):
-            return _float_value(p)
-    return <double>_get(a, f, fast)
+        c = <CAttempt>a
+        if f == F_WORK:
+            return c._work
+        if f == F_SEG_T:
+            return c._seg_t
+        if f == F_SF:
+            return c.start_fraction
+        if f == F_LAUNCH:
+            return c.launch_time
+        if f == F_END:
+            return c._end
+        if f == F_SEG_DONE:
+            return c._seg_done
+        if f == F_C0:
+            return c._c0
+    return <double>getattr(a, _NAMES[f])
 
 
 cdef inline double _fitem(object seq, Py_ssize_t i) except? -1.0:
@@ -358,49 +337,37 @@ cdef inline bint _item_is(object seq, Py_ssize_t i, object x) except -1:
     return seq[i] is x
 
 
-cdef inline void _set_prog(object a, bint fast, object value) except *:
-    """``a._prog = value``, in its slot when ``a`` is read from its slots."""
+cdef inline bint _prog_of(object a, bint fast, double* t, double* done) except -1:
+    """The attempt's last read under demand, ``a._prog``: its time and work done into ``t``
+    and ``done``, and whether it has one (``_prog`` not None)."""
+    cdef CAttempt c
+    cdef object prog
     if fast:
-        slot_set(a, _off[F_PROG], value)
-    else:
-        a._prog = value
+        c = <CAttempt>a
+        if not c.has_prog:
+            return False
+        t[0] = c.prog_t
+        done[0] = c.prog_done
+        return True
+    prog = a._prog
+    if prog is None:
+        return False
+    t[0] = _fitem(prog, 0)
+    done[0] = _fitem(prog, 1)
+    return True
 
 
 cdef inline void _book_prog(object a, bint fast, object now_obj, double done) except *:
-    """``a._prog = (now_obj, done)``: a read's new last read.
-
-    When the attempt's current ``_prog`` is a pair that nothing else references (the
-    attempt's slot holds the only reference to it, and it the only one to its float), the
-    pair is rewritten in place, not replaced: no reader can tell (no other reference sees
-    the old values), and a scan then allocates no pair and no float per attempt, nor frees
-    the old ones (with their GC passes, about a quarter of a LATE scan's CPU). The caller
-    must hold no reference to the old pair."""
-    cdef PyObject* p
-    cdef PyObject* old
+    """``a._prog = (now_obj, done)``: a read's new last read (in its C fields when
+    ``fast``: nothing allocated)."""
+    cdef CAttempt c
     if fast:
-        p = slot_ptr(a, _off[F_PROG])
-        if p is not NULL and _tuple_exact(p) and _refcnt(p) == 1 and _tuple_size(<object>p) == 2:
-            old = _tuple_item(<object>p, 1)
-            if _float_exact(old) and _refcnt(old) == 1:
-                _float_set(old, done)
-            else:
-                _tuple_put(p, 1, done)
-            old = _tuple_item(<object>p, 0)
-            if old != <PyObject*>now_obj:
-                Py_INCREF(<PyObject*>now_obj)
-                _tuple_set_item(p, 0, <PyObject*>now_obj)
-                Py_XDECREF(old)
-            return
-    _set_prog(a, fast, (now_obj, done))
-
-
-cdef void _tuple_put(PyObject* t, Py_ssize_t i, double x) except *:
-    """Item ``i`` of the tuple ``t`` (held by one reference) becomes the float ``x``."""
-    cdef object f = x
-    cdef PyObject* old = _tuple_item(<object>t, i)
-    Py_INCREF(<PyObject*>f)
-    _tuple_set_item(t, i, <PyObject*>f)
-    Py_XDECREF(old)
+        c = <CAttempt>a
+        c.prog_t = now_obj
+        c.prog_done = done
+        c.has_prog = True
+        return
+    a._prog = (now_obj, done)
 
 
 cdef inline bint _any(object demand):
@@ -451,9 +418,10 @@ cdef class _Reader:
 
     cdef double read(self, object a, bint fast) except? -1.0:
         """The progress of the running attempt ``a`` at the clock (``fast``: read from its
-        slots), with the loop's update of its last read."""
-        cdef object dem, prog, memo, task, pid, cum, walk
-        cdef double work, span, frac, t0, done, sf, launch, base, total, seg_t
+        C fields), with the loop's update of its last read."""
+        cdef object dem, memo, task, pid, cum, walk
+        cdef double work, span, frac, t0, done, sf, launch, base, total, seg_t, pt, pd
+        cdef bint has_prog
         cdef double now = self.now
         cdef bint engine, walked
         work = _getd(a, F_WORK, fast)
@@ -466,16 +434,16 @@ cdef class _Reader:
             else:
                 frac = (now - launch) / span
         elif dem is not None:
-            prog = _get(a, F_PROG, fast)
+            has_prog = _prog_of(a, fast, &pt, &pd)
             memo = _get(a, F_STEP_RATE, fast)
             engine = True
             if (
                 self.inline
-                and prog is not None
+                and has_prog
                 and memo is not None
                 and _step_is(memo, self.k_now_obj, self.k_now_ll)
             ):
-                t0 = _fitem(prog, 0)
+                t0 = pt
                 if not self.have_seen or t0 != self.seen_t0:
                     self.have_seen = True
                     self.seen_t0 = t0
@@ -484,19 +452,18 @@ cdef class _Reader:
                 if self.seen_ok and _item_is(memo, 1, dem) and _getd(a, F_SEG_T, fast) <= t0:
                     # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
                     if t0 < now:
-                        done = _fitem(prog, 1) + (0.0 + _fitem(memo, 2) * self.seen_gap)
+                        done = pd + (0.0 + _fitem(memo, 2) * self.seen_gap)
                     else:
-                        done = _fitem(prog, 1) + 0.0
-                    prog = None  # the pair's one reference is now the attempt's
+                        done = pd + 0.0
                     _book_prog(a, fast, self.now_obj, done)
                     frac = done / work
                     engine = False
             if engine and self.walk_here and _any(dem):
                 # Simulator._work_done: from the last read in this segment, else its start
                 seg_t = _getd(a, F_SEG_T, fast)
-                if prog is not None and seg_t <= _fitem(prog, 0) <= now:
-                    t0 = _fitem(prog, 0)
-                    base = _fitem(prog, 1)
+                if has_prog and seg_t <= pt <= now:
+                    t0 = pt
+                    base = pd
                 else:
                     t0 = seg_t
                     base = _getd(a, F_SEG_DONE, fast)
@@ -514,7 +481,6 @@ cdef class _Reader:
                         walked = <double>walk[1] >= now  # else it stopped short
                     if walked:
                         done = base + total
-                        prog = None  # the pair's one reference is now the attempt's
                         _book_prog(a, fast, self.now_obj, done)
                         frac = done / work
                         engine = False

@@ -8,17 +8,18 @@ half of a replay's CPU in the interpreter (py-spy, the first hour without specul
 dozen attribute reads and writes a tenant, a dictionary of the walks made keyed by tuples,
 and the deferral's arithmetic. :func:`retenant` is the same loop -- the same branches, the
 same IEEE operations in the same order (no fused multiply-add: ``-ffp-contract=off``), the
-same calls for what it does not do itself -- on the attempts' fields read and written in
-their slots (:func:`set_types`, called on ``sim_bridge._jobs``' classes at import).
+same calls for what it does not do itself -- on the attempts' C fields
+(``sim_bridge._attempt_core.Attempt``) and their tasks' and jobs' slots (:func:`set_types`,
+called on ``sim_bridge._jobs``' classes at import).
 ``AttemptPhysics._retenant_py`` is the reference it is tested against
 (``tests/test_tenancy_fast_paths.py``; ``tests/test_no_compiler.py`` runs without it).
 """
 
 from cpython.dict cimport PyDict_GetItemWithError
 from cpython.object cimport PyObject
+from libc.math cimport NAN
 
-import math
-
+from sim_bridge._attempt_core cimport Attempt as CAttempt
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._prefetch cimport prefetch
 from sim_bridge._slots cimport (
@@ -30,22 +31,12 @@ from sim_bridge._slots cimport (
     _tuple_size,
     slot_offsets,
     slot_ptr,
-    slot_set,
 )
 
-# the Attempt fields the loop reads or writes, and their offsets in its instances
-cdef enum:
-    A_NODE, A_TASK, A_SEG_T, A_DEM, A_STEP_RATE, A_PROG, A_SEG_DONE, A_C0, A_WORK, A_SOLVE
-    A_CKPT, A_END, A_PID, N_A
-
-_A_NAMES = ("node", "task", "_seg_t", "_dem", "_step_rate", "_prog", "_seg_done", "_c0",
-            "_work", "_solve", "_ckpt", "_end", "_pid")
-cdef Py_ssize_t _aoff[N_A]
 cdef Py_ssize_t _t_job, _t_stage, _j_pids
 cdef object _att_type = None
 cdef object _task_type = None
 cdef object _job_type = None
-cdef object _nan = math.nan  # what ``att._end = math.nan`` stores
 
 # walks remembered in one call (``_retenant``'s ``walked``; more distinct ones walk again,
 # which gives the same floats)
@@ -55,18 +46,16 @@ cdef enum:
 
 def set_types(att_cls, task_cls, job_cls):
     """Read and write the fields of ``att_cls``, ``task_cls`` and ``job_cls`` instances
-    (``sim_bridge._jobs``' ``Attempt``, ``Task`` and ``Job``) in their slots. Returns whether
-    they all are plain slots; :func:`retenant` refuses (returns False) otherwise, and on
-    instances of other types."""
+    (``sim_bridge._jobs``' ``Attempt``, ``Task`` and ``Job``): the attempts' C fields (the
+    class must be ``sim_bridge._attempt_core.Attempt``), the others' slots. Returns whether
+    they are; :func:`retenant` refuses (returns False) otherwise, and on instances of other
+    types."""
     global _att_type, _task_type, _job_type, _t_job, _t_stage, _j_pids
     _att_type = _task_type = _job_type = None
-    a = slot_offsets(att_cls, _A_NAMES)
     t = slot_offsets(task_cls, ("job", "stage"))
     j = slot_offsets(job_cls, ("pids",))
-    if a is None or t is None or j is None:
+    if att_cls is not CAttempt or t is None or j is None:
         return False
-    for i, off in enumerate(a):
-        _aoff[i] = off
     _t_job, _t_stage = t
     _j_pids = j[0]
     _att_type, _task_type, _job_type = att_cls, task_cls, job_cls
@@ -86,12 +75,6 @@ cdef inline object _get(object o, Py_ssize_t off, str name):
     if p is NULL:
         return getattr(o, name)
     return <object>p
-
-
-cdef inline double _as_double(object x) except? -1.0:
-    if _float_exact(<PyObject*>x):
-        return _float_value(<PyObject*>x)
-    return <double>x
 
 
 cdef inline double _item_d(object seq, Py_ssize_t i) except? -1.0:
@@ -117,55 +100,49 @@ cdef inline bint _any(object demand) except -1:
     return any(demand)
 
 
-cdef inline bint _has_pid(object att):
-    """Whether the slotted attempt ``att`` holds its profile id (``_pid``, set at launch)."""
-    cdef PyObject* p = slot_ptr(att, _aoff[A_PID])
-    return p is not NULL and <object>p is not None
 
 
 #: how many co-tenants ahead of the one re-solved :func:`_ahead` asks for
 DEF AHEAD = 3
 
 
-cdef inline void _ahead(object att) noexcept:
-    """Ask the CPU for the objects in the slots the re-solve of ``att`` reads first (its
-    segment's start and work done, demand, rate memo, last read, work and pending solve):
-    up to 175 co-tenants are re-solved at an Alibaba departure, each a chain of loads from
-    outside the caches, and their loads are independent (``_all_slotted`` has read every
-    attempt already, so the attempt itself is there). A hint only: nothing is written.
-    Alibaba 2017's first 0.6 h on 1,300 x 176 without speculation: 0.97x the loop CPU (four
-    pairs side by side, 0.94-1.00), the same trace."""
-    prefetch(slot_ptr(att, _aoff[A_SEG_T]))
-    prefetch(slot_ptr(att, _aoff[A_SEG_DONE]))
-    prefetch(slot_ptr(att, _aoff[A_DEM]))
-    prefetch(slot_ptr(att, _aoff[A_STEP_RATE]))
-    prefetch(slot_ptr(att, _aoff[A_PROG]))
-    prefetch(slot_ptr(att, _aoff[A_WORK]))
-    prefetch(slot_ptr(att, _aoff[A_SOLVE]))
+cdef inline void _ahead(CAttempt att) noexcept:
+    """Ask the CPU for the lines the re-solve of ``att`` reads first: the rest of the
+    attempt's C fields past the line ``_all_slotted`` read, its demand and its rate memo. Up
+    to 175 co-tenants are re-solved at an Alibaba departure, each a chain of loads from
+    outside the caches, and their loads are independent. A hint only: nothing is written.
+    (When the attempts' numbers were Python objects, hints for them made Alibaba 2017's
+    first 0.6 h on 1,300 x 176 without speculation 0.97x the loop CPU.)"""
+    cdef char* b = <char*><PyObject*>att
+    prefetch(b + 64)
+    prefetch(b + 128)
+    prefetch(b + 192)
+    prefetch(<PyObject*>att._dem)
+    prefetch(<PyObject*>att._step_rate)
 
 
 cdef bint _all_slotted(list atts) except -1:
-    """Whether every attempt of ``atts`` is of the slotted type and holds its profile id,
-    or else its task and its job are of the slotted types too (the id is read from them)."""
+    """Whether every attempt of ``atts`` is a ``CAttempt`` (with :func:`set_types` done) and
+    holds its profile id, or else its task and its job are of the slotted types (the id is
+    read from them)."""
     cdef object att, task
     for att in atts:
         if type(att) is not _att_type:
             return False
-        if _has_pid(att):
+        if (<CAttempt>att)._pid is not None:
             continue
-        task = _get(att, _aoff[A_TASK], "task")
+        task = (<CAttempt>att).task
         if type(task) is not _task_type or type(_get(task, _t_job, "job")) is not _job_type:
             return False
     return True
 
 
-cdef inline object _pid_of(object att):
-    """The slotted attempt ``att``'s profile id: its ``_pid``, else
+cdef inline object _pid_of(CAttempt att):
+    """The attempt ``att``'s profile id: its ``_pid``, else
     ``att.task.job.pids[att.task.stage]`` (an attempt built by hand)."""
-    cdef PyObject* p = slot_ptr(att, _aoff[A_PID])
-    if p is not NULL and <object>p is not None:
-        return <object>p
-    task = _get(att, _aoff[A_TASK], "task")
+    if att._pid is not None:
+        return att._pid
+    task = att.task
     return _get(_get(task, _t_job, "job"), _j_pids, "pids")[_get(task, _t_stage, "stage")]
 
 
@@ -200,11 +177,11 @@ def retenant(
     Returns False, having changed nothing, when an attempt is not of the slotted type (or
     holds no profile id and its task or job is not), or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
-    cdef object att, dem, pid_obj, node_obj, old, memo, prog, prev, same_m0
-    cdef object same_m2
+    cdef CAttempt att
+    cdef object dem, pid_obj, node_obj, old, memo, same_m0, same_m2
     cdef double now = now_obj
-    cdef double seg_t, t0, base, work, done, left, end, pt, due
-    cdef bint from_prog, keyable, in_resolve = False
+    cdef double seg_t, t0, base, work, done, left, end, pt, due, prev_t, prev_left
+    cdef bint from_prog, keyable, had_solve, in_resolve = False
     cdef double od[4]  # a keyable demand's four terms
     cdef long long k1, pid, seq, horizon
     cdef Walk walks[N_WALKED]
@@ -217,37 +194,32 @@ def retenant(
     try:
         for i in range(n):
             if i + AHEAD < n:
-                _ahead(atts[i + AHEAD])
-            att = atts[i]
+                _ahead(<CAttempt>atts[i + AHEAD])
+            att = <CAttempt>atts[i]
             dem = dems[i]
-            node_obj = _get(att, _aoff[A_NODE], "node")
+            node_obj = att.node
             pid_obj = _pid_of(att)
-            seg_t = _as_double(_get(att, _aoff[A_SEG_T], "_seg_t"))
+            seg_t = att._seg_t
             if now > seg_t:  # _advance: _work_done(att, now) booked
-                old = _get(att, _aoff[A_DEM], "_dem")
+                old = att._dem
                 if old is None:
-                    done = (
-                        _get(att, _aoff[A_SEG_DONE], "_seg_done")
-                        + cl.cum_at(node_obj, pid_obj, now_obj)
-                        - _get(att, _aoff[A_C0], "_c0")
-                    )
+                    done = att._seg_done + <double>cl.cum_at(node_obj, pid_obj, now_obj) - att._c0
                     horizon = cl._horizon
                 else:
-                    memo = _get(att, _aoff[A_STEP_RATE], "_step_rate")
+                    memo = att._step_rate
                     if memo is None:
                         memo = [-1, None, 0.0]
-                        slot_set(att, _aoff[A_STEP_RATE], memo)
-                    prog = _get(att, _aoff[A_PROG], "_prog")
+                        att._step_rate = memo
                     from_prog = False
-                    if prog is not None:
-                        pt = _item_d(prog, 0)
+                    if att.has_prog:
+                        pt = att.prog_t
                         from_prog = seg_t <= pt <= now
                     if from_prog:  # from the last read in this segment
                         t0 = pt
-                        base = _item_d(prog, 1)
+                        base = att.prog_done
                     else:
                         t0 = seg_t
-                        base = _as_double(_get(att, _aoff[A_SEG_DONE], "_seg_done"))
+                        base = att._seg_done
                     k1 = <long long>py_floordiv(now, dt)
                     if (
                         k1 < horizon
@@ -299,9 +271,9 @@ def retenant(
                         work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
                         horizon = cl._horizon
                     done = base + work
-                slot_set(att, _aoff[A_SEG_DONE], done)
-                slot_set(att, _aoff[A_SEG_T], now_obj)
-                slot_set(att, _aoff[A_PROG], None)
+                att._seg_done = done
+                att._seg_t = now
+                att.has_prog = False
             if dem is None or not _any(dem):
                 sim._seq = seq
                 in_resolve = True
@@ -310,23 +282,25 @@ def retenant(
                 seq = sim._seq
                 horizon = cl._horizon
                 continue
-            left = (
-                _as_double(_get(att, _aoff[A_WORK], "_work"))
-                - _as_double(_get(att, _aoff[A_SEG_DONE], "_seg_done"))
-            )
+            left = att._work - att._seg_done
             if left < 0.0:
                 left = 0.0
-            slot_set(att, _aoff[A_PROG], None)
-            slot_set(att, _aoff[A_CKPT], None)
+            att.has_prog = False
+            att._ckpt = None
             # _resolve under demand: _defer, the heap economy
-            prev = _get(att, _aoff[A_SOLVE], "_solve")
-            slot_set(att, _aoff[A_DEM], dem)
-            slot_set(att, _aoff[A_END], _nan)
-            end = now + left * _item_d(speed, node_obj) * lower
+            had_solve = att.has_solve
+            prev_t = att.solve_t
+            prev_left = att.solve_left
+            att._dem = dem
+            att._end = NAN
+            end = now + left * _item_d(speed, att.node) * lower
             seq += 1
-            slot_set(att, _aoff[A_SOLVE], (seq, now_obj, left))
-            if prev is not None:
-                due = _item_d(prev, 1) + _item_d(prev, 2) * _item_d(speed, node_obj) * lower
+            att.solve_seq = seq
+            att.solve_t = now
+            att.solve_left = left
+            att.has_solve = True
+            if had_solve:
+                due = prev_t + prev_left * _item_d(speed, att.node) * lower
                 if end >= due:
                     continue
             push(end, seq, ev_solve, att)
@@ -348,7 +322,7 @@ def owns(list atts, dict known, object demand):
     if not _all_slotted(atts):
         return None
     for i in range(n):
-        pid = _pid_of(atts[i])
+        pid = _pid_of(<CAttempt>atts[i])
         d = PyDict_GetItemWithError(known, pid)  # (an error raised: ``except? NULL``)
         if d is NULL:
             out[i] = demand(pid)
@@ -382,7 +356,7 @@ def add_each(list atts, object own):
     cdef object last = None, last_out = None  # the last demand added to, and its sum
     for i in range(n):
         att = atts[i]
-        dem = _get(att, _aoff[A_DEM], "_dem")
+        dem = (<CAttempt>att)._dem
         if dem is None:
             out[i] = own
         elif dem is last:  # co-tenants holding one (shared) tuple: the same sum, made once

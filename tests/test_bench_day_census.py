@@ -62,9 +62,15 @@ def test_census_stops_the_replay_and_logs_the_running_attempts(
     assert "running attempts of" in capsys.readouterr().out
 
 
-def test_census_equals_a_slow_count(bench_modules):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_census_equals_a_slow_count(bench_modules, compiled):
     _, census_mod = bench_modules
-    from sim_bridge._jobs import Attempt, Job, Task
+    from sim_bridge._jobs import Attempt, Job, PyAttempt, Task
+
+    if not compiled:
+        Attempt = PyAttempt  # noqa: N806 - the reference, whose numbers are objects
+    elif Attempt is PyAttempt:
+        pytest.skip("sim_bridge._attempt_core is not built")
 
     job = Job()
     job.job_id, job.uid, job.finish_time = "j", 0, None
@@ -89,8 +95,12 @@ def test_census_equals_a_slow_count(bench_modules):
     assert rows["Task (running)"] == (3 * tracked(tasks[0]), 3)
     assert rows["task.attempts"] == (sum(tracked(t.attempts) for t in tasks), 3)
     assert rows["job.running"] == (tracked(job.running), 1)
-    # uids past 256 are int objects of their own; floats too (0.0 and 1.5 and 3.0 each once)
-    assert rows["attempt.uid (int)"] == (3 * sys.getsizeof(5000), 3)
+    # the reference's uids past 256 are int objects of their own; a compiled attempt's are
+    # C fields, and it holds no number object at all
+    if compiled:
+        assert not any(k.startswith("attempt.") for k in rows)
+    else:
+        assert rows["attempt.uid (int)"] == (3 * sys.getsizeof(5000), 3)
     assert rows["task.uid (int)"] == (3 * sys.getsizeof(1000), 3)
     assert rows["task.work (float)"] == (3 * sys.getsizeof(1.0), 3)
     table = census_mod.format_census(got)
@@ -134,7 +144,7 @@ def test_job_census_equals_a_slow_count(bench_modules):
     import numpy as np
 
     job_census_mod = importlib.import_module("_job_census")
-    from sim_bridge._jobs import Attempt, Job, Task
+    from sim_bridge._jobs import Attempt, Job, PyAttempt, Task
     from sim_bridge.policies._speculation import _Durations
 
     job = Job()
@@ -167,7 +177,9 @@ def test_job_census_equals_a_slow_count(bench_modules):
     assert rows["Job"] == (size(job), 1)
     # job.tasks reaches the list, both tasks, their attempts lists and the attempt first
     assert rows["job.tasks"][1] >= 1 + 2 + 2 + 1
-    assert "job.running" in rows and rows["job.running"][1] == 1  # the dict; its attempt seen
+    # the dict, its attempt seen; its key, the uid, is the reference attempt's own int object
+    # (seen), where a compiled attempt holds a C number and the key is an object of its own
+    assert rows["job.running"][1] == (1 if Attempt is PyAttempt else 2)
     assert rows["job._one"] == (size(job._one), 1)
     assert rows["job._one"][0] >= 64  # the buffer's 8 doubles, owned
     assert rows["policy._durs._sorted"] == (size(durs._sorted), 1)

@@ -27,8 +27,6 @@ from sim_bridge.world._attempts import _LOWER
 
 heap_core = pytest.importorskip("sim_bridge._heap_core")
 
-NAMES = ("state", "_solve", "node", "_end", "_ckpt")
-
 
 def _ref_pop_live(heap, before: float, limited: bool, speed: list[float]):
     """The loop's passes written plainly: what it acts on next, or None. An entry whose
@@ -129,7 +127,7 @@ def test_pop_live_acts_as_the_loop_entry_by_entry(data):
     ]
     objs += [CLOSED, _Other()]
     c, py = heap_core.EventHeap(), PyEventHeap()
-    assert c.skip_stale(Attempt, NAMES, CLOSED, speed, _LOWER, EV_SOLVE, EV_FINISH, A_RUNNING)
+    assert c.skip_stale(Attempt, CLOSED, speed, _LOWER, EV_SOLVE, EV_FINISH, A_RUNNING)
     for t, seq, kind, i in entries:
         c.push(t, seq, kind, objs[i])
         py.push(t, seq, kind, objs[i])
@@ -154,7 +152,7 @@ def test_without_skip_stale_pop_live_is_pop_next():
     assert h.pop_live(1.5, True) == (1.0, 2, EV_SOLVE, CLOSED)
     assert h.pop_live(0.0, False) == (2.0, 1, EV_FINISH, a)
     assert h.pop_live(0.0, False) is None and h.requeued == h.skipped == 0
-    assert not h.skip_stale(object, NAMES, CLOSED, [1.0], _LOWER, EV_SOLVE, EV_FINISH, 0)
+    assert not h.skip_stale(object, CLOSED, [1.0], _LOWER, EV_SOLVE, EV_FINISH, 0)
 
 
 WORLDS = [
