@@ -283,6 +283,17 @@ cdef inline object _pid_of(object a, bint fast):
     return pid
 
 
+cdef inline long long _geti(object a, int f, bint fast) except? -1:
+    """Integer field ``f`` of the attempt ``a`` (its state or node), as :func:`_get` reads
+    it (from a ``CAttempt`` without making a Python int)."""
+    if fast:
+        if f == F_STATE:
+            return (<CAttempt>a).state
+        if f == F_NODE:
+            return (<CAttempt>a).node
+    return <long long>getattr(a, _NAMES[f])
+
+
 cdef inline double _getd(object a, int f, bint fast) except? -1.0:
     """Float field ``f`` of the attempt ``a``, as :func:`_get` reads it."""
     cdef CAttempt c
@@ -496,7 +507,7 @@ cdef class _Reader:
                 self.last_pid = pid
                 self.have_cv = True
             frac = (
-                _getd(a, F_SEG_DONE, fast) + self.cv[<Py_ssize_t>_get(a, F_NODE, fast)]
+                _getd(a, F_SEG_DONE, fast) + self.cv[<Py_ssize_t>_geti(a, F_NODE, fast)]
                 - _getd(a, F_C0, fast)
             ) / work
         if frac < 0.0:
@@ -509,7 +520,7 @@ cdef class _Reader:
     cdef double read_any(self, object a, bint fast, object progress_one) except? -1.0:
         """The progress of the attempt ``a``: :meth:`read` when it is running, else
         ``progress_one(a)`` (``SimView.progress``), as the Python loop reads it."""
-        if <long>_get(a, F_STATE, fast) != 0:  # not running (A_RUNNING is 0)
+        if _geti(a, F_STATE, fast) != 0:  # not running (A_RUNNING is 0)
             return progress_one(a)
         return self.read(a, fast)
 

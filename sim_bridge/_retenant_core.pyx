@@ -178,7 +178,7 @@ def retenant(
     holds no profile id and its task or job is not), or the lists' lengths differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef CAttempt att
-    cdef object dem, pid_obj, node_obj, old, memo, same_m0, same_m2
+    cdef object dem, pid_obj, old, memo, same_m0, same_m2
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due, prev_t, prev_left
     cdef bint from_prog, keyable, had_solve, in_resolve = False
@@ -197,13 +197,12 @@ def retenant(
                 _ahead(<CAttempt>atts[i + AHEAD])
             att = <CAttempt>atts[i]
             dem = dems[i]
-            node_obj = att.node
             pid_obj = _pid_of(att)
             seg_t = att._seg_t
             if now > seg_t:  # _advance: _work_done(att, now) booked
                 old = att._dem
                 if old is None:
-                    done = att._seg_done + <double>cl.cum_at(node_obj, pid_obj, now_obj) - att._c0
+                    done = att._seg_done + <double>cl.cum_at(att.node, pid_obj, now_obj) - att._c0
                     horizon = cl._horizon
                 else:
                     memo = att._step_rate
@@ -253,10 +252,10 @@ def retenant(
                             memo[2] = same_m2
                             memo[1] = old
                         else:
-                            walk = trates.work_steps(node_obj, pid, t0, now, 0.0, old, memo)
+                            walk = trates.work_steps(att.node, pid, t0, now, 0.0, old, memo)
                             work = walk[0]
                             if <double>walk[1] < now:
-                                work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
+                                work = cl.work_with(att.node, pid_obj, t0, now, old, memo)
                                 horizon = cl._horizon
                             elif keyable and n_walked < N_WALKED:
                                 # a whole walk: the memo holds its last step
@@ -268,7 +267,7 @@ def retenant(
                                 walk_memo.append((memo[0], memo[2]))
                                 n_walked += 1
                     else:
-                        work = cl.work_with(node_obj, pid_obj, t0, now, old, memo)
+                        work = cl.work_with(att.node, pid_obj, t0, now, old, memo)
                         horizon = cl._horizon
                     done = base + work
                 att._seg_done = done
