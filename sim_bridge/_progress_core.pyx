@@ -88,7 +88,7 @@ cdef enum:
 _NAMES = ("state", "_work", "_dem", "_prog", "_step_rate", "_seg_t", "start_fraction",
           "launch_time", "_end", "node", "_seg_done", "_c0", "task", "_pid")
 # the attempts read from their C fields: exactly this type (``fast``)
-cdef object _slotted = CAttempt
+cdef object _typed = CAttempt
 
 
 # the Task fields the LATE and Mantri scans read, likewise
@@ -180,7 +180,7 @@ cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
     cdef PyObject* a
     cdef PyObject* p
     cdef PyObject** items
-    cdef PyObject* slotted = <PyObject*>_slotted
+    cdef PyObject* typed = <PyObject*>_typed
     if not _hints:
         return
     if i + AHEAD_ATTEMPT < n:
@@ -191,19 +191,19 @@ cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
         _prefetch(b + 192)
     if 0 <= i + AHEAD_FIELDS < n:
         a = live[i + AHEAD_FIELDS]
-        if _type_of(a) == slotted:
+        if _type_of(a) == typed:
             _prefetch(<PyObject*>(<CAttempt>a)._step_rate)
             _prefetch(<PyObject*>(<CAttempt>a).task)
     if 0 <= i + AHEAD_ITEMS < n:
         a = live[i + AHEAD_ITEMS]
-        if _type_of(a) == slotted:
+        if _type_of(a) == typed:
             p = <PyObject*>(<CAttempt>a)._step_rate
             items = _list_items(p)
             if items is not NULL:
                 _prefetch(items)
     if 0 <= i + AHEAD_MEMO < n:
         a = live[i + AHEAD_MEMO]
-        if _type_of(a) == slotted:
+        if _type_of(a) == typed:
             items = _list_items(<PyObject*>(<CAttempt>a)._step_rate)
             if items is not NULL:
                 _prefetch(items[0])
@@ -241,7 +241,7 @@ cdef inline void _ahead_task(
     if 0 <= i + AHEAD_TASK < n and cand[i + AHEAD_TASK] == 1:
         if not (rate[i + AHEAD_TASK] >= cut):
             a = live[i + AHEAD_TASK]
-            if _type_of(a) == <PyObject*>_slotted:
+            if _type_of(a) == <PyObject*>_typed:
                 t = <PyObject*>(<CAttempt>a).task
                 if _type_of(t) == <PyObject*>_task_slotted:
                     _prefetch(<char*>t + _toff[T_N_LIVE])
@@ -566,7 +566,7 @@ def progress_list(
     for i in range(n):
         _ahead(objs, i, n)
         a = attempts[i]
-        out.append(reader.read_any(a, type(a) is _slotted, progress_one))
+        out.append(reader.read_any(a, type(a) is _typed, progress_one))
     return out
 
 
@@ -896,7 +896,7 @@ def late_scan(
         first = -1
         for i in range(n):
             a = <object>live[i]
-            fast = type(a) is _slotted
+            fast = type(a) is _typed
             if now - _getd(a, F_LAUNCH, fast) >= min_el and _alone(a, fast):
                 first = i
                 break
@@ -910,7 +910,7 @@ def late_scan(
         for i in range(n):
             _ahead(live, i, n)
             a = <object>live[i]
-            fast = type(a) is _slotted
+            fast = type(a) is _typed
             p = reader.read_any(a, fast, progress_one)
             launch = _getd(a, F_LAUNCH, fast)
             sf = _getd(a, F_SF, fast)
@@ -926,7 +926,7 @@ def late_scan(
         for i in range(first, n):  # before first: none alone and old enough
             if buf.cand[i]:
                 a = <object>live[i]
-                buf.cand[i] = 2 if _alone(a, type(a) is _slotted) else 3
+                buf.cand[i] = 2 if _alone(a, type(a) is _typed) else 3
                 if buf.cand[i] == 2:
                     found = True
                     break
@@ -964,7 +964,7 @@ def late_scan(
             if c and not (buf.rate[i] >= cut):
                 a = <object>live[i]
                 if c == 1:
-                    c = 2 if _alone(a, type(a) is _slotted) else 3
+                    c = 2 if _alone(a, type(a) is _typed) else 3
                 if c == 2:
                     est = (1.0 - buf.prog[i]) / buf.rate[i]
                     uid = a.uid
@@ -1226,7 +1226,7 @@ def mantri_scan(
         nan_last = n > 0 and done[n - 1] != done[n - 1]
         live = []
         for a in running.values():
-            if _tget(_get(a, F_TASK, type(a) is _slotted), T_STAGE) == stage:
+            if _tget(_get(a, F_TASK, type(a) is _typed), T_STAGE) == stage:
                 live.append(a)
         m = len(live)
         buf.reserve(m)
@@ -1235,11 +1235,11 @@ def mantri_scan(
         for i in range(m):
             _ahead(objs, i, m)
             a = live[i]
-            buf.prog[i] = reader.read_any(a, type(a) is _slotted, progress_one)
+            buf.prog[i] = reader.read_any(a, type(a) is _typed, progress_one)
         seen.clear()
         for i in range(m):
             a = live[i]
-            fast = type(a) is _slotted
+            fast = type(a) is _typed
             task = _get(a, F_TASK, fast)
             c = _tget(task, T_N_LIVE)
             if c > 1:
@@ -1254,7 +1254,7 @@ def mantri_scan(
             if c > 1:
                 t_rem = INFINITY
                 for b in task.live.values():
-                    fb = type(b) is _slotted
+                    fb = type(b) is _typed
                     pb = reader.read_any(b, fb, progress_one)
                     eb = now - _getd(b, F_LAUNCH, fb)
                     sfb = _getd(b, F_SF, fb)

@@ -108,7 +108,7 @@ DEF AHEAD = 3
 
 cdef inline void _ahead(CAttempt att) noexcept:
     """Ask the CPU for the lines the re-solve of ``att`` reads first: the rest of the
-    attempt's C fields past the line ``_all_slotted`` read, its demand and its rate memo. Up
+    attempt's C fields past the line ``_all_typed`` read, its demand and its rate memo. Up
     to 175 co-tenants are re-solved at an Alibaba departure, each a chain of loads from
     outside the caches, and their loads are independent. A hint only: nothing is written.
     (When the attempts' numbers were Python objects, hints for them made Alibaba 2017's
@@ -121,7 +121,7 @@ cdef inline void _ahead(CAttempt att) noexcept:
     prefetch(<PyObject*>att._step_rate)
 
 
-cdef bint _all_slotted(list atts) except -1:
+cdef bint _all_typed(list atts) except -1:
     """Whether every attempt of ``atts`` is a ``CAttempt`` (with :func:`set_types` done) and
     holds its profile id, or else its task and its job are of the slotted types (the id is
     read from them)."""
@@ -174,8 +174,9 @@ def retenant(
     whether co-tenants share walks, ``lower`` and ``ev_solve`` the deferral's factor and
     event kind. ``sim._seq`` is counted here as the Python loop counts it, and written back
     before each re-solve it leaves to ``sim._resolve`` (read again after) and at the end.
-    Returns False, having changed nothing, when an attempt is not of the slotted type (or
-    holds no profile id and its task or job is not), or the lists' lengths differ."""
+    Returns False, having changed nothing, when an attempt is not a ``CAttempt`` (or holds
+    no profile id and its task or job is not of the slotted types), or the lists' lengths
+    differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef CAttempt att
     cdef object dem, pid_obj, old, memo, same_m0, same_m2
@@ -187,7 +188,7 @@ def retenant(
     cdef Walk walks[N_WALKED]
     cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
     cdef Walk* hit
-    if len(dems) != n or not _all_slotted(atts):
+    if len(dems) != n or not _all_typed(atts):
         return False
     seq = sim._seq
     horizon = cl._horizon
@@ -312,13 +313,13 @@ def retenant(
 def owns(list atts, dict known, object demand):
     """``AttemptPhysics._owns``: each attempt's own demand, ``known[pid]`` for its profile
     ``pid = profile_of(a)`` (``sim_bridge._jobs``), else ``demand(pid)``, in order; None,
-    having called nothing, when an attempt is not of the slotted type (or holds no profile id
-    and its task or job is not)."""
+    having called nothing, when an attempt is not a ``CAttempt`` (or holds no profile id and
+    its task or job is not of the slotted types)."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
     cdef object pid
     cdef PyObject* d
-    if not _all_slotted(atts):
+    if not _all_typed(atts):
         return None
     for i in range(n):
         pid = _pid_of(<CAttempt>atts[i])
@@ -334,8 +335,8 @@ def add_each(list atts, object own):
     """``[_add(a._dem, own) for a in atts]`` (``sim_bridge.world._attempts._add``: ``own``
     where an attempt has no demand, else the sums term by term, as Python adds them; one
     tuple for a run of attempts holding one tuple, :mod:`sim_bridge.world._shared_demands`);
-    None, having made nothing, when an attempt is not of the slotted type or ``own`` is not a
-    tuple of four floats."""
+    None, having made nothing, when an attempt is not a ``CAttempt`` or ``own`` is not a tuple
+    of four floats."""
     cdef Py_ssize_t i, n = len(atts)
     cdef list out = [None] * n
     cdef object att, dem
