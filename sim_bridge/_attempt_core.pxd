@@ -30,3 +30,9 @@ cdef class Attempt:
     cdef long long solve_seq
     cdef double solve_t
     cdef double solve_left
+
+
+cdef class RateMemo:
+    cdef public long long step
+    cdef public object demand
+    cdef public double rate

@@ -146,3 +146,71 @@ cdef class Attempt:
             f"launched {self.launch_time:.3f}, "
             f"state {('running', 'finished', 'killed')[self.state]})"
         )
+
+
+cdef class RateMemo:
+    """An attempt's rate memo, ``[step, demand, rate]``: the step its last progress read
+    under co-located demand ended in, that demand (the object, compared by identity) and the
+    step's rate (``Cluster.work_with``). The reference is a list of the three; this is the
+    same as C fields, read and written by index as the list is (``memo[0]``, ``memo[:] =
+    (k, demand, rate)``), in one object where the list took four (itself, its items, the
+    step's int and the rate's float), each one more wait for a scan's read.
+
+    Examples
+    --------
+    >>> m = RateMemo()
+    >>> list(m), len(m)
+    ([-1, None, 0.0], 3)
+    >>> m[:] = (12, (0.1, 0.0, 0.2, 0.0), 0.5)
+    >>> m[0], m[2], m == [12, (0.1, 0.0, 0.2, 0.0), 0.5]
+    (12, 0.5, True)
+    """
+
+    def __init__(self, long long step=-1, object demand=None, double rate=0.0):
+        self.step = step
+        self.demand = demand
+        self.rate = rate
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self.step, self.demand, self.rate][i]
+        if i == 0 or i == -3:
+            return self.step
+        if i == 1 or i == -2:
+            return self.demand
+        if i == 2 or i == -1:
+            return self.rate
+        raise IndexError("rate memo index out of range")
+
+    def __setitem__(self, i, value):
+        if isinstance(i, slice):
+            if i != slice(None):
+                raise ValueError("a rate memo is written whole (memo[:] = ...) or by index")
+            step, demand, rate = value
+            self.step = step
+            self.demand = demand
+            self.rate = rate
+        elif i == 0 or i == -3:
+            self.step = value
+        elif i == 1 or i == -2:
+            self.demand = value
+        elif i == 2 or i == -1:
+            self.rate = value
+        else:
+            raise IndexError("rate memo assignment index out of range")
+
+    def __iter__(self):
+        return iter((self.step, self.demand, self.rate))
+
+    def __eq__(self, other):
+        if isinstance(other, (RateMemo, list, tuple)) and len(other) == 3:
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"RateMemo({self.step}, {self.demand!r}, {self.rate!r})"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import os
 from array import array
-from collections.abc import Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 import numpy as np
@@ -44,6 +44,8 @@ __all__ = [
     "OneFinished",
     "PyAttempt",
     "Task",
+    "list_memo",
+    "new_memo",
     "profile_of",
     "read_noise",
     "shed_closed",
@@ -173,21 +175,37 @@ class PyAttempt:
         )
 
 
-def _compiled_attempt() -> type[PyAttempt] | None:
-    """``sim_bridge._attempt_core.Attempt`` when it was built and extensions are allowed."""
+def _attempt_core() -> Any:
+    """``sim_bridge._attempt_core`` when it was built and extensions are allowed, else None."""
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         return None
     try:
-        from sim_bridge._attempt_core import Attempt as compiled
+        import sim_bridge._attempt_core as core
     except ImportError:  # pragma: no cover - exercised only on installs without the extension
         return None
-    return compiled
+    return core
 
 
+def list_memo() -> list:
+    """A new rate memo ``[step, demand, rate]`` as a list: the reference of
+    ``sim_bridge._attempt_core.RateMemo`` (``Cluster.work_with`` reads and writes either).
+
+    Examples
+    --------
+    >>> list_memo()
+    [-1, None, 0.0]
+    """
+    return [-1, None, 0.0]
+
+
+_core = _attempt_core()
+#: a new attempt's rate memo (:attr:`PyAttempt._step_rate`, made at its first progress read
+#: under co-located demand): a compiled ``RateMemo`` where the extension is built, else a list
+new_memo: Callable[[], Any] = list_memo if _core is None else _core.RateMemo
 if TYPE_CHECKING:
     Attempt = PyAttempt
 else:
-    Attempt = _compiled_attempt() or PyAttempt
+    Attempt = PyAttempt if _core is None else _core.Attempt
 
 
 class Task:

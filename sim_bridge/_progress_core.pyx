@@ -28,6 +28,7 @@ from libc.stdlib cimport qsort
 import numpy as np
 
 from sim_bridge._attempt_core cimport Attempt as CAttempt
+from sim_bridge._attempt_core cimport RateMemo
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._order_stats cimport (
     Ranked,
@@ -162,14 +163,14 @@ def set_prefetch(bint on):
 
 cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
     """Ask the CPU for what the reads of the attempts ahead of ``live[i]`` will touch: a read
-    is a chain of dependent loads (the attempt, then its rate memo and the memo's step and
-    rate), mostly from outside the caches on a big run, and the reads of different attempts
-    are independent. So before the read of ``live[i]``, the attempt ``live[i + 12]`` is
-    asked for (its C fields: four cache lines), the memo list and task of ``live[i + 8]``
-    (arrived by then), the memo's items of ``live[i + 4]`` and the step and rate in
-    ``live[i + 2]``'s memo: the loads of later attempts overlap the read of this one instead
-    of each waiting for the last. Called for ``i`` from -12, so the first reads are asked
-    for too.
+    is a chain of dependent loads (the attempt, then its rate memo), mostly from outside the
+    caches on a big run, and the reads of different attempts are independent. So before the
+    read of ``live[i]``, the attempt ``live[i + 12]`` is asked for (its C fields: four cache
+    lines), the rate memo and task of ``live[i + 8]`` (arrived by then), and, for a memo
+    that is a list (the reference; a ``RateMemo`` holds its three fields itself), its items
+    for ``live[i + 4]`` and the step and rate in them for ``live[i + 2]``: the loads of
+    later attempts overlap the read of this one instead of each waiting for the last. Called
+    for ``i`` from -12, so the first reads are asked for too.
 
     Only hints: nothing is written, nothing is read that a read would not read, every object
     read is referenced from ``live`` and only ``CAttempt`` instances are looked into. The
@@ -192,7 +193,9 @@ cdef void _ahead(PyObject** live, Py_ssize_t i, Py_ssize_t n) noexcept:
     if 0 <= i + AHEAD_FIELDS < n:
         a = live[i + AHEAD_FIELDS]
         if _type_of(a) == typed:
-            _prefetch(<PyObject*>(<CAttempt>a)._step_rate)
+            p = <PyObject*>(<CAttempt>a)._step_rate
+            _prefetch(p)
+            _prefetch(<char*>p + 32)  # a RateMemo's fields end 40 bytes in
             _prefetch(<PyObject*>(<CAttempt>a).task)
     if 0 <= i + AHEAD_ITEMS < n:
         a = live[i + AHEAD_ITEMS]
@@ -334,11 +337,27 @@ cdef inline double _fitem(object seq, Py_ssize_t i) except? -1.0:
 cdef inline bint _step_is(object memo, object k_obj, long long k) except -1:
     """``memo[0] == k_obj`` (``k`` its value) for a rate memo ``[step, demand, rate]``."""
     cdef PyObject* p
+    if type(memo) is RateMemo:
+        return (<RateMemo>memo).step == k
     if type(memo) is list and _list_size(memo) > 0:
         p = _list_item(memo, 0)
         if _long_exact(p) and _long_exact(<PyObject*>k_obj):
             return p == <PyObject*>k_obj or _long_value(p) == k
     return memo[0] == k_obj
+
+
+cdef inline bint _memo_is(object memo, object x) except -1:
+    """``memo[1] is x``: whether the rate memo holds the demand ``x``."""
+    if type(memo) is RateMemo:
+        return (<RateMemo>memo).demand is x
+    return _item_is(memo, 1, x)
+
+
+cdef inline double _memo_rate(object memo) except? -1.0:
+    """``float(memo[2])``: the rate memo's rate."""
+    if type(memo) is RateMemo:
+        return (<RateMemo>memo).rate
+    return _fitem(memo, 2)
 
 
 cdef inline bint _item_is(object seq, Py_ssize_t i, object x) except -1:
@@ -460,10 +479,10 @@ cdef class _Reader:
                     self.seen_t0 = t0
                     self.seen_ok = t0 <= now and py_floordiv(t0, self.dt) == self.k_now
                     self.seen_gap = now - t0
-                if self.seen_ok and _item_is(memo, 1, dem) and _getd(a, F_SEG_T, fast) <= t0:
+                if self.seen_ok and _memo_is(memo, dem) and _getd(a, F_SEG_T, fast) <= t0:
                     # Cluster.work_with's loop for one step: 0.0 + rate * (t1 - t0)
                     if t0 < now:
-                        done = pd + (0.0 + _fitem(memo, 2) * self.seen_gap)
+                        done = pd + (0.0 + _memo_rate(memo) * self.seen_gap)
                     else:
                         done = pd + 0.0
                     _book_prog(a, fast, self.now_obj, done)
@@ -480,7 +499,7 @@ cdef class _Reader:
                     base = _getd(a, F_SEG_DONE, fast)
                 if self.k_now - py_floordiv(t0, self.dt) <= self.chunk_min:  # a short walk
                     if memo is None:  # _work_under's new memo
-                        memo = [-1, None, 0.0]
+                        memo = RateMemo()
                         a._step_rate = memo
                     total = 0.0
                     walked = True

@@ -20,6 +20,7 @@ from cpython.object cimport PyObject
 from libc.math cimport NAN
 
 from sim_bridge._attempt_core cimport Attempt as CAttempt
+from sim_bridge._attempt_core cimport RateMemo
 from sim_bridge._cfloat cimport py_floordiv
 from sim_bridge._prefetch cimport prefetch
 from sim_bridge._slots cimport (
@@ -146,11 +147,37 @@ cdef inline object _pid_of(CAttempt att):
     return _get(_get(task, _t_job, "job"), _j_pids, "pids")[_get(task, _t_stage, "stage")]
 
 
+cdef inline void _set_memo(object memo, long long step, object demand, double rate) except *:
+    """``memo[:] = (step, demand, rate)`` for a ``RateMemo`` (in its C fields) or a list."""
+    cdef RateMemo m
+    if type(memo) is RateMemo:
+        m = <RateMemo>memo
+        m.step = step
+        m.demand = demand
+        m.rate = rate
+    else:
+        memo[0] = step
+        memo[2] = rate
+        memo[1] = demand
+
+
+cdef inline void _get_memo(object memo, long long* step, double* rate) except *:
+    """``memo[0]`` and ``memo[2]`` of a ``RateMemo`` or a list, into ``step`` and ``rate``."""
+    if type(memo) is RateMemo:
+        step[0] = (<RateMemo>memo).step
+        rate[0] = (<RateMemo>memo).rate
+    else:
+        step[0] = memo[0]
+        rate[0] = memo[2]
+
+
 cdef struct Walk:
     long long pid
     double t0
     double d[4]
     double work
+    long long m_step  # the memo's step and rate after the walk
+    double m_rate
 
 
 def retenant(
@@ -179,14 +206,13 @@ def retenant(
     differ."""
     cdef Py_ssize_t n = len(atts), i, w, n_walked = 0
     cdef CAttempt att
-    cdef object dem, pid_obj, old, memo, same_m0, same_m2
+    cdef object dem, pid_obj, old, memo
     cdef double now = now_obj
     cdef double seg_t, t0, base, work, done, left, end, pt, due, prev_t, prev_left
     cdef bint from_prog, keyable, had_solve, in_resolve = False
     cdef double od[4]  # a keyable demand's four terms
     cdef long long k1, pid, seq, horizon
     cdef Walk walks[N_WALKED]
-    cdef list walk_memo = []  # per remembered walk: [memo step, memo rate] objects
     cdef Walk* hit
     if len(dems) != n or not _all_typed(atts):
         return False
@@ -208,7 +234,7 @@ def retenant(
                 else:
                     memo = att._step_rate
                     if memo is None:
-                        memo = [-1, None, 0.0]
+                        memo = RateMemo()
                         att._step_rate = memo
                     from_prog = False
                     if att.has_prog:
@@ -248,10 +274,7 @@ def retenant(
                                     break
                         if hit is not NULL:  # another tenant's walk, the same floats
                             work = hit.work
-                            same_m0, same_m2 = walk_memo[hit - walks]
-                            memo[0] = same_m0
-                            memo[2] = same_m2
-                            memo[1] = old
+                            _set_memo(memo, hit.m_step, old, hit.m_rate)
                         else:
                             walk = trates.work_steps(att.node, pid, t0, now, 0.0, old, memo)
                             work = walk[0]
@@ -265,7 +288,7 @@ def retenant(
                                 for w in range(4):
                                     walks[n_walked].d[w] = od[w]
                                 walks[n_walked].work = work
-                                walk_memo.append((memo[0], memo[2]))
+                                _get_memo(memo, &walks[n_walked].m_step, &walks[n_walked].m_rate)
                                 n_walked += 1
                     else:
                         work = cl.work_with(att.node, pid_obj, t0, now, old, memo)

@@ -22,6 +22,7 @@ from libc.math cimport signbit
 
 import numpy as np
 
+from sim_bridge._attempt_core cimport RateMemo
 from sim_bridge._cfloat cimport py_floordiv
 
 
@@ -201,13 +202,14 @@ cdef class TenantRates:
 
     def work_steps(
         self, long long node, long long pid, double t, double t1, double total, demand,
-        list memo,
+        object memo,
     ):
         """Walk the work done from ``t`` to ``t1`` step by step, adding to ``total``.
 
-        ``memo`` (or None) is a caller's ``[step, demand, rate]`` list, used and updated as
-        ``Cluster.work_with`` does. Returns ``(total, t)``: ``t < t1`` when the walk stopped
-        before a step whose rate it must compute and the caller must extend the paths for.
+        ``memo`` (or None) is a caller's ``[step, demand, rate]``, a list or a ``RateMemo``
+        (read and written in its C fields), used and updated as ``Cluster.work_with`` does.
+        Returns ``(total, t)``: ``t < t1`` when the walk stopped before a step whose rate it
+        must compute and the caller must extend the paths for.
         """
         cdef double d0 = demand[0], d1 = demand[1], d2 = demand[2], d3 = demand[3]
         cdef double dt = self.dt
@@ -215,8 +217,15 @@ cdef class TenantRates:
         cdef long long k
         cdef long long mk = -1
         cdef bint have_memo = memo is not None
+        cdef bint typed = type(memo) is RateMemo
+        cdef RateMemo rm = memo if typed else None
         cdef bint same = False
-        if have_memo:
+        if typed:
+            same = rm.demand is demand
+            mk = rm.step
+        elif have_memo:
+            if type(memo) is not list:
+                raise TypeError(f"memo: a list or a RateMemo, not {type(memo).__name__}")
             same = memo[1] is demand
             mk = memo[0]
         while t < t1:
@@ -225,12 +234,18 @@ cdef class TenantRates:
             if t1 < step_end:
                 step_end = t1
             if have_memo and same and mk == k:
-                rate = memo[2]
+                rate = rm.rate if typed else memo[2]
             else:
                 if not self._readable(k):
                     return (total, t)
                 rate = self._rate(node, pid, k, d0, d1, d2, d3)
-                if have_memo:
+                if typed:
+                    rm.step = k
+                    rm.demand = demand
+                    rm.rate = rate
+                    mk = k
+                    same = True
+                elif have_memo:
                     memo[0] = k
                     memo[1] = demand
                     memo[2] = rate

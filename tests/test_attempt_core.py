@@ -167,3 +167,58 @@ def test_the_modules_examples_run():
 
     result = doctest.testmod(core)
     assert result.attempted > 0 and result.failed == 0
+
+
+memo_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("get"), st.sampled_from([0, 1, 2, -1, -2, -3])),
+        st.tuples(st.just("set"), st.sampled_from([0, -3]), small_int),
+        st.tuples(st.just("set"), st.sampled_from([1, -2]), st.sampled_from([None, (0.5,) * 4])),
+        st.tuples(st.just("set"), st.sampled_from([2, -1]), any_float),
+        st.tuples(st.just("whole"), small_int, st.sampled_from([None, (0.1,) * 4]), any_float),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=200)
+@given(ops=memo_ops)
+def test_a_rate_memo_reads_and_writes_as_the_list_it_replaces(ops):
+    """``RateMemo`` against ``[step, demand, rate]``: the reads and writes ``Cluster.work_with``
+    and the engine make (by index, from the end, whole), its length, items and equality."""
+    ref, new = [-1, None, 0.0], core.RateMemo()
+    for op in ops:
+        if op[0] == "get":
+            assert _same(new[op[1]], ref[op[1]]) or new[op[1]] is ref[op[1]]
+        elif op[0] == "set":
+            ref[op[1]] = op[2]
+            new[op[1]] = op[2]
+        else:
+            ref[:] = op[1:]
+            new[:] = op[1:]
+    assert len(new) == len(ref) == 3
+    assert all(_same(x, y) or x is y for x, y in zip(new, ref, strict=True))
+    if not any(isinstance(x, float) and math.isnan(x) for x in ref):
+        assert new == ref and new == core.RateMemo(*ref)
+    assert new[1] is ref[1]  # the demand is the object written: compared by identity
+
+
+def test_a_rate_memo_refuses_what_a_memo_never_is():
+    m = core.RateMemo()
+    with pytest.raises(IndexError):
+        m[3]
+    with pytest.raises(IndexError):
+        m[3] = 1
+    with pytest.raises(ValueError):
+        m[1:] = (None, 0.0)
+    with pytest.raises(TypeError):
+        m[2] = "fast"
+    assert m != 3 and list(m) == [-1, None, 0.0]
+    assert pickle.loads(pickle.dumps(core.RateMemo(4, (0.1,) * 4, 0.5))) == [4, (0.1,) * 4, 0.5]
+
+
+def test_a_new_memo_is_a_rate_memo_where_the_extension_is_built():
+    from sim_bridge._jobs import Attempt, list_memo, new_memo
+
+    assert list_memo() == [-1, None, 0.0]
+    assert (type(new_memo()) is core.RateMemo) is (Attempt is CAttempt)

@@ -23,6 +23,7 @@ import sim_bridge
 import sim_bridge._cluster as cluster_mod
 from sim_bridge import JobSpec, Workload
 from sim_bridge._cluster import Cluster
+from sim_bridge._jobs import list_memo
 from sim_bridge.world._attempts import AttemptPhysics
 
 pytestmark = pytest.mark.skipif(
@@ -132,20 +133,27 @@ def test_end_and_work_under_demand_are_the_reference_bit_for_bit(seed):
         assert math.isclose(co.work_with(node, pid, t0, end, dem), work, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def test_progress_reads_with_a_memo_are_the_reference():
-    """A speculation scan's reads: successive t1 in one step, the memo kept across reads."""
+@pytest.mark.parametrize("memo_kind", ["list", "RateMemo"])
+def test_progress_reads_with_a_memo_are_the_reference(memo_kind):
+    """A speculation scan's reads: successive t1 in one step, the memo kept across reads (the
+    compiled walk's memo a list, or a ``RateMemo`` read and written in its C fields; the
+    reference's a list)."""
+    if memo_kind == "RateMemo":
+        new_memo = pytest.importorskip("sim_bridge._attempt_core").RateMemo
+    else:
+        new_memo = list_memo
     rng = np.random.default_rng(11)
     co, py = _twins()
     for dem in _demands(rng, 10):
         node, pid = int(rng.integers(5)), int(rng.integers(len(PROFILES)))
-        memo_co, memo_py = [-1, None, 0.0], [-1, None, 0.0]
+        memo_co, memo_py = new_memo(), list_memo()
         t0 = float(rng.uniform(0, 5e4))
         t = t0
         for _ in range(40):
             t += float(rng.choice([0.5, 7.0, 61.0, 400.0]))
             a = co.work_with(node, pid, t0, t, dem, memo_co)
             assert a == py.work_with(node, pid, t0, t, dem, memo_py)
-            assert memo_co == memo_py
+            assert list(memo_co) == memo_py and type(memo_co[2]) is float
             assert co.horizon_steps == py.horizon_steps
         # no memo: the same value (the memo saves reads, it changes nothing)
         assert co.work_with(node, pid, t0, t, dem) == a

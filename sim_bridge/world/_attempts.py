@@ -42,7 +42,7 @@ import numpy as np
 # bound yet when this module is first imported (an import in the hot function took 2.4% of the
 # FB-2010 LATE day's CPU)
 import sim_bridge._cluster as _cluster
-from sim_bridge._jobs import profile_of, read_noise
+from sim_bridge._jobs import new_memo, profile_of, read_noise
 from sim_bridge._states import A_RUNNING, EV_CHECK, EV_FINISH, EV_SOLVE
 from sim_bridge.world import _shared_demands
 from sim_bridge.world._interference import tenant_demand
@@ -411,7 +411,7 @@ class AttemptPhysics:
         scan mostly fall in the same step."""
         memo = att._step_rate
         if memo is None:
-            memo = att._step_rate = [-1, None, 0.0]
+            memo = att._step_rate = new_memo()
         return self.cluster.work_with(att.node, pid, t0, t1, att._dem, memo)
 
     def _retenant(
@@ -504,7 +504,7 @@ class AttemptPhysics:
                 else:
                     memo = att._step_rate
                     if memo is None:
-                        memo = att._step_rate = [-1, None, 0.0]
+                        memo = att._step_rate = new_memo()
                     prog = att._prog
                     if prog is not None and seg_t <= prog[0] <= now:
                         t0, base = prog
