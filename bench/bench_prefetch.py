@@ -2,8 +2,9 @@
 loops without them.
 
 A speculation scan reads the progress of every live attempt: a chain of dependent loads per
-attempt (the attempt, the floats in its slots, its last-read pair and rate memo), which on
-a big run come from outside the caches. Since 2026-12-01 (t) the loops ask the CPU for the
+attempt (the attempt and its rate memo; until 2026-12-01 (v) also the floats in its slots
+and its last-read pair, and the memo was a list of three objects), which on a big run come
+from outside the caches. Since 2026-12-01 (t) the loops ask the CPU for the
 objects of the attempts 2 to 12 places ahead while they read this one. Peer measured in the
 same run: the same loops with the hints off (``set_prefetch(False)``). Printed, each side
 ``--repeat`` times, interleaved:
@@ -47,7 +48,7 @@ def scattered_attempts(n: int, seed: int = 1) -> tuple[list, list]:
     """``n`` running attempts under co-located demand, each last read in the clock's step
     (an inline read), made between lists, dicts, tuples and strings and shuffled; returns
     them and the objects kept between them (hold both while reading)."""
-    from sim_bridge._jobs import Attempt
+    from sim_bridge._jobs import Attempt, new_memo
 
     rng = random.Random(seed)
     dem = (0.1, 0.2, 0.0)
@@ -62,7 +63,9 @@ def scattered_attempts(n: int, seed: int = 1) -> tuple[list, list]:
         junk.append({i: i})
         a._prog = (3600.0 + (i % 3), float(i % 50) + 0.5)
         junk.append((float(i), float(i + 1), float(i + 2)))
-        a._step_rate = [K_NOW, dem, 0.37 + (i % 11) * 0.01]
+        memo = new_memo()  # as the engine makes it (a RateMemo where the extension is built)
+        memo[:] = (K_NOW, dem, 0.37 + (i % 11) * 0.01)
+        a._step_rate = memo
         junk.append(str(i) * rng.randint(1, 5))
         atts.append(a)
     rng.shuffle(junk)
