@@ -32,30 +32,6 @@ import math
 
 from sim_bridge._states import A_RUNNING
 
-#: the names a Python reader sees, in the reference's ``__slots__`` order
-FIELDS = (
-    "uid",
-    "task",
-    "index",
-    "node",
-    "launch_time",
-    "start_fraction",
-    "state",
-    "end_time",
-    "_end",
-    "_c0",
-    "_work",
-    "_seg_t",
-    "_seg_done",
-    "_dem",
-    "_prog",
-    "_step_rate",
-    "_rec",
-    "_ckpt",
-    "_solve",
-    "_pid",
-)
-
 
 cdef class Attempt:
     """One run of a task on a node (read-only for policies): ``sim_bridge._jobs.PyAttempt``
