@@ -53,9 +53,9 @@ cdef class EventHeap:
     cdef list _objs  # the entries' objects by slot (None: a free slot)
     cdef Py_ssize_t* _free  # free slots, a stack
     cdef Py_ssize_t _n_free
-    # what pop_live skips (skip_stale): the attempts' type and its fields' offsets (state,
-    # _solve, node, _end, _ckpt), the closed attempts' stand-in, the nodes' speeds, the
-    # deferral's factor, the event kinds and the running state
+    # what pop_live skips (skip_stale): the attempts' type (the compiled Attempt, whose
+    # fields it reads), the closed attempts' stand-in, the nodes' speeds, the deferral's
+    # factor, the event kinds and the running state
     cdef object _att_type
     cdef object _closed
     cdef list _speed
