@@ -269,8 +269,6 @@ cdef inline object _get(object a, int f, bint fast):
             return c.task
         if f == F_PID:
             return c._pid
-        if f == F_STATE:
-            return c.state
         if f == F_NODE:
             return c.node
     return getattr(a, _NAMES[f])
