@@ -32,6 +32,8 @@ Examples
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -215,6 +217,10 @@ class AttemptLifecycle:
             self._just_launched.append(att)
 
     def _close(self, att: Attempt, state: int) -> None:
+        """Close ``att`` (finished or killed, ``state``): its slot released, its co-tenants
+        re-solved, and in a streaming run shrunk to what is still read. The compiled close
+        (``sim_bridge._close_core.close``) takes its place where it was built; this one is
+        its reference and closes any other attempt class."""
         node = att.node
         now = self.now
         node_running = self._node_running
@@ -268,6 +274,8 @@ class AttemptLifecycle:
             if rows and _task_list.DROP_DONE:
                 self._drop_q.new.append(task)  # its object may go: DropQueue
 
+    _close_py = _close
+
     def _upkeep(self) -> None:
         """A streaming run's periodic upkeep (at the engine's checks): the done tasks nobody
         else holds go (:class:`~sim_bridge._task_list.DropQueue`), and the pages of the big
@@ -311,3 +319,20 @@ class AttemptLifecycle:
             self._waiting.pop(job.uid, None)
             if self._on_job_done is not None:
                 self._on_job_done(job)
+
+
+def _close_core() -> Any:
+    """``sim_bridge._close_core`` when it was built and extensions are allowed, else None."""
+    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
+        return None
+    try:
+        import sim_bridge._close_core as core
+    except ImportError:  # pragma: no cover - exercised only on installs without the extension
+        return None
+    return core
+
+
+_core = _close_core()
+if _core is not None:
+    _core.set_reference(AttemptLifecycle._close_py, sys.modules[__name__])
+    AttemptLifecycle._close = _core.close  # type: ignore[method-assign,assignment]

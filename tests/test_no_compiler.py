@@ -1,5 +1,5 @@
 """The install without a C compiler: ``STRAGGLER_NO_EXTENSIONS=1`` makes ``sim_bridge`` skip
-its compiled extensions (``_attempt_core``, ``_fifo_core``, ``_counters_core``,
+its compiled extensions (``_attempt_core``, ``_close_core``, ``_fifo_core``, ``_counters_core``,
 ``_tenants_core``, ``_retenant_core``, ``_paths_core``, ``_progress_core``, ``_heap_core``,
 ``_normals_core``, ``_libm_core``) as if they had not been built, and the engine oracles and
 counter tests must pass on the Python/NumPy fallbacks (issue 16).
@@ -56,6 +56,8 @@ def test_environment_variable_switches_the_extensions_off():
         "assert pm._libm_core is None\n"
         "import sim_bridge._jobs as j\n"
         "assert j.Attempt is j.PyAttempt\n"
+        "import sim_bridge._sim_lifecycle as lc\n"
+        "assert lc._core is None and lc.AttemptLifecycle._close is lc.AttemptLifecycle._close_py\n"
         "r = s.simulate(workload='SYN', hours=0.05, seed=0)\n"
         "print(r.summary['engine'], len(r.tasks))\n"
     )
