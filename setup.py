@@ -1,7 +1,7 @@
 """Build the compiled extensions; everything else is in pyproject.toml.
 
 ``sim_bridge._attempt_core`` is the attempts' class with its numbers as C fields,
-``sim_bridge._close_core`` the close of such an attempt,
+``sim_bridge._lifecycle_core`` the attempt lifecycle's compiled parts (close, launch solve),
 ``sim_bridge._fifo_core`` the compiled event loop, ``sim_bridge._counters_core`` the
 node-counter synthesis, ``sim_bridge._tenants_core`` the step rates of co-located tasks,
 ``sim_bridge._retenant_core`` the re-solve of a node's co-tenants,
@@ -61,7 +61,7 @@ setup(
             )
             for name in (
                 "_attempt_core",
-                "_close_core",
+                "_lifecycle_core",
                 "_fifo_core",
                 "_counters_core",
                 "_tenants_core",

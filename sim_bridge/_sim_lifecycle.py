@@ -57,7 +57,7 @@ from sim_bridge._states import (
     WAITING,
 )
 from sim_bridge.policies.base import Launch, PolicyError
-from sim_bridge.world._attempts import decay_loads
+from sim_bridge.world._attempts import AttemptPhysics, decay_loads
 
 __all__ = ["AttemptLifecycle"]
 
@@ -219,7 +219,7 @@ class AttemptLifecycle:
     def _close(self, att: Attempt, state: int) -> None:
         """Close ``att`` (finished or killed, ``state``): its slot released, its co-tenants
         re-solved, and in a streaming run shrunk to what is still read. The compiled close
-        (``sim_bridge._close_core.close``) takes its place where it was built; this one is
+        (``sim_bridge._lifecycle_core.close``) takes its place where it was built; this one is
         its reference and closes any other attempt class."""
         node = att.node
         now = self.now
@@ -321,18 +321,19 @@ class AttemptLifecycle:
                 self._on_job_done(job)
 
 
-def _close_core() -> Any:
-    """``sim_bridge._close_core`` when it was built and extensions are allowed, else None."""
+def _lifecycle_core() -> Any:
+    """``sim_bridge._lifecycle_core`` when it was built and extensions are allowed, else None."""
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         return None
     try:
-        import sim_bridge._close_core as core
+        import sim_bridge._lifecycle_core as core
     except ImportError:  # pragma: no cover - exercised only on installs without the extension
         return None
     return core
 
 
-_core = _close_core()
+_core = _lifecycle_core()
 if _core is not None:
     _core.set_reference(AttemptLifecycle._close_py, sys.modules[__name__])
     AttemptLifecycle._close = _core.close  # type: ignore[method-assign,assignment]
+    AttemptPhysics._solve_launch = _core.solve_launch  # type: ignore[method-assign,assignment]

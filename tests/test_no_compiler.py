@@ -1,5 +1,5 @@
 """The install without a C compiler: ``STRAGGLER_NO_EXTENSIONS=1`` makes ``sim_bridge`` skip
-its compiled extensions (``_attempt_core``, ``_close_core``, ``_fifo_core``, ``_counters_core``,
+its compiled extensions (``_attempt_core``, ``_lifecycle_core``, ``_fifo_core``, ``_counters_core``,
 ``_tenants_core``, ``_retenant_core``, ``_paths_core``, ``_progress_core``, ``_heap_core``,
 ``_normals_core``, ``_libm_core``) as if they had not been built, and the engine oracles and
 counter tests must pass on the Python/NumPy fallbacks (issue 16).

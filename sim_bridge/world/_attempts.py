@@ -251,7 +251,11 @@ class AttemptPhysics:
         counters at launch are computed from, the attempt's duration (noise multiplier,
         co-tenants' demand, end time solved on the contention path; the newcomer re-solves
         its co-tenants) and the truth when recorded. Returns the time of its heap event (its
-        end, or a checkpoint)."""
+        end, or a checkpoint).
+
+        The compiled launch (``sim_bridge._lifecycle_core.solve_launch``, put in its place
+        by ``sim_bridge._sim_lifecycle`` where it was built) does the same; this one is its
+        reference (``_solve_launch_py``)."""
         index = att.index
         # load averages of the node, brought up to now (as _load_touch)
         load = self._load
@@ -353,6 +357,8 @@ class AttemptPhysics:
                 else:
                     end = att._end = cluster.end_with(node, pid, now, work, dem)
         return end
+
+    _solve_launch_py = _solve_launch
 
     # ----------------------------------------------------------------- co-located tenants
     def _demand(self, pid: int) -> tuple[float, ...]:

@@ -1,12 +1,14 @@
-"""The compiled close of an attempt (``sim_bridge._close_core.close``) against its reference.
+"""The attempt lifecycle's compiled parts (``sim_bridge._lifecycle_core``) against their
+references.
 
-The oracle is ``AttemptLifecycle._close_py``, the Python close, which the compiled one
-replaces where it was built: the same runs with either must give equal tables, in memory and
-streamed (where a closed attempt is shed and packed into its job's rows, a killed one's
-progress booked, a done task dropped), with speculation that copies and kills, and with
-co-located contention on and off. In memory every attempt's fields must be the same at the
-end, its private ones included (what the compiled close writes in place). Attempts of another
-class (the reference ``PyAttempt``) go to the reference.
+The oracles are ``AttemptLifecycle._close_py`` and ``AttemptPhysics._solve_launch_py``, the
+Python close and launch physics, which the compiled ones replace where they were built: the
+same runs with either must leave every attempt's fields (its private ones included: what the
+compiled parts write in place) the same after each close and each launch, and give equal
+tables, in memory and streamed (where a closed attempt is shed and packed into its job's rows,
+a killed one's progress booked, a done task dropped), with speculation that copies and kills,
+and with co-located contention on and off. Attempts of another class (the reference
+``PyAttempt``) go to the reference.
 """
 
 from __future__ import annotations
@@ -25,26 +27,36 @@ from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, job_attempt_columns
 from sim_bridge._engine import Simulator
 from sim_bridge._jobs import Attempt, PyAttempt
 from sim_bridge.policies import get_policy
+from sim_bridge.world import AttemptPhysics
 
-core = pytest.importorskip("sim_bridge._close_core")
+core = pytest.importorskip("sim_bridge._lifecycle_core")
 
 FIELDS = [f for f in PyAttempt.__slots__ if f not in ("task", "_step_rate", "_ckpt")]
 
 
-def _sim(monkeypatch, reference: bool, policy: str, keep_history: bool, **kw) -> Simulator:
+def _sim(
+    monkeypatch, reference: bool, policy: str, keep_history: bool, ideal: bool = False, **kw
+) -> Simulator:
     """A crowded run (jobs queue, speculation copies and kills) closed by the compiled close
     or by the reference, each attempt's fields and its task's class kept as each close left
     them (``closed``); a streamed one (``keep_history=False``) keeps each finished job's
     attempt columns (``done_jobs``)."""
     close = lifecycle.AttemptLifecycle._close_py if reference else core.close
+    launch = AttemptPhysics._solve_launch_py if reference else core.solve_launch
     closed: list = []
 
     def watched(sim, att, state):
         close(sim, att, state)
         closed.append((att.uid, type(att.task).__name__, [getattr(att, f) for f in FIELDS]))
 
+    def watched_launch(sim, att, *args):
+        end = launch(sim, att, *args)
+        closed.append((att.uid, "launch", [end, *(getattr(att, f) for f in FIELDS)]))
+        return end
+
     with monkeypatch.context() as m:
         m.setattr(lifecycle.AttemptLifecycle, "_close", watched)
+        m.setattr(AttemptPhysics, "_solve_launch", watched_launch)
         pol, place = get_policy(policy), get_policy("fair")
         pol.reset()
         place.reset()
@@ -55,7 +67,7 @@ def _sim(monkeypatch, reference: bool, policy: str, keep_history: bool, **kw) ->
             done.append((job.uid, {k: cols[k].tolist() for k in ATTEMPT_COLUMNS}, offsets))
 
         sim = Simulator(
-            Cluster(8, 6, 3, keep_paths=True), [crowded_workload(3, 40)], pol, place,
+            Cluster(8, 6, 3, keep_paths=True, ideal=ideal), [crowded_workload(3, 40)], pol, place,
             seed=5, keep_history=keep_history, on_job_done=None if keep_history else on_done,
             **kw,
         )  # fmt: skip
@@ -70,6 +82,7 @@ def _run(monkeypatch, reference: bool, policy: str, tmp_path):
     with monkeypatch.context() as m:
         if reference:
             m.setattr(lifecycle.AttemptLifecycle, "_close", lifecycle.AttemptLifecycle._close_py)
+            m.setattr(AttemptPhysics, "_solve_launch", AttemptPhysics._solve_launch_py)
         common = dict(nodes=12, slots=4, hours=0.4, seed=3, progress=False, engine="python")
         return sim_bridge.simulate(
             "SYN", policy, **common, trace_sink=tmp_path / f"{reference}.parquet"
@@ -86,21 +99,30 @@ def _same_closes(got: list, want: list) -> None:
     assert len(got) == len(want) > 0
     for (uid, cls, fields), (uid_w, cls_w, fields_w) in zip(got, want, strict=True):
         assert (uid, cls) == (uid_w, cls_w)
-        for f, a, b in zip(FIELDS, fields, fields_w, strict=True):
+        names = ["end", *FIELDS] if cls == "launch" else FIELDS
+        for f, a, b in zip(names, fields, fields_w, strict=True):
             assert _same(a, b), (uid, f, a, b)
 
 
-def test_the_compiled_close_replaces_the_reference():
+def test_the_compiled_parts_replace_the_references():
     assert lifecycle.AttemptLifecycle._close is core.close
     assert lifecycle.AttemptLifecycle._close_py is not core.close
+    assert AttemptPhysics._solve_launch is core.solve_launch
+    assert AttemptPhysics._solve_launch_py is not core.solve_launch
+
+
+WORLDS = {
+    "default": {},
+    "no co-tenants": {"interference": 0.0},
+    "no noise": {"noise": False},
+    "ideal nodes": {"ideal": True},
+}
 
 
 @pytest.mark.parametrize("policy", ["late", "mantri", "none"])
-@pytest.mark.parametrize("interference", [None, 0.0])
-def test_in_memory_every_attempt_is_closed_as_the_reference_closes_it(
-    monkeypatch, policy, interference
-):
-    kw = {} if interference is None else {"interference": interference}
+@pytest.mark.parametrize("world", list(WORLDS))
+def test_in_memory_every_attempt_is_closed_as_the_reference_closes_it(monkeypatch, policy, world):
+    kw = WORLDS[world]
     got = _sim(monkeypatch, False, policy, True, **kw)
     want = _sim(monkeypatch, True, policy, True, **kw)
     assert got.events == want.events
