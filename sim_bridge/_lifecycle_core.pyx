@@ -305,7 +305,9 @@ def solve_launch(
         k0, r0, c0 = cluster.launch_point(node_obj, pid, now_obj)
     if sim.noise:
         if index == 0:
-            mult = job._m[task.index] if keep else _jobs.read_noise(job, task.index)
+            # (world._attempts's read_noise, looked up there as the reference does: the
+            # tests replace it)
+            mult = job._m[task.index] if keep else _phys.read_noise(job, task.index)
         else:
             alpha = _phys.noise_alpha(job.alpha, sim._tail[node], 0.0, 0.0)
             mult = _phys.residual_noise_one(job.rng.random(), alpha)
