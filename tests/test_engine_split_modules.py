@@ -160,8 +160,9 @@ def test_a_part_adds_methods_without_state_or_overlap(module, name):
     assert part.__all__ == [name]
     methods = {k for k, v in vars(cls).items() if inspect.isfunction(v)}
     assert methods
-    # a compiled twin (``sim_bridge._lifecycle_core``'s close, set where it was built) stands
-    # in for a method whose Python text stays in the class as ``<name>_py``, its reference
+    # a compiled twin (``sim_bridge._lifecycle_core``'s close or launch solve, set where it
+    # was built) stands in for a method whose Python text stays in the class as
+    # ``<name>_py``, its reference
     twins = {
         k
         for k, v in vars(cls).items()
