@@ -431,6 +431,13 @@ def plot(paths: list[Path], png: Path) -> None:
     commits = ", ".join(sorted({log["run"]["commit"] for log in logs}))
     title = textwrap.fill(f"Streamed replays (commits {commits})", 120)  # the figure's width
     fig.suptitle(title, fontsize=10)
+    save_figure(fig, png)
+
+
+def save_figure(fig, png: Path) -> None:
+    """Lay ``fig`` out, write it to ``png`` (its directory made), close it and say so."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=110)

@@ -27,7 +27,7 @@ import numpy as np
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # (imported from elsewhere)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_day import _read  # noqa: E402  (this directory's module, as the script runs it)
+from bench_day import _read, save_figure  # noqa: E402  (this directory's module, as the script runs it)
 
 #: the fields of a log's first line that two sides of a pair must share
 SAME_SETUP = ("workload", "policy", "placement", "nodes", "slots", "hours", "seed")
@@ -134,11 +134,7 @@ def plot(tables: list[dict], png: Path) -> None:
         "the change's CPU over its base's, side by side",
         fontsize=10,
     )
-    fig.tight_layout()
-    png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    print(f"wrote {png}")
+    save_figure(fig, png)
 
 
 def main(argv: list[str] | None = None) -> int:

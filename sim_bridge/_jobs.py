@@ -20,13 +20,13 @@ True
 from __future__ import annotations
 
 import math
-import os
 from array import array
 from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 import numpy as np
 
+from sim_bridge._extensions import optional_extension
 from sim_bridge._states import A_FINISHED, A_RUNNING, BLOCKED, DONE
 
 if TYPE_CHECKING:
@@ -175,17 +175,6 @@ class PyAttempt:
         )
 
 
-def _attempt_core() -> Any:
-    """``sim_bridge._attempt_core`` when it was built and extensions are allowed, else None."""
-    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
-        return None
-    try:
-        import sim_bridge._attempt_core as core
-    except ImportError:  # pragma: no cover - exercised only on installs without the extension
-        return None
-    return core
-
-
 def list_memo() -> list:
     """A new rate memo ``[step, demand, rate]`` as a list: the reference of
     ``sim_bridge._attempt_core.RateMemo`` (``Cluster.work_with`` reads and writes either).
@@ -198,7 +187,7 @@ def list_memo() -> list:
     return [-1, None, 0.0]
 
 
-_core = _attempt_core()
+_core: Any = optional_extension("_attempt_core")
 #: a new attempt's rate memo (:attr:`PyAttempt._step_rate`, made at its first progress read
 #: under co-located demand): a compiled ``RateMemo`` where the extension is built, else a list
 new_memo: Callable[[], Any] = list_memo if _core is None else _core.RateMemo

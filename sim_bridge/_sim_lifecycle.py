@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, cast
@@ -43,6 +42,7 @@ from sim_bridge import _closed_events, _task_list
 from sim_bridge._closed_attempts import pack_closed
 from sim_bridge._cluster import Cluster
 from sim_bridge._event_heap import EventQueue
+from sim_bridge._extensions import optional_extension
 from sim_bridge._fair_order import FairOrder
 from sim_bridge._jobs import Attempt, Job, Task, shed_closed
 from sim_bridge._record_spill import RecordSpill
@@ -321,18 +321,7 @@ class AttemptLifecycle:
                 self._on_job_done(job)
 
 
-def _lifecycle_core() -> Any:
-    """``sim_bridge._lifecycle_core`` when it was built and extensions are allowed, else None."""
-    if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
-        return None
-    try:
-        import sim_bridge._lifecycle_core as core
-    except ImportError:  # pragma: no cover - exercised only on installs without the extension
-        return None
-    return core
-
-
-_core = _lifecycle_core()
+_core: Any = optional_extension("_lifecycle_core")
 if _core is not None:
     _core.set_reference(AttemptLifecycle._close_py, sys.modules[__name__])
     AttemptLifecycle._close = _core.close  # type: ignore[method-assign,assignment]
