@@ -5,8 +5,8 @@ A pair is the same replay (workload, policy, placement, cluster, seed) run at th
 in two processes, one on the change and one on the code before it, so that the machine's
 load falls on both alike. Each log's CPU is interpolated linearly between its samples at
 every ``--step`` simulated hours up to the hour both reached, and the ratio is the change's
-CPU over the base's there (below 1: the change is faster). The peak RSS of each is its end
-line's, or its last sample's for a replay that was stopped. Two replays of different set-ups
+CPU over the base's there (below 1: the change is faster). The peak RSS of each is its peak
+when its clock first passed the last hour both reached. Two replays of different set-ups
 are refused, naming the files and the field that differs.
 
 Usage::
@@ -27,7 +27,7 @@ import numpy as np
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # (imported from elsewhere)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_day import _read, save_figure  # noqa: E402  (this directory's module, as the script runs it)
+from bench_day import _peak_at, _read, save_figure  # noqa: E402  (this directory's module, as the script runs it)
 
 #: the fields of a log's first line that two sides of a pair must share
 SAME_SETUP = ("workload", "policy", "placement", "nodes", "slots", "hours", "seed")
@@ -48,9 +48,11 @@ def cpu_at(samples: list[dict], hours: np.ndarray) -> np.ndarray:
     return np.interp(hours, h, c, left=np.nan, right=np.nan)
 
 
-def _peak(log: dict) -> float:
-    end = log["end"]
-    return float(end["peak_rss_mb"] if end is not None else log["samples"][-1]["peak_rss_mb"])
+def _peak(log: dict, hour: float) -> float:
+    """The peak RSS when the clock first passed ``hour`` (its last sample's if it never
+    did): two replays stopped at different hours are compared where both were."""
+    at = _peak_at(log["samples"], hour)
+    return float(log["samples"][-1]["peak_rss_mb"] if at is None else at)
 
 
 def pair_table(new: dict, base: dict, step: float) -> dict:
@@ -91,9 +93,10 @@ def pair_table(new: dict, base: dict, step: float) -> dict:
         "cpu_new": c_new,
         "cpu_base": c_base,
         "ratio": ratio,
-        "peaks": (_peak(new), _peak(base)),
+        "peaks": (_peak(new, reach), _peak(base, reach)),
         "commits": (new["run"].get("commit", "?"), base["run"].get("commit", "?")),
         "paths": (new["path"], base["path"]),
+        "reach": reach,
         "run": {k: new["run"].get(k) for k in SAME_SETUP},
     }
 
@@ -108,7 +111,10 @@ def print_table(table: dict) -> None:
     ):
         print(f"{h:7.2f} {a:12.1f} {b:12.1f} {r:7.3f}")
     p_new, p_base = table["peaks"]
-    print(f"peak RSS {p_new:,.0f} against {p_base:,.0f} MB ({p_new / p_base:.3f})")
+    print(
+        f"peak RSS at {table['reach']:.2f} h {p_new:,.0f} against {p_base:,.0f} MB "
+        f"({p_new / p_base:.3f})"
+    )
 
 
 def plot(tables: list[dict], png: Path) -> None:

@@ -47,7 +47,7 @@ cdef object _DEFER = _phys.AttemptPhysics._defer
 #: the references, for attempts of any other class, and the close's module, whose switch
 #: ``COMPACT_RUNNING`` is read at each close (set by ``sim_bridge._sim_lifecycle``)
 cdef object _reference = None
-cdef object _launch_reference = _phys.AttemptPhysics._solve_launch
+cdef object _launch_reference = _phys.AttemptPhysics._solve_launch_py
 cdef object _lifecycle = None
 cdef object _NO_DEMAND = (0.0, 0.0, 0.0, 0.0)
 cdef double _LOWER = _phys._LOWER

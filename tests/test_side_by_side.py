@@ -52,11 +52,13 @@ def _slow_interp(hours: list[float], cpu: list[float], x: float) -> float:
 
 def test_lines_in_the_hour_give_their_ratio_at_every_row(sbs, tmp_path):
     new = _write(tmp_path / "n.jsonl", [0.0, 0.7, 1.3, 2.2, 3.05], lambda h: 90.0 * h, "new")
-    base = _write(tmp_path / "b.jsonl", [0.0, 0.4, 1.9, 2.6, 3.4], lambda h: 120.0 * h, "old")
+    base = _write(tmp_path / "b.jsonl", [0.0, 0.4, 1.9, 2.6, 3.1, 3.4], lambda h: 120.0 * h, "old")
     t = sbs.pair_table(sbs._read(new), sbs._read(base), 0.5)
     assert t["hours"].tolist() == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]  # up to the hour both reached
     np.testing.assert_allclose(t["ratio"], 0.75)
-    assert t["peaks"] == (403.05, 403.4) and t["commits"] == ("new", "old")
+    # the peaks where both had been (3.05 h): the base's at its first sample past it, not
+    # at its end
+    assert t["peaks"] == (403.05, 403.1) and t["commits"] == ("new", "old")
 
 
 # (the fixture only imports the module: nothing in it to reset between examples)
