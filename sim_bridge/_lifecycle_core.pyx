@@ -281,7 +281,7 @@ def solve_launch(
     cdef list load = sim._load
     cdef list l1, l5, l15
     cdef object keep = sim.keep_history
-    cdef object recs, rec = None, cluster, pid, ideal, k0 = None, r0 = None, c0 = None
+    cdef object rec = None, cluster, pid, ideal, k0 = None, r0 = None, c0 = None
     cdef object mult, dem, live, own, others, one, end, trates, dems
     cdef double work
     _decay(load, sim._load_t, node, running_before, now)
@@ -291,10 +291,9 @@ def solve_launch(
     if keep:
         sim._rstates.extend((running_before, l1[node], l5[node], l15[node]))
     else:
-        recs = job._recs
-        if recs is None:
-            recs = job._recs = array("d")
-        rec = recs
+        rec = job._recs
+        if rec is None:
+            rec = job._recs = array("d")
         att._rec = job._nspill + len(rec)
         rec.extend((running_before, l1[node], l5[node], l15[node]))
     cluster = sim.cluster
