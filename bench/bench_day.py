@@ -28,6 +28,13 @@ Usage::
         runs/bench_day/FB2010_none.jsonl                          # the PNG again, no replay
     python bench/bench_day.py --policy none --census 240000       # what a running attempt holds
     python bench/bench_day.py --policy late --job-census 8        # what the live jobs hold
+    python bench/bench_day.py --policy late --steady              # the stationary control
+
+``--steady`` replays the day's jobs as a stationary load: drawn with replacement and sent at
+one rate, the day's mean (:func:`sim_bridge.stationary_workload`), on the same cluster. The
+work alive then does not follow the day's busy hours, so the flatness of peak RSS from 6 to
+24 h is the engine's alone: the control for that goal. Its log is
+``OUT/<workload>_<policy>_steady.jsonl``.
 
 Measured figures are in ``bench/bench_sim.py``'s docstring, the README ("Big replays") and
 ``bench/results/HISTORY.md``.
@@ -123,7 +130,15 @@ def replay(args: argparse.Namespace) -> Path:
         raise SystemExit(f"--nodes and --slots are needed for workload {args.workload!r}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = _Log(out / f"{args.workload}_{args.policy}.jsonl")
+    stem = f"{args.workload}_{args.policy}" + ("_steady" if args.steady else "")
+    log = _Log(out / f"{stem}.jsonl")
+    workload: object = args.workload
+    steady = None
+    if args.steady:  # the day's jobs at the day's mean rate (module doc)
+        day = sim_bridge.load_workload(args.workload, args.data_dir, hours=args.hours)
+        workload = sim_bridge.stationary_workload(day, args.hours, seed=args.seed)
+        steady = {"source": workload.source, "jobs": len(workload.jobs), "day_jobs": len(day.jobs)}
+        del day
     head = {
         "kind": "run",
         "workload": args.workload,
@@ -134,6 +149,7 @@ def replay(args: argparse.Namespace) -> Path:
         "hours": args.hours,
         "until": args.until,
         "seed": args.seed,
+        "steady": steady,
         "commit": _commit(),
         "lean_allocators": lean,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -223,7 +239,7 @@ def replay(args: argparse.Namespace) -> Path:
     with tempfile.TemporaryDirectory(dir=out, prefix=".trace-") as scratch:
         try:
             r = sim_bridge.simulate(
-                args.workload,
+                workload,
                 args.policy,
                 placement,
                 nodes=nodes,
@@ -295,7 +311,7 @@ def _peak_at(samples: list[dict], hour: float) -> float | None:
 def _report(log: dict) -> None:
     """Print a log's figures against the goals."""
     run, samples, end = log["run"], log["samples"], log["end"]
-    name = f"[{run['workload']}, {run['policy']}]"
+    name = f"[{run['workload']}, {run['policy']}" + (", steady]" if run.get("steady") else "]")
     if end is None:
         last = samples[-1] if samples else {"sim_h": 0.0, "cpu_s": 0.0, "peak_rss_mb": 0.0}
         print(
@@ -310,7 +326,11 @@ def _report(log: dict) -> None:
         f"{end['events']:,} events, peak RSS {end['peak_rss_mb']:,.0f} MB"
     )
     day = next((s for s in samples if s["sim_h"] >= 24.0), None)
-    if day is not None and run["workload"] == "FB2010" and run["policy"] == "late":
+    if day is not None and (run["workload"], run["policy"], run.get("steady")) == (
+        "FB2010",
+        "late",
+        None,
+    ):
         print(
             f"{name} CPU to 24 h / goal {GOAL_CPU_MIN:g} min: "
             f"{day['cpu_s'] / 60 / GOAL_CPU_MIN:.2f}x ({day['cpu_s'] / 60:.1f} min)"
@@ -380,8 +400,10 @@ def plot(paths: list[Path], png: Path) -> None:
             if not s:  # stopped before its first sample (a census, Ctrl-C): no line
                 continue
             colour = f"C{i}"
-            label = f"{run['policy']}, {run['hours']:g} h of jobs, {run['commit']}" + (
-                "" if log["end"] else " (incomplete)"
+            label = (
+                f"{run['policy']}, {run['hours']:g} h of jobs, {run['commit']}"
+                + (", stationary" if run.get("steady") else "")
+                + ("" if log["end"] else " (incomplete)")
             )
             h = [r["sim_h"] for r in s]
             last_h = max(last_h, h[-1])
@@ -457,6 +479,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slots", type=int, default=None, help="(per workload, module doc)")
     ap.add_argument("--placement", default=None, help="(per workload, module doc)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--steady",
+        action="store_true",
+        help="the day's jobs at its mean rate, a stationary load (module doc)",
+    )
     ap.add_argument(
         "--census",
         type=int,

@@ -23,6 +23,7 @@ from sim_bridge._metrics import (
     summarize,
 )
 from sim_bridge._simulate import DEFAULT_PLACEMENT, SimulationResult, simulate
+from sim_bridge._stationary import stationary_workload
 from sim_bridge._trace_sink import TraceSink, trace_status
 from sim_bridge._workloads import (
     WORKLOAD_NAMES,
@@ -86,6 +87,7 @@ __all__ = [
     "register_policy",
     "resolve_data_dir",
     "simulate",
+    "stationary_workload",
     "straggler_share",
     "straggler_thresholds",
     "summarize",

@@ -13,7 +13,9 @@ gets a fresh entry with a new stamp, which makes its older entries stale. The en
 uids, not jobs. A pass pops the
 entries in order (:meth:`FairOrder.ascending`), dropping the stale ones and those of jobs no
 longer waiting, and the entries it took go back on the heap before the next pass. The heap is
-rebuilt from its current entries once it holds four times as many as there are jobs waiting.
+rebuilt from its current entries once it, or the stamps, hold four times as many as there are
+jobs waiting: the stamps of jobs no longer waiting go then (a finished job's stamp stayed until
+2026-12-02 (y), one dict entry for every job ever run where the heap seldom grew).
 A pass then costs O((k + m) log J) for k jobs it looks at and m changes since the last one.
 
 The keys are the ones a pass would build (``len(job.running)``, ``job.uid``), so the jobs come
@@ -106,7 +108,8 @@ class FairOrder(Generic[Job]):
                     s = stamp[uid] = stamp.get(uid, 0) + 1
                     heappush(heap, (len(job.running), uid, s))
             self._marked = set()
-        if len(heap) > _SLACK * len(waiting) + 64:
+        bound = _SLACK * len(waiting) + 64
+        if len(heap) > bound or len(stamp) > bound:  # the finished jobs' stamps go too
             live = [e for e in heap if stamp.get(e[1]) == e[2] and e[1] in waiting]
             self._stamp = {e[1]: e[2] for e in live}
             heapify(live)

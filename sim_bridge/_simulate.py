@@ -26,7 +26,7 @@ from sim_bridge._compiled import (
 from sim_bridge._engine import A_FINISHED, SimulationStopped, Simulator
 from sim_bridge._gc import gc_paused
 from sim_bridge._metrics import summarize
-from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, job_table, write_trace
+from sim_bridge._trace_sink import ROW_GROUP_ROWS, TraceSink, write_trace
 from sim_bridge._workload_replay import swim_jobs
 from sim_bridge._workloads import (
     DEFAULT_TAIL_ALPHA,
@@ -543,7 +543,7 @@ def simulate(
         sink.finish(stop_reason is None, stop_reason)
         # the DataFrame built on access (no pandas before) from the job rows alone: the
         # result holds neither the sink nor the cluster
-        jobs, tasks = partial(job_table, *sink.job_rows()), None
+        jobs, tasks = partial(jobs_table, **sink.job_rows()), None
         summary = sink.summary()
         summary.update(
             complete=stop_reason is None,

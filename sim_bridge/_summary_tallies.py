@@ -11,7 +11,34 @@ import numpy as np
 
 from sim_bridge._straggler_rule import DEFAULT_BETA, check_beta
 
-__all__ = ["SummaryTallies"]
+__all__ = ["SummaryTallies", "exact_add"]
+
+
+def exact_add(partials: list[float], x: float) -> None:
+    """Add ``x`` to the exact sum held as ``partials`` (non-overlapping floats, in place):
+    ``math.fsum(partials)`` is then ``math.fsum`` of every value added, for finite values
+    whose sum does not overflow (Shewchuk's algorithm, as ``math.fsum`` runs it; the
+    recipe is R. Hettinger's ``msum``, Python Cookbook 2nd ed., 18.10).
+
+    Examples
+    --------
+    >>> partials = []
+    >>> for x in [1e100, 1.0, -1e100, 1e-100]:
+    ...     exact_add(partials, x)
+    >>> math.fsum(partials) == math.fsum([1e100, 1.0, -1e100, 1e-100]) == 1.0
+    True
+    """
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo:
+            partials[i] = lo
+            i += 1
+        x = hi
+    partials[i:] = [x]
 
 
 class SummaryTallies:
@@ -19,7 +46,8 @@ class SummaryTallies:
 
     ``task_seconds`` is the correctly rounded sum (:func:`math.fsum`) of each chunk's NumPy
     sum: with one chunk it is NumPy's sum exactly; with several it may differ from it in the
-    last bits.
+    last bits. The chunks' sums are not kept: their exact running sum is
+    (:func:`exact_add`, a few floats however many chunks).
 
     Examples
     --------
@@ -39,7 +67,8 @@ class SummaryTallies:
         self.excluded_stages = 0
         self._label_sum = 0.0
         self._label_n = 0
-        self._seconds: list[float] = []
+        self._partials: list[float] = []  # the chunks' sums, exactly (exact_add)
+        self._chunks = 0
 
     def _tally(
         self,
@@ -62,11 +91,12 @@ class SummaryTallies:
         self.attempts += attempts
         self.tasks += tasks
         self.killed += killed
-        self._seconds.append(seconds)
+        exact_add(self._partials, seconds)
+        self._chunks += 1
 
     @property
     def task_seconds(self) -> float:
-        return math.fsum(self._seconds) if len(self._seconds) > 1 else sum(self._seconds, 0.0)
+        return math.fsum(self._partials) if self._chunks > 1 else sum(self._partials, 0.0)
 
     @property
     def straggler_share(self) -> float:

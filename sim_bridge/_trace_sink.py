@@ -2,27 +2,26 @@
 
 A streaming run (``simulate(..., trace_sink=path)``) hands every finished job to a
 :class:`TraceSink`: its attempts' columns are read into flat arrays at once (the job is then
-released, so its objects go), and once ``row_group_rows`` rows are buffered they become
-Parquet row groups (``pyarrow.parquet.ParquetWriter``) of whole jobs -- a job of more rows
-gets row groups of its own of at most that many rows (:func:`row_group_bounds`) -- and one
-chunk of the summary (:class:`~sim_bridge._stream_summary.StreamSummary`, the keys of
-:class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows, a few
-floats a job, stay in memory. A streamed run imports no pandas: the rows go from NumPy to
-Arrow (:func:`arrow_array`), and the job table is a DataFrame only when asked for
-(:meth:`TraceSink.jobs_table`). :mod:`sim_bridge._attempt_columns` reads the attempts' columns,
-:func:`columns_table` builds their rows (:func:`attempt_table` both at once) and
-:func:`job_table` the jobs'; both build their rows through :mod:`sim_bridge.trace` (the
-trace contract and the one table builder, which the in-memory engines use too). The file is
-written under a hidden temporary name and renamed when closed, so a ``tasks.parquet`` on
-disk always has its footer; a run that stops early closes it too (the rows of every job
-finished so far: each job in the file is whole).
+released, so its objects go), and once ``row_group_rows`` rows are buffered they become Parquet
+row groups (``pyarrow.parquet.ParquetWriter``) of whole jobs -- a job of more rows gets row
+groups of its own of at most that many rows (:func:`row_group_bounds`) -- and one chunk of the
+summary (:class:`~sim_bridge._stream_summary.StreamSummary`, the keys of
+:class:`~sim_bridge._metrics.SummaryAccumulator` from flat columns); the job rows, a few numbers
+a job, stay in memory as columns (:class:`~sim_bridge._job_rows.JobRows`). A streamed run
+imports no pandas: the rows go from NumPy to Arrow (:func:`arrow_array`), and the job table is a
+DataFrame only when asked for (:meth:`TraceSink.jobs_table`). :mod:`sim_bridge._attempt_columns`
+reads the attempts' columns, :func:`columns_table` builds their rows (:func:`attempt_table` both
+at once); the jobs' rows, like those, are built by :mod:`sim_bridge.trace` (the trace contract
+and the one table builder, which the in-memory engines use too). The file is written under a
+hidden temporary name and renamed when closed, so a ``tasks.parquet`` on disk always has its
+footer; a run that stops early closes it too (the rows of every job finished so far: each job in
+the file is whole).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from array import array
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,7 @@ import numpy as np
 
 from sim_bridge._attempt_columns import ATTEMPT_COLUMNS, attempt_columns, job_attempt_columns
 from sim_bridge._cluster import COUNTER_NAMES
+from sim_bridge._job_rows import JobRows
 from sim_bridge._record_spill import RecordSpill
 from sim_bridge._row_maps import RowMaps, pages_to_disk
 from sim_bridge._stream_summary import StreamSummary
@@ -48,7 +48,6 @@ __all__ = [
     "TraceSink",
     "arrow_array",
     "attempt_table",
-    "job_table",
     "row_group_bounds",
     "trace_status",
 ]
@@ -211,44 +210,6 @@ def _row_columns(
     )
 
 
-def job_table(jobs: list, n_attempts: np.ndarray) -> pd.DataFrame:
-    """Job rows of finished ``jobs`` (in the order given) and their attempt counts, through
-    :func:`sim_bridge.trace.jobs_table`.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace as Job
-    >>> j = Job(job_id="j", workload="SYN", submit_time=1.0, finish_time=3.0, deadline=9.0,
-    ...     n_tasks=2)
-    >>> job_table([j], [3])[["job_id", "jct", "met_deadline", "n_attempts"]].values.tolist()
-    [['j', 2.0, True, 3]]
-    """
-    return jobs_table(
-        job_id=[j.job_id for j in jobs],
-        workload=[j.workload for j in jobs],
-        submit_time=np.array([j.submit_time for j in jobs], float),
-        finish_time=np.array([j.finish_time for j in jobs], float),
-        deadline=np.array([j.deadline for j in jobs], float),
-        n_tasks=np.array([j.n_tasks for j in jobs], np.int64),
-        n_attempts=n_attempts,
-    )
-
-
-class _JobRow:
-    """What a finished job's row needs, without its tasks (the sink keeps one per job)."""
-
-    __slots__ = ("uid", "job_id", "workload", "submit_time", "finish_time", "deadline", "n_tasks")
-
-    def __init__(self, job):
-        self.uid = job.uid
-        self.job_id = job.job_id
-        self.workload = job.workload
-        self.submit_time = job.submit_time
-        self.finish_time = job.finish_time
-        self.deadline = job.deadline
-        self.n_tasks = job.n_tasks
-
-
 class TraceSink:
     """Receives finished jobs (``Simulator(on_job_done=sink.add_job)``) and streams their rows.
 
@@ -337,8 +298,7 @@ class TraceSink:
         #: the oldest submission among the buffered jobs: the counters at their launches are
         #: read at the flush, so the cluster keeps its paths from there (``Cluster.hold``)
         self._oldest = math.inf
-        self._rows: list[_JobRow] = []
-        self._n_att = array("q")
+        self._rows = JobRows()  # every received job's row (a few numbers a job)
         self._writer: Any = None  # a pyarrow.parquet.ParquetWriter once written
         self._chunks: list[pd.DataFrame] = []
         self.rows_written = 0
@@ -365,8 +325,7 @@ class TraceSink:
             self._oldest = job.submit_time
             self.cluster.hold("trace_sink", job.submit_time)
         n = len(cols["node"])
-        self._n_att.append(n)
-        self._rows.append(_JobRow(job))
+        self._rows.add(job, n)
         self._n_buf += n
 
     def _launch_records(self, job, offsets: np.ndarray | None) -> np.ndarray:
@@ -497,30 +456,25 @@ class TraceSink:
             os.replace(self._tmp, self.path)
         self.closed = True
 
-    def job_rows(self) -> tuple[list[_JobRow], np.ndarray]:
-        """The received jobs' rows in arrival order (by ``uid``) and their attempt counts:
-        what :func:`job_table` builds the job table from (a few floats a job, no link to the
-        cluster or the jobs' objects)."""
-        uids = np.fromiter(map(attrgetter("uid"), self._rows), np.int64, len(self._rows))
-        order = np.argsort(uids, kind="stable")
-        rows = [self._rows[i] for i in order.tolist()]
-        return rows, np.frombuffer(self._n_att, np.int64)[order]
+    def job_rows(self) -> dict[str, Any]:
+        """The received jobs' rows in arrival order (by ``uid``), as columns with their
+        attempt counts: what :func:`sim_bridge.trace.jobs_table` builds the job table from
+        (a few numbers a job, no link to the cluster or the jobs' objects)."""
+        return self._rows.columns()
 
     def jobs_table(self) -> pd.DataFrame:
         """The job table of the jobs received (arrival order; pandas imported here)."""
-        return job_table(*self.job_rows())
+        return jobs_table(**self.job_rows())
 
     def job_columns(self) -> dict[str, np.ndarray]:
         """The columns of :meth:`jobs_table` that the summary reads, without pandas."""
-        rows, _n_att = self.job_rows()
-        submit = np.array([j.submit_time for j in rows], float)
-        finish = np.array([j.finish_time for j in rows], float)
-        deadline = np.array([j.deadline for j in rows], float)
+        cols = self.job_rows()
+        submit, finish = cols["submit_time"], cols["finish_time"]
         return {
             "submit_time": submit,
             "finish_time": finish,
             "jct": finish - submit,  # as jobs_table computes them
-            "met_deadline": finish <= deadline,
+            "met_deadline": finish <= cols["deadline"],
         }
 
     def close(
