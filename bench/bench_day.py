@@ -349,6 +349,14 @@ def _report(log: dict) -> None:
             f"{name} peak RSS {at} / at 6 h: {d24 / six:.2f} (goal <= {GOAL_FLAT:g}; "
             f"{six:,.0f} -> {d24:,.0f} MB)"
         )
+    thirds = [(6.0, 12.0), (12.0, 18.0), (18.0, 24.0)]
+    means = [[r["rss_mb"] for r in samples if lo <= r["sim_h"] < hi] for lo, hi in thirds]
+    if all(means):  # descriptive: is the resident set still growing after 6 h?
+        print(
+            f"{name} mean RSS in 6-12, 12-18 and 18-24 h: "
+            + ", ".join(f"{sum(m) / len(m):,.0f}" for m in means)
+            + " MB"
+        )
     with_tasks = [r for r in samples if r.get("tasks_live") is not None and r["sim_h"] >= 1.0]
     if len(with_tasks) >= 10:  # logs from 2026-11-29 (b) on: does memory follow the work alive?
         import numpy as np

@@ -52,16 +52,20 @@ class _SingleFork(SpeculationPolicy):
             raise ValueError(f"{self.name}: parameter r must be an integer >= 0, got {self.r!r}")
 
     def reset(self) -> None:
-        self._forked: set[tuple[int, int]] = set()
+        # the stage each live job last forked (a job's stages fork in order); a finished
+        # job's entry goes, so a streamed run holds none a job ever run
+        self._forked: dict[int, int] = {}
         # replicas decided at a fork that did not fit in the free slots yet
         self._owed: deque = deque()
 
     # ------------------------------------------------------------------ hooks
     def on_attempt_finished(self, view, attempt):
         job = attempt.task.job
-        if not job.done:
+        if job.done:
+            self._forked.pop(job.uid, None)
+        else:
             stage = job.stage
-            if (job.uid, stage) not in self._forked:
+            if self._forked.get(job.uid) != stage:
                 n = len(job.stages[stage])
                 m = stragglers_at_fork(n, self.p)
                 if m > 0 and n - job.stage_left[stage] >= n - m:
@@ -72,7 +76,7 @@ class _SingleFork(SpeculationPolicy):
 
     # ------------------------------------------------------------------ helpers
     def _fork(self, view, job, stage: int) -> list:
-        self._forked.add((job.uid, stage))
+        self._forked[job.uid] = stage
         free = view.free_slot_count
         out: list = []
         n_new = self.r if self.keep else self.r + 1
