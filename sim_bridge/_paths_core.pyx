@@ -4,7 +4,8 @@
 
 A new block of background levels (a day of every node's four resources) goes through an
 AR(1) recursion per row (:func:`sim_bridge.world._persistence.ar1_inplace`), the logistic
-map to levels (``scipy.special.expit``, :func:`expit_inplace`) and the convex response
+map to levels (``scipy.special.expit``, :func:`expit_inplace`, :func:`expit_rows_inplace`
+for a view of the window) and the convex response
 (:func:`sim_bridge.world.contention_response`, in ``Cluster._response``); in NumPy the first
 takes a Python step per column, the last several full-size temporaries, and the logistic map
 imports ``scipy.special`` (~28 MB resident, for one function). These kernels do the same IEEE
@@ -40,6 +41,16 @@ def expit_inplace(double[::1] x) -> None:
     with nogil:
         for i in range(n):
             x[i] = 1.0 / (1.0 + exp(-x[i]))
+
+
+def expit_rows_inplace(double[:, :] x) -> None:
+    """:func:`expit_inplace` of every row of ``x``, in place, whatever its strides (a block
+    drawn into the paths' window is a view whose rows are apart by more than their steps)."""
+    cdef Py_ssize_t rows = x.shape[0], steps = x.shape[1], i, k
+    with nogil:
+        for i in range(rows):
+            for k in range(steps):
+                x[i, k] = 1.0 / (1.0 + exp(-x[i, k]))
 
 
 def response(level, double eps):

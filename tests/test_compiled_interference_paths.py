@@ -81,6 +81,15 @@ def test_expit_inplace_is_scipys_expit_bit_for_bit():
     assert block.tobytes() == want[:300_000].tobytes()
     view = x[:300_000].reshape(4, 250, 300)[:, ::2]
     assert np.array_equal(_persistence._expit(view), expit(view))
+    # in place on a block drawn into the paths' window (rows apart by more than their
+    # steps): row by row in C, the same bits
+    window = np.full((4, 250, 330), 7.0)
+    part = window[:, :, 10:310]
+    part[...] = x[:300_000].reshape(4, 250, 300)
+    assert not part.flags.c_contiguous
+    assert _persistence._expit(part, out=part) is part
+    assert part.tobytes() == want[:300_000].tobytes()
+    assert (window[:, :, :10] == 7.0).all() and (window[:, :, 310:] == 7.0).all()
 
 
 def test_blocks_and_rates_are_the_same_without_the_kernels(monkeypatch):

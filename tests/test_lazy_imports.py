@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,6 +74,37 @@ def test_import_and_a_streamed_run_load_no_pandas(tmp_path):
     assert out["summary"] == {"jobs": 30, "attempts": out["summary"]["attempts"], "complete": True}
     assert out["n_jobs"] == 30 and out["pandas_after_jobs"]  # built on access
     assert len(pd.read_parquet(path)) == out["summary"]["attempts"]
+
+
+_PAST_A_DAY = """
+import json, sys
+import sim_bridge
+jobs = [sim_bridge.JobSpec(f"j{{i}}", 3600.0 * i, [40.0, 50.0], [20.0]) for i in range(27)]
+r = sim_bridge.simulate(sim_bridge.Workload("SYN", jobs), "late", nodes=40, slots=2, seed=1,
+    trace_sink={path!r}, progress=False)
+print(json.dumps(dict(loaded=sorted(m for m in {lazy!r} if m in sys.modules),
+    complete=r.summary["complete"])))
+"""
+
+
+@pytest.mark.skipif(_persistence.expit_inplace is None, reason="the paths' kernels not built")
+def test_a_streamed_run_past_its_first_day_loads_no_scipy(tmp_path):
+    """The next day's block is drawn into the paths' window, a view whose rows are apart by
+    more than their steps: its logistic map runs in C too (SciPy was imported there until
+    2026-12-02 (y))."""
+    code = _PAST_A_DAY.format(lazy=LAZY, path=str(tmp_path / "t.parquet"))
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO), "TQDM_DISABLE": "1", "PATH": "/usr/bin:/bin"},
+        timeout=300,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out == {"loaded": [], "complete": True}
 
 
 def test_the_lazy_job_table_equals_the_in_memory_runs(tmp_path):

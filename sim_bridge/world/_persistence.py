@@ -61,9 +61,9 @@ from sim_bridge.world._block_marks import BlockMarks, seekable
 try:  # the recursion in C (built by pip install; optional)
     if os.environ.get("STRAGGLER_NO_EXTENSIONS"):  # force the fallback (tested)
         raise ImportError("STRAGGLER_NO_EXTENSIONS is set")
-    from sim_bridge._paths_core import ar1_rows, expit_inplace
+    from sim_bridge._paths_core import ar1_rows, expit_inplace, expit_rows_inplace
 except ImportError:  # pragma: no cover - an install without a C compiler
-    ar1_rows = expit_inplace = None
+    ar1_rows = expit_inplace = expit_rows_inplace = None
 
 __all__ = [
     "DEFAULT_PERSISTENCE",
@@ -97,21 +97,38 @@ _CHUNK_BYTES = 2 << 20
 
 def _expit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``scipy.special.expit``, imported on first use: ``import sim_bridge`` loads no scipy.
-    In place on a C-contiguous float64 array (``out is x``, a block's levels) it runs in C
-    when ``sim_bridge._paths_core`` is built (the same values; a run then loads no
-    ``scipy.special``)."""
-    if (
-        out is x
-        and expit_inplace is not None
-        and x.dtype == np.float64
-        and x.flags.c_contiguous
-        and x.flags.writeable
-    ):
-        expit_inplace(x.reshape(-1))
-        return x
+    In place on a float64 array (``out is x``, a block's levels) it runs in C when
+    ``sim_bridge._paths_core`` is built (the same values; a run then loads no
+    ``scipy.special``): in one pass on a C-contiguous array, row by row on a view whose
+    rows are apart by more than their steps (a block drawn into the paths' window: a run
+    imported SciPy there, at its second day, until 2026-12-02 (y), ~23 MB resident)."""
+    if out is x and expit_inplace is not None and x.dtype == np.float64 and x.flags.writeable:
+        if x.flags.c_contiguous:
+            expit_inplace(x.reshape(-1))
+            return x
+        rows = _row_view(x)
+        if rows is not None:
+            expit_rows_inplace(rows)
+            return x
     from scipy.special import expit
 
     return expit(x) if out is None else expit(x, out=out)
+
+
+def _row_view(x: np.ndarray) -> np.ndarray | None:
+    """``x`` as a 2-D view of rows along its last axis, whose steps are contiguous; None
+    when that takes a copy.
+
+    Examples
+    --------
+    >>> buf = np.zeros((4, 3, 10))
+    >>> _row_view(buf[:, :, 2:8]).shape, _row_view(buf[:, ::2, :]) is None
+    ((12, 6), True)
+    """
+    if x.ndim < 2 or x.strides[-1] != x.itemsize or not x.size:
+        return None
+    rows = x.reshape(-1, x.shape[-1])
+    return rows if rows.ctypes.data == x.ctypes.data else None  # a copy is elsewhere
 
 
 @dataclass(frozen=True)
