@@ -357,7 +357,13 @@ def _report(log: dict) -> None:
             + ", ".join(f"{sum(m) / len(m):,.0f}" for m in means)
             + " MB"
         )
-    with_tasks = [r for r in samples if r.get("tasks_live") is not None and r["sim_h"] >= 1.0]
+    # the fits take the arrival window's samples (from 1 h): a drain of days would weigh
+    # more than the day and say little of it
+    with_tasks = [
+        r
+        for r in samples
+        if r.get("tasks_live") is not None and 1.0 <= r["sim_h"] <= run.get("hours", 24.0)
+    ]
     if len(with_tasks) >= 10:  # logs from 2026-11-29 (b) on: does memory follow the work alive?
         import numpy as np
 
@@ -366,8 +372,9 @@ def _report(log: dict) -> None:
         slope, fixed = np.polyfit(x, y, 1)
         r2 = 1.0 - float(np.sum((y - (fixed + slope * x)) ** 2) / np.sum((y - y.mean()) ** 2))
         print(
-            f"{name} RSS against the tasks of the live jobs (least squares over "
-            f"{len(x)} samples from 1 h on): {fixed:,.0f} MB + {slope * 1024:.2f} KB a task, "
+            f"{name} RSS against the tasks of the live jobs (least squares over {len(x)} "
+            f"samples from 1 h to {run.get('hours', 24.0):g} h): {fixed:,.0f} MB + "
+            f"{slope * 1024:.2f} KB a task, "
             f"R^2 {r2:.2f}; tasks live {x.min():,.0f} to {x.max():,.0f}"
         )
         # with the most attempts run at once so far: the allocator keeps what a peak of
@@ -383,6 +390,47 @@ def _report(log: dict) -> None:
             f"{c0:,.0f} MB + {c_task * 2**20:,.0f} B a task + {c_att * 2**20:,.0f} B an "
             f"attempt, R^2 {r2b:.2f}; at most {most[-1]:,.0f} running"
         )
+        # and the jobs finished so far: memory kept a job ever run would show here
+        done = np.array([float(r["jobs_arrived"] - r["jobs_live"]) for r in with_tasks])
+        if done[-1] > done[0]:
+            design = np.column_stack([design, done])
+            coef, half = hac_fit(y, design)
+            print(
+                f"{name} ... and the jobs finished so far ({done[0]:,.0f} to {done[-1]:,.0f}): "
+                f"{coef[3] * 2**20:+,.0f} B a job (95% interval +-{half[3] * 2**20:,.0f}, "
+                "Newey-West: the samples are autocorrelated)"
+            )
+
+
+def hac_fit(y, design) -> tuple:
+    """Least squares ``y ~ design`` and the half-widths of 95% intervals of its
+    coefficients from Newey-West (HAC) standard errors: Bartlett weights to lag
+    ``floor(4 (n / 100) ** (2 / 9))`` (Newey and West 1994's rule), since samples taken
+    10 s apart are autocorrelated and plain OLS intervals would be too narrow.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(200.0)
+    >>> coef, half = hac_fit(3.0 + 2.0 * x, np.column_stack([np.ones_like(x), x]))
+    >>> np.allclose(coef, [3.0, 2.0]) and bool(np.all(half < 1e-6))
+    True
+    """
+    import numpy as np
+
+    y, design = np.asarray(y, float), np.asarray(design, float)
+    n = len(y)
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    u = y - design @ coef
+    xu = design * u[:, None]
+    meat = xu.T @ xu
+    for lag in range(1, int(4 * (n / 100) ** (2 / 9)) + 1):
+        w = 1.0 - lag / (int(4 * (n / 100) ** (2 / 9)) + 1)
+        g = xu[lag:].T @ xu[:-lag]
+        meat += w * (g + g.T)
+    bread = np.linalg.pinv(design.T @ design)
+    cov = bread @ meat @ bread
+    return coef, 1.96 * np.sqrt(np.maximum(np.diag(cov), 0.0))
 
 
 def plot(paths: list[Path], png: Path) -> None:
