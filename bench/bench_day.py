@@ -34,7 +34,8 @@ Usage::
 one rate, the day's mean (:func:`sim_bridge.stationary_workload`), on the same cluster. The
 work alive then does not follow the day's busy hours, so the flatness of peak RSS from 6 to
 24 h is the engine's alone: the control for that goal. Its log is
-``OUT/<workload>_<policy>_steady.jsonl``.
+``OUT/<workload>_<policy>_steady.jsonl``. ``--steady-share F`` sends that share of the mean rate
+to that share of the nodes: a smaller control of the same load.
 
 Measured figures are in ``bench/bench_sim.py``'s docstring, the README ("Big replays") and
 ``bench/results/HISTORY.md``.
@@ -123,7 +124,12 @@ def replay(args: argparse.Namespace) -> Path:
 
     lean = sim_bridge.lean_allocators()
     nodes, slots, placement = CLUSTERS.get(args.workload, (None, None, "fair"))
-    nodes = args.nodes or nodes
+    share = args.steady_share
+    if not (0.0 < share <= 1.0):  # NaN too
+        raise SystemExit(f"--steady-share must be in (0, 1], got {share!r}")
+    if share < 1.0 and not args.steady:
+        raise SystemExit("--steady-share needs --steady")
+    nodes = args.nodes or (None if nodes is None else max(1, round(nodes * share)))
     slots = args.slots or slots
     placement = args.placement or placement
     if nodes is None or slots is None:
@@ -136,8 +142,16 @@ def replay(args: argparse.Namespace) -> Path:
     steady = None
     if args.steady:  # the day's jobs at the day's mean rate (module doc)
         day = sim_bridge.load_workload(args.workload, args.data_dir, hours=args.hours)
-        workload = sim_bridge.stationary_workload(day, args.hours, seed=args.seed)
-        steady = {"source": workload.source, "jobs": len(workload.jobs), "day_jobs": len(day.jobs)}
+        jobs = day.jobs
+        rate = share * (len(jobs) - 1) / (jobs[-1].submit_time - jobs[0].submit_time)
+        workload = sim_bridge.stationary_workload(day, args.hours, rate=rate, seed=args.seed)
+        steady = {
+            "source": workload.source,
+            "jobs": len(workload.jobs),
+            "day_jobs": len(day.jobs),
+            "share": share,
+        }
+        del jobs
         del day
     head = {
         "kind": "run",
@@ -212,6 +226,8 @@ def replay(args: argparse.Namespace) -> Path:
                 "tasks_live": sum(j.n_tasks for j in list(s._active.values())),
                 "attempts_running": s.cluster.n_nodes * s.cluster.slots - s._n_free,
                 "rss_mb": _rss_mb(),
+                # Python's allocated blocks (a counter): its objects apart from the RSS
+                "py_blocks": sys.getallocatedblocks(),
                 "peak_rss_mb": _peak_mb(),
             }
             while marks and s.now >= marks[0] * 3600.0:
@@ -400,6 +416,14 @@ def _report(log: dict) -> None:
                 f"{coef[3] * 2**20:+,.0f} B a job (95% interval +-{half[3] * 2**20:,.0f}, "
                 "Newey-West: the samples are autocorrelated)"
             )
+            if all("py_blocks" in r for r in with_tasks):  # logs from 2026-12-02 (y) on
+                blocks = np.array([float(r["py_blocks"]) for r in with_tasks])
+                coef, half = hac_fit(blocks, design)
+                print(
+                    f"{name} Python's allocated blocks against the same: {coef[0]:,.0f} + "
+                    f"{coef[1]:.2f} a task + {coef[2]:.2f} an attempt + {coef[3]:+.2f} a job "
+                    f"finished (95% interval +-{half[3]:.2f})"
+                )
 
 
 def hac_fit(y, design) -> tuple:
@@ -539,6 +563,13 @@ def main(argv: list[str] | None = None) -> int:
         "--steady",
         action="store_true",
         help="the day's jobs at its mean rate, a stationary load (module doc)",
+    )
+    ap.add_argument(
+        "--steady-share",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="with --steady: that share of the mean rate on that share of the nodes (1)",
     )
     ap.add_argument(
         "--census",

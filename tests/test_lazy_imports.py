@@ -56,9 +56,9 @@ print(json.dumps(dict(after_import=after_import, after_run=after_run, missing=na
 """
 
 
-def test_import_and_a_streamed_run_load_no_pandas(tmp_path):
-    path = tmp_path / "t.parquet"
-    code = _CHILD.format(lazy=LAZY, path=str(path))
+def _run_child(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter (this checkout first on its path) and read the
+    JSON of its last line."""
     res = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -69,7 +69,13 @@ def test_import_and_a_streamed_run_load_no_pandas(tmp_path):
         check=False,
     )
     assert res.returncode == 0, res.stderr
-    out = json.loads(res.stdout.strip().splitlines()[-1])
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_import_and_a_streamed_run_load_no_pandas(tmp_path):
+    path = tmp_path / "t.parquet"
+    code = _CHILD.format(lazy=LAZY, path=str(path))
+    out = _run_child(code)
     assert out["after_import"] == [] and out["after_run"] == [] and out["missing"] == []
     assert out["summary"] == {"jobs": 30, "attempts": out["summary"]["attempts"], "complete": True}
     assert out["n_jobs"] == 30 and out["pandas_after_jobs"]  # built on access
@@ -93,17 +99,7 @@ def test_a_streamed_run_past_its_first_day_loads_no_scipy(tmp_path):
     more than their steps: its logistic map runs in C too (SciPy was imported there until
     2026-12-02 (y))."""
     code = _PAST_A_DAY.format(lazy=LAZY, path=str(tmp_path / "t.parquet"))
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "TQDM_DISABLE": "1", "PATH": "/usr/bin:/bin"},
-        timeout=300,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out = _run_child(code)
     assert out == {"loaded": [], "complete": True}
 
 
