@@ -46,8 +46,8 @@ class SummaryTallies:
 
     ``task_seconds`` is the correctly rounded sum (:func:`math.fsum`) of each chunk's NumPy
     sum: with one chunk it is NumPy's sum exactly; with several it may differ from it in the
-    last bits. The chunks' sums are not kept: their exact running sum is
-    (:func:`exact_add`, a few floats however many chunks).
+    last bits. The chunks' sums are not kept, only their exact running sum
+    (:func:`exact_add`: a few floats, however many chunks).
 
     Examples
     --------
