@@ -389,7 +389,8 @@ def _report(log: dict) -> None:
         r2 = 1.0 - float(np.sum((y - (fixed + slope * x)) ** 2) / np.sum((y - y.mean()) ** 2))
         print(
             f"{name} RSS against the tasks of the live jobs (least squares over {len(x)} "
-            f"samples from 1 h to {run.get('hours', 24.0):g} h): {fixed:,.0f} MB + "
+            f"samples from 1 h to {min(run.get('hours', 24.0), with_tasks[-1]['sim_h']):.3g} h): "
+            f"{fixed:,.0f} MB + "
             f"{slope * 1024:.2f} KB a task, "
             f"R^2 {r2:.2f}; tasks live {x.min():,.0f} to {x.max():,.0f}"
         )
