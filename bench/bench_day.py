@@ -121,6 +121,7 @@ def replay(args: argparse.Namespace) -> Path:
     c0, t0 = time.process_time(), time.perf_counter()
     import sim_bridge
     from sim_bridge import _engine
+    from sim_bridge._stationary import mean_rate
 
     lean = sim_bridge.lean_allocators()
     nodes, slots, placement = CLUSTERS.get(args.workload, (None, None, "fair"))
@@ -142,8 +143,7 @@ def replay(args: argparse.Namespace) -> Path:
     steady = None
     if args.steady:  # the day's jobs at the day's mean rate (module doc)
         day = sim_bridge.load_workload(args.workload, args.data_dir, hours=args.hours)
-        jobs = day.jobs
-        rate = share * (len(jobs) - 1) / (jobs[-1].submit_time - jobs[0].submit_time)
+        rate = share * mean_rate(day.jobs)
         workload = sim_bridge.stationary_workload(day, args.hours, rate=rate, seed=args.seed)
         steady = {
             "source": workload.source,
@@ -151,7 +151,6 @@ def replay(args: argparse.Namespace) -> Path:
             "day_jobs": len(day.jobs),
             "share": share,
         }
-        del jobs
         del day
     head = {
         "kind": "run",
@@ -449,8 +448,9 @@ def hac_fit(y, design) -> tuple:
     u = y - design @ coef
     xu = design * u[:, None]
     meat = xu.T @ xu
-    for lag in range(1, int(4 * (n / 100) ** (2 / 9)) + 1):
-        w = 1.0 - lag / (int(4 * (n / 100) ** (2 / 9)) + 1)
+    lags = int(4 * (n / 100) ** (2 / 9))
+    for lag in range(1, lags + 1):
+        w = 1.0 - lag / (lags + 1)
         g = xu[lag:].T @ xu[:-lag]
         meat += w * (g + g.T)
     bread = np.linalg.pinv(design.T @ design)

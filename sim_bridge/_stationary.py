@@ -4,9 +4,10 @@ A production trace's load follows its day: FB-2010's busiest hour brings about t
 day's mean work, and its live tasks grow threefold from 6 to 14 h. An engine whose memory
 follows the work alive then peaks with the trace, and a peak against the clock cannot say
 whether it also grows with the tasks ever run (a leak). :func:`stationary_workload` takes the
-trace's own jobs, drawn with replacement, and sends them as a Poisson process of one rate:
-the work alive is then stationary once the first jobs have drained, so a memory that still
-grows with the clock grows with what has run.
+trace's own jobs, drawn with replacement, and sends them as a Poisson process of one rate.
+The work alive then tends to a steady level, but only once the longest jobs' durations have
+passed: FB-2010's live tasks still grew from 6 to 18 h of such a load (README, "Big
+replays"). Memory that grows with the clock beyond the work alive grows with what has run.
 """
 
 from __future__ import annotations
@@ -18,11 +19,17 @@ import numpy as np
 
 from sim_bridge._workload_spec import JobSpec, Workload
 
-__all__ = ["stationary_workload"]
+__all__ = ["mean_rate", "stationary_workload"]
 
 
-def _mean_rate(jobs: list[JobSpec]) -> float:
-    """Jobs a second over the span of their arrivals: ``(n - 1) / (last - first)``."""
+def mean_rate(jobs: list[JobSpec]) -> float:
+    """Jobs a second over the span of their arrivals: ``(n - 1) / (last - first)``.
+
+    Examples
+    --------
+    >>> mean_rate([JobSpec("a", 0.0, [1.0]), JobSpec("b", 30.0, [1.0]), JobSpec("c", 60.0, [1.0])])
+    0.03333333333333333
+    """
     span = jobs[-1].submit_time - jobs[0].submit_time
     if len(jobs) < 2 or not span > 0:
         raise ValueError(
@@ -79,7 +86,7 @@ def stationary_workload(
     if not jobs:
         raise ValueError(f"workload {workload.name!r} has no job to draw from")
     if rate is None:
-        rate = _mean_rate(jobs)
+        rate = mean_rate(jobs)
     elif not (rate > 0 and math.isfinite(rate)):
         raise ValueError(f"parameter rate must be > 0 and finite, got {rate!r}")
     rng = np.random.default_rng(seed)
